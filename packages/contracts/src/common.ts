@@ -1,0 +1,10 @@
+import { z } from "zod";
+
+export const DateTime = z.string().meta({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
+
+export const DeletedObject = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .meta({ id: "DeletedObject", description: "Answer of every DELETE." });
+
+/** Path parameter `{id}` of every resource route. */
+export const IdParam = z.string().min(1).max(100);

@@ -1,0 +1,210 @@
+import { z } from "zod";
+import { DateTime } from "./common";
+import { listOf, PageQueryShape, withCursorRules } from "./pagination";
+
+export const EVALUATION_TYPES = ["SSE", "SxS"] as const;
+export const EVALUATION_STATUSES = ["Draft", "Running", "Ended", "Archived"] as const;
+export const SHARE_ACCESS = ["TEAM_ONLY", "AUTOUSERS_LINK", "ANYONE_WITH_LINK", "PASSWORD_PROTECTED"] as const;
+export const EVALUATION_METHODS = ["manual", "ai", "both"] as const;
+export const STIMULUS_TYPES = ["URL", "IMAGE", "VIDEO", "GIF"] as const;
+
+export const EvaluationType = z.enum(EVALUATION_TYPES);
+export const EvaluationStatus = z.enum(EVALUATION_STATUSES);
+export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
+export const ShareAccess = z.enum(SHARE_ACCESS);
+
+const HttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const EvaluationLinks = z
+  .object({
+    preview: z.url(),
+    review: z.url(),
+    edit: z.url(),
+    results: z.url(),
+    share: z.url().meta({ description: "Public review page; answers 404 while the evaluation is a Draft." }),
+  })
+  .meta({ id: "EvaluationLinks" });
+
+export const SelectedAutouser = z
+  .object({ autouserId: z.string().min(1).max(100), agentCount: z.number().int().min(1).max(50).default(1) })
+  .strict();
+
+export const Evaluation = z
+  .object({
+    id: z.string(),
+    object: z.literal("evaluation"),
+    teamId: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    type: EvaluationType,
+    status: EvaluationStatus,
+    shareAccess: ShareAccess,
+    shareToken: z.string(),
+    allowMultipleRatings: z.boolean(),
+    evaluationMethod: z.enum(EVALUATION_METHODS),
+    instructions: z.string().nullable(),
+    scenario: z.string().nullable(),
+    selectedDimensionIds: z.array(z.string()),
+    selectedAutousers: z.array(SelectedAutouser),
+    comparisonCount: z.number().int(),
+    createdBy: z.string().nullable(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    links: EvaluationLinks,
+  })
+  .meta({ id: "Evaluation" });
+export type Evaluation = z.infer<typeof Evaluation>;
+export const EvaluationList = listOf(Evaluation, "EvaluationList");
+
+export const DesignUrlInput = z
+  .object({
+    url: HttpUrl.optional(),
+    fileId: z.string().min(1).max(100).optional(),
+    label: z.string().max(200).optional(),
+    stimulusType: z.enum(STIMULUS_TYPES).default("URL"),
+  })
+  .strict()
+  .refine((d) => (d.url === undefined) !== (d.fileId === undefined), {
+    message: "Give exactly one of `url` or `fileId`.",
+    path: ["url"],
+  });
+
+export const ComparisonPairInput = z
+  .object({
+    currentUrl: HttpUrl.optional(),
+    variantUrl: HttpUrl.optional(),
+    sideAFileId: z.string().min(1).max(100).optional(),
+    sideBFileId: z.string().min(1).max(100).optional(),
+    label: z.string().max(200).optional(),
+  })
+  .strict()
+  .refine((p) => (p.currentUrl !== undefined || p.sideAFileId !== undefined), {
+    message: "Side A needs `currentUrl` or `sideAFileId`.",
+    path: ["currentUrl"],
+  })
+  .refine((p) => (p.variantUrl !== undefined || p.sideBFileId !== undefined), {
+    message: "Side B needs `variantUrl` or `sideBFileId`.",
+    path: ["variantUrl"],
+  });
+
+const EvaluationFields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).nullable(),
+  shareAccess: ShareAccess,
+  sharePassword: z.string().min(4).max(200).meta({ description: "Required with PASSWORD_PROTECTED; stored hashed." }),
+  allowMultipleRatings: z.boolean(),
+  selectedDimensionIds: z.array(z.string().min(1).max(100)).min(1).max(50),
+  selectedAutousers: z.array(SelectedAutouser).max(50),
+  evaluationMethod: z.enum(EVALUATION_METHODS),
+  instructions: z.string().max(8000).nullable(),
+  scenario: z.string().max(8000).nullable(),
+};
+
+export const EvaluationCreateInput = z
+  .object({
+    teamId: z.string().min(1).max(100).optional().meta({ description: "Session callers pick a team; keys act on theirs." }),
+    name: EvaluationFields.name,
+    description: EvaluationFields.description.optional(),
+    type: EvaluationType,
+    status: z.enum(["Draft", "Running"]).default("Draft"),
+    shareAccess: ShareAccess.default("TEAM_ONLY"),
+    sharePassword: EvaluationFields.sharePassword.optional(),
+    allowMultipleRatings: z.boolean().default(false),
+    designUrls: z.array(DesignUrlInput).max(100).optional().meta({ description: "SSE stimuli; each becomes a comparison." }),
+    comparisonPairs: z.array(ComparisonPairInput).max(100).optional().meta({ description: "SxS pairs; each becomes a comparison." }),
+    selectedDimensionIds: EvaluationFields.selectedDimensionIds.optional(),
+    selectedAutousers: EvaluationFields.selectedAutousers.optional(),
+    evaluationMethod: EvaluationFields.evaluationMethod.default("manual"),
+    instructions: EvaluationFields.instructions.optional(),
+    scenario: EvaluationFields.scenario.optional(),
+    dryRun: z.boolean().default(false).meta({ description: "Validate and price without persisting anything." }),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.type === "SSE" && v.comparisonPairs !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["comparisonPairs"], message: "SSE evaluations take `designUrls`, not `comparisonPairs`." });
+    }
+    if (v.type === "SxS" && v.designUrls !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["designUrls"], message: "SxS evaluations take `comparisonPairs`, not `designUrls`." });
+    }
+    if (v.shareAccess === "PASSWORD_PROTECTED" && v.sharePassword === undefined) {
+      ctx.addIssue({ code: "custom", path: ["sharePassword"], message: "PASSWORD_PROTECTED needs a `sharePassword`." });
+    }
+  });
+export type EvaluationCreateInput = z.infer<typeof EvaluationCreateInput>;
+
+export const EvaluationUpdateInput = z
+  .object({
+    name: EvaluationFields.name.optional(),
+    description: EvaluationFields.description.optional(),
+    status: EvaluationStatus.optional(),
+    shareAccess: EvaluationFields.shareAccess.optional(),
+    sharePassword: EvaluationFields.sharePassword.optional(),
+    allowMultipleRatings: EvaluationFields.allowMultipleRatings.optional(),
+    selectedDimensionIds: EvaluationFields.selectedDimensionIds.optional(),
+    selectedAutousers: EvaluationFields.selectedAutousers.optional(),
+    evaluationMethod: EvaluationFields.evaluationMethod.optional(),
+    instructions: EvaluationFields.instructions.optional(),
+    scenario: EvaluationFields.scenario.optional(),
+  })
+  .strict();
+export type EvaluationUpdateInput = z.infer<typeof EvaluationUpdateInput>;
+
+export const EvaluationListQuery = withCursorRules(
+  z.object({
+    ...PageQueryShape,
+    teamId: z.string().min(1).max(100).meta({ description: "Session callers: only this team." }).optional(),
+    status: EvaluationStatus.meta({ description: "Only evaluations in this status." }).optional(),
+  }),
+);
+
+export const EvaluationDryRun = z
+  .object({
+    object: z.literal("evaluation_dry_run"),
+    dryRun: z.literal(true),
+    persisted: z.literal(false),
+    wouldRun: z.object({ autouserCount: z.number().int(), comparisonCount: z.number().int(), totalRuns: z.number().int() }),
+    costEstimate: z.object({ currency: z.literal("usd"), estimatedUsd: z.number(), autouserRatings: z.number().int() }),
+    warnings: z.array(z.string()),
+  })
+  .meta({ id: "EvaluationDryRun" });
+
+export const EvaluationCreateResult = z.union([Evaluation, EvaluationDryRun]);
+
+export const Comparison = z
+  .object({
+    id: z.string(),
+    object: z.literal("comparison"),
+    evaluationId: z.string(),
+    name: z.string().nullable(),
+    position: z.number().int(),
+    stimulus: z
+      .union([
+        z.object({ kind: z.literal("single"), url: z.string().nullable(), fileId: z.string().nullable(), stimulusType: z.enum(STIMULUS_TYPES) }),
+        z.object({
+          kind: z.literal("pair"),
+          sideA: z.object({ url: z.string().nullable(), fileId: z.string().nullable() }),
+          sideB: z.object({ url: z.string().nullable(), fileId: z.string().nullable() }),
+        }),
+      ])
+      .meta({ id: "ComparisonStimulus" }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: "Comparison" });
+export type Comparison = z.infer<typeof Comparison>;
+export const ComparisonList = listOf(Comparison, "ComparisonList", true);
+
+export const ComparisonCreateInput = z
+  .object({
+    name: z.string().max(200).optional(),
+    url: HttpUrl.optional(),
+    fileId: z.string().min(1).max(100).optional(),
+    stimulusType: z.enum(STIMULUS_TYPES).optional(),
+    currentUrl: HttpUrl.optional(),
+    variantUrl: HttpUrl.optional(),
+    sideAFileId: z.string().min(1).max(100).optional(),
+    sideBFileId: z.string().min(1).max(100).optional(),
+  })
+  .strict();
+export const ComparisonUpdateInput = ComparisonCreateInput;

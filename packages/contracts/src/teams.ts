@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { DateTime } from "./common";
+import { listOf } from "./pagination";
+
+export const PLANS = ["free", "team", "pro", "enterprise"] as const;
+export const PlanSchema = z.enum(PLANS);
+export type Plan = (typeof PLANS)[number];
+
+export const TEAM_ROLES = ["owner", "admin", "member"] as const;
+export const TeamRole = z.enum(TEAM_ROLES);
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+export const Team = z
+  .object({
+    id: z.string(),
+    object: z.literal("team"),
+    name: z.string(),
+    description: z.string().nullable(),
+    plan: PlanSchema,
+    role: TeamRole.meta({ description: "The caller's role on this team." }).optional(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: "Team" });
+export type Team = z.infer<typeof Team>;
+export const TeamList = listOf(Team, "TeamList", true);
+
+export const TeamCreateInput = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(2000).nullable().optional(),
+  })
+  .strict();
+export const TeamUpdateInput = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    description: z.string().max(2000).nullable().optional(),
+  })
+  .strict();
+
+export const TeamMember = z
+  .object({
+    object: z.literal("team_member"),
+    userId: z.string(),
+    teamId: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: TeamRole,
+    createdAt: DateTime,
+  })
+  .meta({ id: "TeamMember" });
+export const TeamMemberList = listOf(TeamMember, "TeamMemberList", true);
+
+export const TeamLeaveResult = z
+  .object({ teamId: z.string(), userId: z.string(), left: z.literal(true) })
+  .meta({ id: "TeamLeaveResult" });

@@ -1,0 +1,186 @@
+import type { Evaluation, EvaluationCreateInput, EvaluationUpdateInput, PageQuery } from "@rubricon/contracts";
+import { comparisons, evaluations, newId, type StimulusRow } from "@rubricon/db";
+import { and, eq, inArray } from "drizzle-orm";
+import { emitEvent } from "../events/emit";
+import { paginate, recordTombstone } from "../pagination/paginate";
+import { actorTeamIds, resolveTargetTeam } from "../teams/access";
+import type { Actor, CoreContext } from "../shared/context";
+import { hashPassword, randomToken } from "../shared/crypto";
+import { ApiError } from "../shared/errors";
+import { loadVisibleEvaluation } from "./access";
+import { countComparisons, stimulusFor } from "./comparisons";
+import { type EvaluationRow, toEvaluation, toEvaluationEventObject } from "./serialize";
+import { assertTransition, isEditable } from "./status";
+
+export const DEFAULT_TEMPLATE_ID = "overall";
+/** Planning figure for dry runs: what one autouser rating of one comparison costs on the default model. */
+export const ESTIMATED_USD_PER_AUTOUSER_RUN = 0.02;
+
+function comparisonInputs(input: EvaluationCreateInput): { name: string | null; stimulus: StimulusRow }[] {
+  if (input.type === "SSE") {
+    return (input.designUrls ?? []).map((d) => ({
+      name: d.label ?? null,
+      stimulus: stimulusFor("SSE", { url: d.url, fileId: d.fileId, stimulusType: d.stimulusType }),
+    }));
+  }
+  return (input.comparisonPairs ?? []).map((p) => ({ name: p.label ?? null, stimulus: stimulusFor("SxS", p) }));
+}
+
+function dryRunResult(input: EvaluationCreateInput, comparisonCount: number) {
+  const autouserCount = (input.selectedAutousers ?? []).reduce((n, a) => n + a.agentCount, 0);
+  const totalRuns = autouserCount * comparisonCount;
+  const warnings: string[] = [];
+  if (comparisonCount === 0) warnings.push("The evaluation has no comparisons yet; raters will have nothing to rate.");
+  if (autouserCount > 0 && input.evaluationMethod === "manual") {
+    warnings.push("Autousers are selected but `evaluationMethod` is manual; they will not run until it is ai or both.");
+  }
+  if (input.evaluationMethod !== "manual" && autouserCount === 0) {
+    warnings.push("`evaluationMethod` includes ai but no autousers are selected.");
+  }
+  return {
+    object: "evaluation_dry_run" as const,
+    dryRun: true as const,
+    persisted: false as const,
+    wouldRun: { autouserCount, comparisonCount, totalRuns },
+    costEstimate: {
+      currency: "usd" as const,
+      estimatedUsd: Math.round(totalRuns * ESTIMATED_USD_PER_AUTOUSER_RUN * 100) / 100,
+      autouserRatings: totalRuns,
+    },
+    warnings,
+  };
+}
+
+export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
+  const { team } = await resolveTargetTeam(ctx.db, actor, input.teamId);
+  const items = comparisonInputs(input);
+  if (input.dryRun) return dryRunResult(input, items.length);
+
+  const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : null;
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(evaluations)
+      .values({
+        id: newId("evaluation"),
+        teamId: team.id,
+        createdBy: actor.userId,
+        name: input.name,
+        description: input.description ?? null,
+        type: input.type,
+        status: input.status,
+        shareAccess: input.shareAccess,
+        shareToken: randomToken(18),
+        sharePasswordHash,
+        allowMultipleRatings: input.allowMultipleRatings,
+        evaluationMethod: input.evaluationMethod,
+        instructions: input.instructions ?? null,
+        scenario: input.scenario ?? null,
+        selectedDimensionIds: input.selectedDimensionIds ?? [DEFAULT_TEMPLATE_ID],
+        selectedAutousers: input.selectedAutousers ?? [],
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (items.length > 0) {
+      await tx.insert(comparisons).values(
+        items.map((c, position) => ({
+          id: newId("comparison"),
+          evaluationId: row!.id,
+          name: c.name,
+          position,
+          stimulus: c.stimulus,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      );
+    }
+    const evaluation = toEvaluation(row!, items.length, ctx.baseUrl);
+    await emitEvent(tx, ctx, { type: "evaluation.created", teamId: team.id, object: toEvaluationEventObject(evaluation) });
+    return evaluation;
+  });
+}
+
+export async function getEvaluation(ctx: CoreContext, actor: Actor, id: string): Promise<Evaluation> {
+  const row = await loadVisibleEvaluation(ctx.db, actor, id);
+  const counts = await countComparisons(ctx.db, [row.id]);
+  return toEvaluation(row, counts.get(row.id) ?? 0, ctx.baseUrl);
+}
+
+export async function listEvaluations(
+  ctx: CoreContext,
+  actor: Actor,
+  query: PageQuery & { teamId?: string; status?: EvaluationRow["status"] },
+) {
+  let teamIds: string[];
+  if (query.teamId !== undefined) {
+    teamIds = [(await resolveTargetTeam(ctx.db, actor, query.teamId)).team.id];
+  } else {
+    teamIds = await actorTeamIds(ctx.db, actor);
+  }
+  if (teamIds.length === 0) return { data: [], hasMore: false, usedLegacyCursor: query.cursor !== undefined };
+  const page = await paginate<EvaluationRow>({
+    db: ctx.db,
+    table: evaluations,
+    resource: "evaluation",
+    where: and(inArray(evaluations.teamId, teamIds), query.status ? eq(evaluations.status, query.status) : undefined),
+    query,
+  });
+  const counts = await countComparisons(
+    ctx.db,
+    page.data.map((r) => r.id),
+  );
+  return { ...page, data: page.data.map((r) => toEvaluation(r, counts.get(r.id) ?? 0, ctx.baseUrl)) };
+}
+
+export async function updateEvaluation(ctx: CoreContext, actor: Actor, id: string, input: EvaluationUpdateInput) {
+  const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : undefined;
+  return ctx.db.transaction(async (tx) => {
+    const current = await loadVisibleEvaluation(tx, actor, id, { forUpdate: true });
+    const { status, sharePassword: _omit, ...fields } = input;
+    const changesFields = Object.keys(fields).length > 0 || sharePasswordHash !== undefined;
+    if (changesFields && !isEditable(current.status)) {
+      throw new ApiError(
+        "evaluation_not_editable",
+        `This evaluation is ${current.status} and read-only${current.status === "Ended" ? "; it can only be archived" : ""}.`,
+      );
+    }
+    const statusChanges = status !== undefined && status !== current.status;
+    if (statusChanges) assertTransition(current.status, status);
+    const shareAccess = fields.shareAccess ?? current.shareAccess;
+    if (shareAccess === "PASSWORD_PROTECTED" && !sharePasswordHash && !current.sharePasswordHash) {
+      throw ApiError.invalid("sharePassword", "PASSWORD_PROTECTED needs a `sharePassword`.");
+    }
+    if (!changesFields && !statusChanges) {
+      return toEvaluation(current, (await countComparisons(tx, [id])).get(id) ?? 0, ctx.baseUrl);
+    }
+    const [row] = await tx
+      .update(evaluations)
+      .set({
+        ...fields,
+        ...(sharePasswordHash ? { sharePasswordHash } : {}),
+        ...(statusChanges ? { status } : {}),
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(evaluations.id, id))
+      .returning();
+    const evaluation = toEvaluation(row!, (await countComparisons(tx, [id])).get(id) ?? 0, ctx.baseUrl);
+    if (statusChanges) {
+      await emitEvent(tx, ctx, {
+        type: "evaluation.status_changed",
+        teamId: row!.teamId,
+        object: { ...toEvaluationEventObject(evaluation), previous_status: current.status },
+      });
+    }
+    return evaluation;
+  });
+}
+
+export async function deleteEvaluation(ctx: CoreContext, actor: Actor, id: string) {
+  return ctx.db.transaction(async (tx) => {
+    await loadVisibleEvaluation(tx, actor, id, { forUpdate: true });
+    await recordTombstone(tx, evaluations, "evaluation", [id]);
+    await tx.delete(evaluations).where(eq(evaluations.id, id));
+    return { id, deleted: true as const };
+  });
+}

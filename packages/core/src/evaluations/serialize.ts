@@ -1,0 +1,40 @@
+import type { Evaluation } from "@rubricon/contracts";
+import type { evaluations } from "@rubricon/db";
+
+export type EvaluationRow = typeof evaluations.$inferSelect;
+
+export function evaluationLinks(baseUrl: string, row: Pick<EvaluationRow, "id" | "shareToken">): Evaluation["links"] {
+  const e = `${baseUrl}/evaluations/${row.id}`;
+  return { preview: `${e}/preview`, review: `${e}/review`, edit: `${e}/edit`, results: `${e}/results`, share: `${baseUrl}/share/${row.shareToken}` };
+}
+
+export function toEvaluation(row: EvaluationRow, comparisonCount: number, baseUrl: string): Evaluation {
+  return {
+    id: row.id,
+    object: "evaluation",
+    teamId: row.teamId,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    status: row.status,
+    shareAccess: row.shareAccess,
+    shareToken: row.shareToken,
+    allowMultipleRatings: row.allowMultipleRatings,
+    evaluationMethod: row.evaluationMethod,
+    instructions: row.instructions,
+    scenario: row.scenario,
+    selectedDimensionIds: row.selectedDimensionIds,
+    selectedAutousers: row.selectedAutousers,
+    comparisonCount,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    links: evaluationLinks(baseUrl, row),
+  };
+}
+
+/** Event payloads carry the evaluation as the API shows it, with only the preview, review and results links. */
+export function toEvaluationEventObject(evaluation: Evaluation): Record<string, unknown> & { id: string } {
+  const { preview, review, results } = evaluation.links;
+  return { ...evaluation, links: { preview, review, results } };
+}

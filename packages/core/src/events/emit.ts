@@ -1,0 +1,61 @@
+import { API_VERSION, type EventEnvelope, type EventType } from "@rubricon/contracts";
+import { type DbOrTx, events, newId } from "@rubricon/db";
+import type { CoreContext } from "../shared/context";
+
+export interface EmitInput {
+  type: EventType;
+  teamId: string;
+  object: Record<string, unknown> & { id: string };
+}
+
+/**
+ * The one way state changes are recorded as events. Call it with the transaction that makes the change, so
+ * the event exists exactly when the change does (the outbox).
+ */
+export async function emitEvent(tx: DbOrTx, ctx: CoreContext, input: EmitInput): Promise<EventEnvelope> {
+  const id = newId("event");
+  const createdAt = ctx.clock.now();
+  await tx.insert(events).values({
+    id,
+    teamId: input.teamId,
+    type: input.type,
+    apiVersion: API_VERSION,
+    objectId: input.object.id,
+    object: input.object,
+    requestId: ctx.request?.id ?? null,
+    idempotencyKey: ctx.request?.idempotencyKey ?? null,
+    createdAt,
+  });
+  return toEventEnvelope({
+    id,
+    teamId: input.teamId,
+    type: input.type,
+    apiVersion: API_VERSION,
+    object: input.object,
+    requestId: ctx.request?.id ?? null,
+    idempotencyKey: ctx.request?.idempotencyKey ?? null,
+    createdAt,
+  });
+}
+
+export function toEventEnvelope(row: {
+  id: string;
+  teamId: string;
+  type: string;
+  apiVersion: string;
+  object: Record<string, unknown>;
+  requestId: string | null;
+  idempotencyKey: string | null;
+  createdAt: Date;
+}): EventEnvelope {
+  return {
+    id: row.id,
+    object: "event",
+    type: row.type,
+    api_version: row.apiVersion,
+    created: Math.floor(row.createdAt.getTime() / 1000),
+    team_id: row.teamId,
+    data: { object: row.object },
+    request: { id: row.requestId, idempotency_key: row.idempotencyKey },
+  };
+}

@@ -1,0 +1,22 @@
+import type { Db } from "@rubricon/db";
+import type { Clock } from "./clock";
+
+/** What a domain function needs from its surroundings; no HTTP in here. */
+export interface CoreContext {
+  db: Db;
+  clock: Clock;
+  /** Public origin of the deployment, e.g. `https://rubricon.example`, used for links. */
+  baseUrl: string;
+  /** The API request that causes a change, recorded on the events it emits. */
+  request?: { id: string | null; idempotencyKey: string | null };
+}
+
+/**
+ * Who is acting. Session and plugin principals act as the user on every team they belong to; API keys and
+ * OAuth tokens are bound to one team (`boundTeamId`) and may act on no other.
+ */
+export interface Actor {
+  userId: string;
+  boundTeamId: string | null;
+  principal: "session" | "api_key" | "oauth" | "plugin";
+}

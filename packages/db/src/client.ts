@@ -1,0 +1,106 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import type { ExtractTablesWithRelations, SQL } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "./schema/index";
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Domain functions take either: a plain handle, or the transaction they are part of. */
+export type DbOrTx = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; when absent the embedded PGlite database is used. */
+  url?: string;
+  /** PGlite data directory; absent means in memory. */
+  dataDir?: string;
+  /** Pool size for postgres.js. */
+  maxConnections?: number;
+}
+
+export function createDatabase(opts: DatabaseOptions): Database {
+  if (opts.url) {
+    const client = postgres(opts.url, {
+      max: opts.maxConnections ?? 10,
+      onnotice: () => {},
+      connection: { application_name: "rubricon" },
+    });
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  }
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const client = new PGlite(opts.dataDir);
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return { db, kind: "pglite", close: () => client.close() };
+}
+
+/** The committed SQL migrations; found beside the package whether run from source or from a bundle. */
+export function migrationsFolder(): string {
+  const candidates: string[] = [];
+  try {
+    candidates.push(resolve(dirname(fileURLToPath(import.meta.url)), "../drizzle"));
+  } catch {
+    // bundled without a file URL: fall through to the walk from the working directory
+  }
+  let dir = process.cwd();
+  for (let i = 0; i < 6; i++) {
+    candidates.push(join(dir, "packages/db/drizzle"), join(dir, "node_modules/@rubricon/db/drizzle"));
+    dir = dirname(dir);
+  }
+  const found = candidates.find((c) => existsSync(join(c, "meta/_journal.json")));
+  if (!found) throw new Error("Rubricon migrations folder not found");
+  return found;
+}
+
+export async function migrateDatabase(database: Database): Promise<void> {
+  const migrationsFolderPath = migrationsFolder();
+  if (database.kind === "pglite") {
+    // biome-ignore lint/suspicious/noExplicitAny: the two drivers' migrators take their own database types
+    await migratePglite(database.db as any, { migrationsFolder: migrationsFolderPath });
+  } else {
+    // biome-ignore lint/suspicious/noExplicitAny: see above
+    await migratePostgres(database.db as any, { migrationsFolder: migrationsFolderPath });
+  }
+}
+
+const processInstances = new Map<string, Promise<Database>>();
+
+/**
+ * One database per process and configuration: every caller shares the pool (or the PGlite instance, which
+ * allows only one opener per data directory). Migrations run once, on first use.
+ */
+export function sharedDatabase(opts: DatabaseOptions & { migrate?: boolean }): Promise<Database> {
+  const key = `${opts.url ?? ""}|${opts.dataDir ?? ""}`;
+  let instance = processInstances.get(key);
+  if (!instance) {
+    instance = (async () => {
+      const database = createDatabase(opts);
+      if (opts.migrate) await migrateDatabase(database);
+      return database;
+    })();
+    instance.catch(() => processInstances.delete(key));
+    processInstances.set(key, instance);
+  }
+  return instance;
+}
+
+/** Raw SQL rows from either driver (postgres.js answers an array, PGlite an object with `rows`). */
+export async function queryRows<T extends Record<string, unknown>>(db: DbOrTx, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown;
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

@@ -1,0 +1,53 @@
+import { boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { teams } from "./teams";
+import { users } from "./users";
+
+export type SelectedAutouserRow = { autouserId: string; agentCount: number };
+export type StimulusRow =
+  | { kind: "single"; url: string | null; fileId: string | null; stimulusType: "URL" | "IMAGE" | "VIDEO" | "GIF" }
+  | { kind: "pair"; sideA: { url: string | null; fileId: string | null }; sideB: { url: string | null; fileId: string | null } };
+
+export const evaluations = pgTable(
+  "evaluations",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    type: text("type", { enum: ["SSE", "SxS"] }).notNull(),
+    status: text("status", { enum: ["Draft", "Running", "Ended", "Archived"] }).notNull(),
+    shareAccess: text("share_access", {
+      enum: ["TEAM_ONLY", "AUTOUSERS_LINK", "ANYONE_WITH_LINK", "PASSWORD_PROTECTED"],
+    }).notNull(),
+    shareToken: text("share_token").notNull().unique(),
+    sharePasswordHash: text("share_password_hash"),
+    allowMultipleRatings: boolean("allow_multiple_ratings").notNull().default(false),
+    evaluationMethod: text("evaluation_method", { enum: ["manual", "ai", "both"] }).notNull().default("manual"),
+    instructions: text("instructions"),
+    scenario: text("scenario"),
+    selectedDimensionIds: text("selected_dimension_ids").array().notNull(),
+    selectedAutousers: jsonb("selected_autousers").$type<SelectedAutouserRow[]>().notNull().default([]),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("evaluations_team_order_idx").on(t.teamId, t.updatedAt.desc(), t.id.desc())],
+);
+
+export const comparisons = pgTable(
+  "comparisons",
+  {
+    id: text("id").primaryKey(),
+    evaluationId: text("evaluation_id")
+      .notNull()
+      .references(() => evaluations.id, { onDelete: "cascade" }),
+    name: text("name"),
+    position: integer("position").notNull(),
+    stimulus: jsonb("stimulus").$type<StimulusRow>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("comparisons_evaluation_idx").on(t.evaluationId, t.updatedAt.desc(), t.id.desc())],
+);

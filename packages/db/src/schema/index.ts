@@ -1,0 +1,7 @@
+export * from "./api-keys";
+export * from "./evaluations";
+export * from "./events";
+export * from "./idempotency";
+export * from "./teams";
+export * from "./tombstones";
+export * from "./users";

@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { createDatabase, type Database, migrateDatabase } from "./client";
+
+export interface TestDatabase extends Database {
+  /** Closes the connection and, on Postgres, drops the database. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one test file: a new Postgres database when `DATABASE_URL` is set (CI), or an
+ * in-memory PGlite otherwise.
+ */
+export async function createTestDatabase(env: NodeJS.ProcessEnv = process.env): Promise<TestDatabase> {
+  const baseUrl = env.DATABASE_URL;
+  if (!baseUrl) {
+    const database = createDatabase({});
+    await migrateDatabase(database);
+    return { ...database, dispose: () => database.close() };
+  }
+  const name = `rubricon_t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const database = createDatabase({ url: url.toString(), maxConnections: 5 });
+  await migrateDatabase(database);
+  return {
+    ...database,
+    dispose: async () => {
+      await database.close();
+      const cleanup = postgres(baseUrl, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
