@@ -7,6 +7,5 @@ export const baseTestConfig = defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { z } from "zod";
+
+const Secret = z.string().min(32, "must be at least 32 characters");
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  BASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().optional(),
+  OAUTH_JWT_SECRET: Secret.optional(),
+  PLUGIN_JWT_SECRET: Secret.optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (a 256-bit key)")
+    .optional(),
+});
+
+export interface Env {
+  nodeEnv: "development" | "production" | "test";
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  port: number;
+  /** Public origin without a trailing slash. */
+  baseUrl: string;
+  dataDir: string;
+  oauthJwtSecret: string;
+  pluginJwtSecret: string;
+  encryptionKey: string;
+}
+
+/** The repository root (where pnpm-workspace.yaml is), so `.data/` is one place whichever package runs. */
+function findRepoRoot(start: string): string {
+  let dir = resolve(start);
+  for (let i = 0; i < 8; i++) {
+    if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return resolve(start);
+}
+
+const SECRET_NAMES = ["OAUTH_JWT_SECRET", "PLUGIN_JWT_SECRET", "ENCRYPTION_KEY"] as const;
+
+/** Development secrets are made once and kept under the data directory, so sessions survive restarts. */
+function devSecrets(dataDir: string): Record<(typeof SECRET_NAMES)[number], string> {
+  const file = join(dataDir, "dev-secrets.json");
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
+  const secrets = {
+    OAUTH_JWT_SECRET: randomBytes(32).toString("base64url"),
+    PLUGIN_JWT_SECRET: randomBytes(32).toString("base64url"),
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+/** The one place settings are read from the environment and validated. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(source).filter(([, v]) => v !== "")));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR ?? join(findRepoRoot(process.cwd()), ".data"));
+  const missing = SECRET_NAMES.filter((n) => !e[n]);
+  if (missing.length > 0 && e.NODE_ENV === "production") {
+    throw new Error(`Refusing to start in production without ${missing.join(", ")}.`);
+  }
+  const generated = missing.length > 0 ? devSecrets(dataDir) : undefined;
+  return {
+    nodeEnv: e.NODE_ENV,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    port: e.PORT,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    dataDir,
+    oauthJwtSecret: e.OAUTH_JWT_SECRET ?? generated!.OAUTH_JWT_SECRET,
+    pluginJwtSecret: e.PLUGIN_JWT_SECRET ?? generated!.PLUGIN_JWT_SECRET,
+    encryptionKey: e.ENCRYPTION_KEY ?? generated!.ENCRYPTION_KEY,
+  };
+}

@@ -1,0 +1,29 @@
+export const SESSION_COOKIE = "rubricon_session";
+
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq === -1) continue;
+    if (part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      return value ? decodeURIComponent(value) : null;
+    }
+  }
+  return null;
+}
+
+export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
+  return [
+    `${SESSION_COOKIE}=${encodeURIComponent(value)}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${opts.maxAgeSeconds}`,
+    ...(opts.secure ? ["Secure"] : []),
+  ].join("; ");
+}
+
+export function clearedSessionCookie(secure: boolean): string {
+  return sessionCookie("", { secure, maxAgeSeconds: 0 });
+}

@@ -1,0 +1,74 @@
+import type { AnyProcedure, AnyRouter } from "@trpc/server";
+import type { RouteMeta } from "../trpc/init";
+
+export interface Route {
+  method: string;
+  path: string;
+  procedurePath: string;
+  meta: RouteMeta;
+  paramNames: string[];
+  regex: RegExp;
+  isStatic: boolean;
+}
+
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/**
+ * Built once per process from each procedure's OpenAPI meta. Static paths are tried before `{param}` paths, so
+ * `/templates/search` is never shadowed by `/templates/{id}`; matching is case-sensitive.
+ */
+export class RouteTable {
+  readonly routes: Route[];
+
+  constructor(router: AnyRouter) {
+    const procedures = router._def.procedures as Record<string, AnyProcedure>;
+    this.routes = Object.entries(procedures)
+      .flatMap(([procedurePath, procedure]) => {
+        const meta = procedure._def.meta as RouteMeta | undefined;
+        const openapi = meta?.openapi;
+        if (!openapi || openapi.enabled === false) return [];
+        const paramNames: string[] = [];
+        const pattern = openapi.path
+          .split("/")
+          .map((seg) => {
+            const m = /^\{(\w+)\}$/.exec(seg);
+            if (!m) return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+            paramNames.push(m[1]!);
+            return "([^/]+)";
+          })
+          .join("/");
+        return [
+          {
+            method: openapi.method,
+            path: openapi.path,
+            procedurePath,
+            meta: meta!,
+            paramNames,
+            regex: new RegExp(`^${pattern}$`),
+            isStatic: paramNames.length === 0,
+          },
+        ];
+      })
+      .sort((a, b) => Number(b.isStatic) - Number(a.isStatic));
+  }
+
+  /** All routes whose path matches, so the caller can answer 405 with `Allow` when only the method is wrong. */
+  match(path: string): RouteMatch[] {
+    const found: RouteMatch[] = [];
+    for (const route of this.routes) {
+      const m = route.regex.exec(path);
+      if (!m) continue;
+      // A static route matching exactly wins over param routes with the same shape.
+      if (found.length > 0 && found[0]!.route.isStatic && !route.isStatic && found.some((f) => f.route.path !== route.path)) continue;
+      const params: Record<string, string> = {};
+      route.paramNames.forEach((name, i) => {
+        params[name] = decodeURIComponent(m[i + 1]!);
+      });
+      found.push({ route, params });
+    }
+    return found;
+  }
+}

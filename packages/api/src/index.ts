@@ -1,0 +1,5 @@
+export { createRubricon, getRubricon, type Rubricon, type RubriconOptions, TRPC_PREFIX } from "./app";
+export { type Env, loadEnv } from "./config/env";
+export { API_PREFIX } from "./http/rest-handler";
+export { type AppRouter, appRouter } from "./routers/index";
+export type { Principal, RequestContext } from "./trpc/context";

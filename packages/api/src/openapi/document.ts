@@ -1,0 +1,77 @@
+import { ErrorEnvelope } from "@rubricon/contracts";
+import type { AnyRouter } from "@trpc/server";
+import { generateOpenApiDocument, type OpenApiRouter } from "trpc-to-openapi";
+import { createSchema } from "zod-openapi";
+import type { RouteTable } from "../http/route-table";
+
+type Operation = {
+  responses?: Record<string, unknown>;
+  security?: unknown;
+  deprecated?: boolean;
+  parameters?: unknown[];
+  "x-required-scope"?: string;
+};
+
+const ERROR_STATUSES: Record<string, string> = {
+  "400": "Invalid request: malformed JSON, validation failure or a missing field (`invalid_request_error`).",
+  "401": "Missing, malformed, expired or revoked credentials (`authentication_error`).",
+  "403": "Authenticated but lacking a scope or team permission (`authorization_error`).",
+  "404": "No such resource, or the caller may not see it (`not_found_error`).",
+  "409": "`Idempotency-Key` reused with a different request.",
+  "429": "Rate limit or monthly quota exceeded (`rate_limit_error`).",
+  "500": "Unexpected server error (`api_error`).",
+};
+
+/**
+ * trpc-to-openapi's document plus one post-processing step: the real success status of each route, the error
+ * envelope on every error response, the request-id header, and one global bearer scheme.
+ */
+export function buildOpenApiDocument(router: AnyRouter, routes: RouteTable, baseUrl: string): Record<string, unknown> {
+  const doc = generateOpenApiDocument(router as unknown as OpenApiRouter, {
+    openApiVersion: "3.1.0",
+    title: "API",
+    version: "v1",
+    description: "Rubricon REST API: UX evaluations rated by people and autousers. Every error response carries the ErrorEnvelope.",
+    baseUrl: `${baseUrl}/api/v1`,
+    securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "API key (`ak_live_...`) or OAuth access token." } },
+  }) as unknown as {
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas?: Record<string, unknown>; securitySchemes?: unknown; responses?: Record<string, unknown>; headers?: Record<string, unknown> };
+    security?: unknown;
+  };
+
+  const { schema: envelopeSchema } = createSchema(ErrorEnvelope);
+  doc.components.schemas = { ...doc.components.schemas, ErrorEnvelope: envelopeSchema };
+  doc.components.headers = {
+    XRequestId: { description: "uuid v7 of this request; equals `error.request_id`.", schema: { type: "string", format: "uuid" } },
+  };
+  doc.components.responses = Object.fromEntries(
+    Object.entries(ERROR_STATUSES).map(([status, description]) => [
+      `Error${status}`,
+      {
+        description,
+        headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+        content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+      },
+    ]),
+  );
+  doc.security = [{ bearerAuth: [] }];
+
+  for (const route of routes.routes) {
+    const oasPath = route.path;
+    const op = doc.paths[oasPath]?.[route.method.toLowerCase()];
+    if (!op) continue;
+    delete op.security;
+    const success = String(route.meta.successStatus ?? 200);
+    const responses = op.responses ?? {};
+    const ok = (responses["200"] ?? { description: "Success" }) as Record<string, unknown>;
+    delete responses["200"];
+    for (const key of Object.keys(responses)) if (/^[45]\d\d$/.test(key)) delete responses[key];
+    responses[success] = { ...ok, headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } } };
+    for (const status of Object.keys(ERROR_STATUSES)) responses[status] = { $ref: `#/components/responses/Error${status}` };
+    op.responses = responses;
+    if (route.meta.scope) op["x-required-scope"] = route.meta.scope;
+    if (route.meta.deprecation) op.deprecated = true;
+  }
+  return doc as unknown as Record<string, unknown>;
+}

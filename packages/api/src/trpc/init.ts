@@ -1,0 +1,59 @@
+import { type RequiredScope, scopeGrants } from "@rubricon/contracts";
+import { ApiError } from "@rubricon/core";
+import { initTRPC } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import { actorOf, coreContext, type Principal, type RequestContext } from "./context";
+
+export interface Deprecation {
+  /** IMF-fixdate-able instant after which the route answers 410. */
+  sunset: Date;
+  /** Path of the successor route, relative to /api/v1. */
+  successor: string;
+}
+
+/** Route rules live in meta, one readable place per route; middleware enforces them. */
+export type RouteMeta = OpenApiMeta<{
+  /** Scope an API key or OAuth token must hold. */
+  scope?: RequiredScope;
+  /** Only session (dashboard) principals may call it. */
+  sessionOnly?: boolean;
+  /** Success status when not 200. */
+  successStatus?: 200 | 201 | 202 | 204 | 302;
+  deprecation?: Deprecation;
+  /** POSTs that create nothing may opt out of Idempotency-Key handling. */
+  idempotent?: boolean;
+}>;
+
+const t = initTRPC.context<RequestContext>().meta<RouteMeta>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    if (cause instanceof ApiError) {
+      return { ...shape, data: { ...shape.data, apiError: { code: cause.code, type: cause.type, param: cause.param } } };
+    }
+    return shape;
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+function scopeFailure(scope: RequiredScope): ApiError {
+  return new ApiError("missing_required_scope", `This credential lacks the required scope \`${scope}\`.`, {
+    details: { requiredScope: scope },
+  });
+}
+
+const authed = t.middleware(({ ctx, meta, next }) => {
+  const principal = ctx.principal;
+  if (!principal) throw new ApiError("authentication_required", "No credentials were provided. Send `Authorization: Bearer <key>`.");
+  if (meta?.sessionOnly && principal.kind !== "session") {
+    throw new ApiError("session_required", "This route accepts only a signed-in session; an API key or token cannot call it.");
+  }
+  if (meta?.scope && (principal.kind === "api_key" || principal.kind === "oauth") && !scopeGrants(principal.scopes, meta.scope)) {
+    throw scopeFailure(meta.scope);
+  }
+  return next({ ctx: { ...ctx, principal: principal as Principal, actor: actorOf(principal), core: coreContext(ctx) } });
+});
+
+/** Every API procedure: authenticated, scope- and session-checked from its meta. */
+export const apiProcedure = t.procedure.use(authed);

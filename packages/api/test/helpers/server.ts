@@ -1,0 +1,39 @@
+import type { Server } from "node:http";
+import { type Clock, systemClock } from "@rubricon/core";
+import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { createRubricon, type Rubricon } from "../../src/app";
+import { loadEnv } from "../../src/config/env";
+import { listen } from "../../src/http/node-server";
+
+export const TEST_SECRETS = {
+  OAUTH_JWT_SECRET: "test-oauth-secret-0123456789abcdef0123456789",
+  PLUGIN_JWT_SECRET: "test-plugin-secret-0123456789abcdef012345678",
+  ENCRYPTION_KEY: "0".repeat(64),
+};
+
+export interface TestServer {
+  url: string;
+  api: string;
+  app: Rubricon;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** The real HTTP surface on a loopback port with a fresh, migrated database of its own. */
+export async function startTestServer(opts: { clock?: Clock } = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  let app: Rubricon | undefined;
+  const { server, url } = await listen((req) => app!.handle(req));
+  const env = loadEnv({ ...TEST_SECRETS, NODE_ENV: "test", BASE_URL: url, DATA_DIR: "/tmp/rubricon-test-data" });
+  app = await createRubricon({ env, database, clock: opts.clock ?? systemClock });
+  return {
+    url,
+    api: `${url}/api/v1`,
+    app,
+    database,
+    async close() {
+      await new Promise<void>((resolve) => (server as Server).close(() => resolve()));
+      await database.dispose();
+    },
+  };
+}
