@@ -44,6 +44,19 @@ function findRepoRoot(start: string): string {
   return resolve(start);
 }
 
+function isLoopbackOrigin(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
+}
+
+/**
+ * `next start` always runs with NODE_ENV=production, so that alone cannot mean "a real deployment": a production
+ * build served on a loopback origin is a local trial and may use generated secrets; one on a public origin may not.
+ */
+export function isProductionDeployment(nodeEnv: string, baseUrl: string): boolean {
+  return nodeEnv === "production" && !isLoopbackOrigin(baseUrl);
+}
+
 const SECRET_NAMES = ["OAUTH_JWT_SECRET", "PLUGIN_JWT_SECRET", "ENCRYPTION_KEY"] as const;
 
 /** Development secrets are made once and kept under the data directory, so sessions survive restarts. */
@@ -69,9 +82,10 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   }
   const e = parsed.data;
   const dataDir = resolve(e.DATA_DIR ?? join(findRepoRoot(process.cwd()), ".data"));
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const missing = SECRET_NAMES.filter((n) => !e[n]);
-  if (missing.length > 0 && e.NODE_ENV === "production") {
-    throw new Error(`Refusing to start in production without ${missing.join(", ")}.`);
+  if (missing.length > 0 && isProductionDeployment(e.NODE_ENV, baseUrl)) {
+    throw new Error(`Refusing to start in production (BASE_URL ${baseUrl}) without ${missing.join(", ")}.`);
   }
   const generated = missing.length > 0 ? devSecrets(dataDir) : undefined;
   return {
@@ -79,7 +93,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     port: e.PORT,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    baseUrl,
     dataDir,
     oauthJwtSecret: e.OAUTH_JWT_SECRET ?? generated!.OAUTH_JWT_SECRET,
     pluginJwtSecret: e.PLUGIN_JWT_SECRET ?? generated!.PLUGIN_JWT_SECRET,
