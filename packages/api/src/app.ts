@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "@rubricon/core";
+import { ApiError, type Clock, systemClock } from "@rubricon/core";
 import { type Database, sharedDatabase } from "@rubricon/db";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { type Env, loadEnv } from "./config/env";
@@ -42,14 +42,23 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
       dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
       migrate: true,
     }));
-  const services: AppServices = { db: database.db, env, clock: opts.clock ?? systemClock };
+  const services: AppServices = {
+    db: database.db,
+    env,
+    clock: opts.clock ?? systemClock,
+  };
   const routes = new RouteTable(appRouter);
   let document: Record<string, unknown> | undefined;
   const openApiDocument = () => {
     document ??= buildOpenApiDocument(appRouter, routes, env.baseUrl);
     return document;
   };
-  const rest = createRestHandler({ services, routes, createCaller, openApiDocument });
+  const rest = createRestHandler({
+    services,
+    routes,
+    createCaller,
+    openApiDocument,
+  });
   const auth = createAuthHandler(services);
 
   return {
@@ -72,7 +81,22 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
           // The dashboard speaks tRPC with the session cookie only; bearer credentials use /api/v1.
           const sessionPrincipal = principal?.kind === "session" ? principal : null;
           if (sessionPrincipal && req.method !== "GET") assertSameOrigin(req, env.baseUrl);
-          return { services, principal: sessionPrincipal, requestId: uuidv7(), idempotencyKey: null, response: { headers: {} } };
+          return {
+            services,
+            principal: sessionPrincipal,
+            requestId: uuidv7(),
+            idempotencyKey: null,
+            response: { headers: {} },
+          };
+        },
+        // tRPC would answer 500 for any thrown ApiError; the dashboard and proxies should see its real status.
+        responseMeta({ errors, data }) {
+          if (errors.length === 0 || errors.length !== data.length) return {};
+          const statuses = new Set(
+            errors.map((e) => (e.cause instanceof ApiError ? e.cause.status : undefined)),
+          );
+          const [status] = statuses;
+          return statuses.size === 1 && status !== undefined ? { status } : {};
         },
         onError({ error, path }) {
           if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause && "status" in error.cause)) {
@@ -84,13 +108,24 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
   };
 }
 
-let processApp: Promise<Rubricon> | undefined;
+/**
+ * Next.js bundles instrumentation and each route handler separately, so a module-level variable would exist once
+ * per bundle and open the database several times in one process; a global slot is shared by all of them.
+ */
+const PROCESS_APP = Symbol.for("rubricon.processApp");
+const processSlot = globalThis as typeof globalThis & {
+  [PROCESS_APP]?: Promise<Rubricon>;
+};
 
 /** The process-wide app (one database pool), for the Next.js route handlers and the worker. */
 export function getRubricon(): Promise<Rubricon> {
-  processApp ??= createRubricon();
-  processApp.catch(() => {
-    processApp = undefined;
-  });
-  return processApp;
+  let app = processSlot[PROCESS_APP];
+  if (!app) {
+    app = createRubricon();
+    processSlot[PROCESS_APP] = app;
+    app.catch(() => {
+      if (processSlot[PROCESS_APP] === app) delete processSlot[PROCESS_APP];
+    });
+  }
+  return app;
 }

@@ -1,4 +1,10 @@
-export { createRubricon, getRubricon, type Rubricon, type RubriconOptions, TRPC_PREFIX } from "./app";
+export {
+  createRubricon,
+  getRubricon,
+  type Rubricon,
+  type RubriconOptions,
+  TRPC_PREFIX,
+} from "./app";
 export { type Env, loadEnv } from "./config/env";
 export { API_PREFIX } from "./http/rest-handler";
 export { type AppRouter, appRouter } from "./routers/index";

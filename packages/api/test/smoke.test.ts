@@ -15,12 +15,18 @@ describe("walking skeleton", () => {
     const created = await call(`${server.api}/evaluations`, {
       method: "POST",
       headers: bearer(key),
-      body: { name: "Checkout flow", type: "SSE", designUrls: [{ url: "https://example.com/a" }] },
+      body: {
+        name: "Checkout flow",
+        type: "SSE",
+        designUrls: [{ url: "https://example.com/a" }],
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.id).toMatch(/^eval_/);
     expect(created.body.comparisonCount).toBe(1);
-    const list = await call(`${server.api}/evaluations`, { headers: bearer(key) });
+    const list = await call(`${server.api}/evaluations`, {
+      headers: bearer(key),
+    });
     expect(list.status).toBe(200);
     expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([created.body.id]);
     expect(list.headers.get("x-request-id")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);

@@ -11,7 +11,9 @@ export const ApiKey = z
     object: z.literal("api_key"),
     name: z.string(),
     teamId: z.string(),
-    prefix: z.string().meta({ description: "The first characters of the key, for recognising it." }),
+    prefix: z.string().meta({
+      description: "The first characters of the key, for recognising it.",
+    }),
     scopes: z.array(ScopeSchema),
     expiresAt: DateTime.nullable(),
     lastUsedAt: DateTime.nullable(),
@@ -23,7 +25,9 @@ export const ApiKey = z
 export type ApiKey = z.infer<typeof ApiKey>;
 
 export const ApiKeyWithSecret = ApiKey.extend({
-  key: z.string().meta({ description: "The plaintext key. Shown once, at creation; store it now." }),
+  key: z.string().meta({
+    description: "The plaintext key. Shown once, at creation; store it now.",
+  }),
 }).meta({ id: "ApiKeyWithSecret" });
 
 export const ApiKeyList = listOf(ApiKey, "ApiKeyList", true);
@@ -32,7 +36,13 @@ export const ApiKeyCreateInput = z
   .object({
     name: z.string().trim().min(1).max(200),
     scopes: z.array(ScopeSchema).min(1).max(20),
-    teamId: z.string().min(1).max(100).optional().meta({ description: "Team the key acts on; default the caller's personal team." }),
-    expiresAt: z.iso.datetime({ offset: true }).nullable().optional().meta({ description: "Optional expiry; default never." }),
+    teamId: z.string().min(1).max(100).optional().meta({
+      description: "Team the key acts on; default the caller's personal team.",
+    }),
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .nullable()
+      .optional()
+      .meta({ description: "Optional expiry; default never." }),
   })
   .strict();

@@ -9,13 +9,15 @@ export const WhoAmI = z
     object: z.literal("whoami"),
     userId: z.string(),
     email: z.string(),
-    teamId: z
-      .string()
-      .nullable()
-      .meta({ description: "The team the credential is bound to; for sessions and plugin tokens, the personal team." }),
+    teamId: z.string().nullable().meta({
+      description: "The team the credential is bound to; for sessions and plugin tokens, the personal team.",
+    }),
     teamIds: z.array(z.string()).meta({ description: "Teams this principal can act on." }),
     principal: PrincipalKind,
-    scopes: z.array(ScopeSchema).optional().meta({ description: "Present for API keys and OAuth tokens only." }),
+    scopes: z
+      .array(ScopeSchema)
+      .optional()
+      .meta({ description: "Present for API keys and OAuth tokens only." }),
   })
   .meta({ id: "WhoAmI" });
 

@@ -6,5 +6,9 @@ export const DeletedObject = z
   .object({ id: z.string(), deleted: z.literal(true) })
   .meta({ id: "DeletedObject", description: "Answer of every DELETE." });
 
-/** Path parameter `{id}` of every resource route. */
-export const IdParam = z.string().min(1).max(100);
+/** Path parameter `{id}` of every resource route: ids are prefixed cuids or readable slugs such as `overall`. */
+export const IdParam = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_-]+$/, "ids contain only letters, digits, `_` and `-`");

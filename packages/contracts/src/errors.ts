@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   evaluation_not_editable: { type: "invalid_request_error", status: 400 },
   last_owner_cannot_leave: { type: "invalid_request_error", status: 400 },
   email_taken: { type: "invalid_request_error", status: 400 },
+  template_read_only: { type: "invalid_request_error", status: 400 },
+  template_in_use: { type: "invalid_request_error", status: 400 },
   // 401
   authentication_required: { type: "authentication_error", status: 401 },
   invalid_api_key: { type: "authentication_error", status: 401 },
@@ -47,12 +49,17 @@ export const ERROR_CODES = {
   resource_not_found: { type: "not_found_error", status: 404 },
   evaluation_not_found: { type: "not_found_error", status: 404 },
   comparison_not_found: { type: "not_found_error", status: 404 },
+  template_not_found: { type: "not_found_error", status: 404 },
+  template_version_not_found: { type: "not_found_error", status: 404 },
   team_not_found: { type: "not_found_error", status: 404 },
   api_key_not_found: { type: "not_found_error", status: 404 },
   // other 4xx
   method_not_allowed: { type: "invalid_request_error", status: 405 },
   idempotency_key_reused: { type: "invalid_request_error", status: 409 },
-  idempotency_request_in_progress: { type: "invalid_request_error", status: 409 },
+  idempotency_request_in_progress: {
+    type: "invalid_request_error",
+    status: 409,
+  },
   route_sunset: { type: "invalid_request_error", status: 410 },
   request_too_large: { type: "invalid_request_error", status: 413 },
   unsupported_media_type: { type: "invalid_request_error", status: 415 },
@@ -77,5 +84,8 @@ export const ErrorEnvelope = z
       details: z.record(z.string(), z.unknown()).optional(),
     }),
   })
-  .meta({ id: "ErrorEnvelope", description: "The envelope of every error response." });
+  .meta({
+    id: "ErrorEnvelope",
+    description: "The envelope of every error response.",
+  });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

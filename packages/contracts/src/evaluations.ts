@@ -4,7 +4,12 @@ import { listOf, PageQueryShape, withCursorRules } from "./pagination";
 
 export const EVALUATION_TYPES = ["SSE", "SxS"] as const;
 export const EVALUATION_STATUSES = ["Draft", "Running", "Ended", "Archived"] as const;
-export const SHARE_ACCESS = ["TEAM_ONLY", "AUTOUSERS_LINK", "ANYONE_WITH_LINK", "PASSWORD_PROTECTED"] as const;
+export const SHARE_ACCESS = [
+  "TEAM_ONLY",
+  "AUTOUSERS_LINK",
+  "ANYONE_WITH_LINK",
+  "PASSWORD_PROTECTED",
+] as const;
 export const EVALUATION_METHODS = ["manual", "ai", "both"] as const;
 export const STIMULUS_TYPES = ["URL", "IMAGE", "VIDEO", "GIF"] as const;
 
@@ -21,12 +26,17 @@ export const EvaluationLinks = z
     review: z.url(),
     edit: z.url(),
     results: z.url(),
-    share: z.url().meta({ description: "Public review page; answers 404 while the evaluation is a Draft." }),
+    share: z.url().meta({
+      description: "Public review page; answers 404 while the evaluation is a Draft.",
+    }),
   })
   .meta({ id: "EvaluationLinks" });
 
 export const SelectedAutouser = z
-  .object({ autouserId: z.string().min(1).max(100), agentCount: z.number().int().min(1).max(50).default(1) })
+  .object({
+    autouserId: z.string().min(1).max(100),
+    agentCount: z.number().int().min(1).max(50).default(1),
+  })
   .strict();
 
 export const Evaluation = z
@@ -45,6 +55,17 @@ export const Evaluation = z
     instructions: z.string().nullable(),
     scenario: z.string().nullable(),
     selectedDimensionIds: z.array(z.string()),
+    templates: z
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          version: z.number().int(),
+        }),
+      )
+      .meta({
+        description: "The selected templates with their current versions, in selection order.",
+      }),
     selectedAutousers: z.array(SelectedAutouser),
     comparisonCount: z.number().int(),
     createdBy: z.string().nullable(),
@@ -78,11 +99,11 @@ export const ComparisonPairInput = z
     label: z.string().max(200).optional(),
   })
   .strict()
-  .refine((p) => (p.currentUrl !== undefined || p.sideAFileId !== undefined), {
+  .refine((p) => p.currentUrl !== undefined || p.sideAFileId !== undefined, {
     message: "Side A needs `currentUrl` or `sideAFileId`.",
     path: ["currentUrl"],
   })
-  .refine((p) => (p.variantUrl !== undefined || p.sideBFileId !== undefined), {
+  .refine((p) => p.variantUrl !== undefined || p.sideBFileId !== undefined, {
     message: "Side B needs `variantUrl` or `sideBFileId`.",
     path: ["variantUrl"],
   });
@@ -91,7 +112,11 @@ const EvaluationFields = {
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000).nullable(),
   shareAccess: ShareAccess,
-  sharePassword: z.string().min(4).max(200).meta({ description: "Required with PASSWORD_PROTECTED; stored hashed." }),
+  sharePassword: z
+    .string()
+    .min(4)
+    .max(200)
+    .meta({ description: "Required with PASSWORD_PROTECTED; stored hashed." }),
   allowMultipleRatings: z.boolean(),
   selectedDimensionIds: z.array(z.string().min(1).max(100)).min(1).max(50),
   selectedAutousers: z.array(SelectedAutouser).max(50),
@@ -102,7 +127,9 @@ const EvaluationFields = {
 
 export const EvaluationCreateInput = z
   .object({
-    teamId: z.string().min(1).max(100).optional().meta({ description: "Session callers pick a team; keys act on theirs." }),
+    teamId: z.string().min(1).max(100).optional().meta({
+      description: "Session callers pick a team; keys act on theirs.",
+    }),
     name: EvaluationFields.name,
     description: EvaluationFields.description.optional(),
     type: EvaluationType,
@@ -110,25 +137,48 @@ export const EvaluationCreateInput = z
     shareAccess: ShareAccess.default("TEAM_ONLY"),
     sharePassword: EvaluationFields.sharePassword.optional(),
     allowMultipleRatings: z.boolean().default(false),
-    designUrls: z.array(DesignUrlInput).max(100).optional().meta({ description: "SSE stimuli; each becomes a comparison." }),
-    comparisonPairs: z.array(ComparisonPairInput).max(100).optional().meta({ description: "SxS pairs; each becomes a comparison." }),
+    designUrls: z
+      .array(DesignUrlInput)
+      .max(100)
+      .optional()
+      .meta({ description: "SSE stimuli; each becomes a comparison." }),
+    comparisonPairs: z
+      .array(ComparisonPairInput)
+      .max(100)
+      .optional()
+      .meta({ description: "SxS pairs; each becomes a comparison." }),
     selectedDimensionIds: EvaluationFields.selectedDimensionIds.optional(),
     selectedAutousers: EvaluationFields.selectedAutousers.optional(),
     evaluationMethod: EvaluationFields.evaluationMethod.default("manual"),
     instructions: EvaluationFields.instructions.optional(),
     scenario: EvaluationFields.scenario.optional(),
-    dryRun: z.boolean().default(false).meta({ description: "Validate and price without persisting anything." }),
+    dryRun: z
+      .boolean()
+      .default(false)
+      .meta({ description: "Validate and price without persisting anything." }),
   })
   .strict()
   .superRefine((v, ctx) => {
     if (v.type === "SSE" && v.comparisonPairs !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["comparisonPairs"], message: "SSE evaluations take `designUrls`, not `comparisonPairs`." });
+      ctx.addIssue({
+        code: "custom",
+        path: ["comparisonPairs"],
+        message: "SSE evaluations take `designUrls`, not `comparisonPairs`.",
+      });
     }
     if (v.type === "SxS" && v.designUrls !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["designUrls"], message: "SxS evaluations take `comparisonPairs`, not `designUrls`." });
+      ctx.addIssue({
+        code: "custom",
+        path: ["designUrls"],
+        message: "SxS evaluations take `comparisonPairs`, not `designUrls`.",
+      });
     }
     if (v.shareAccess === "PASSWORD_PROTECTED" && v.sharePassword === undefined) {
-      ctx.addIssue({ code: "custom", path: ["sharePassword"], message: "PASSWORD_PROTECTED needs a `sharePassword`." });
+      ctx.addIssue({
+        code: "custom",
+        path: ["sharePassword"],
+        message: "PASSWORD_PROTECTED needs a `sharePassword`.",
+      });
     }
   });
 export type EvaluationCreateInput = z.infer<typeof EvaluationCreateInput>;
@@ -154,7 +204,9 @@ export const EvaluationListQuery = withCursorRules(
   z.object({
     ...PageQueryShape,
     teamId: z.string().min(1).max(100).meta({ description: "Session callers: only this team." }).optional(),
-    status: EvaluationStatus.meta({ description: "Only evaluations in this status." }).optional(),
+    status: EvaluationStatus.meta({
+      description: "Only evaluations in this status.",
+    }).optional(),
   }),
 );
 
@@ -163,8 +215,16 @@ export const EvaluationDryRun = z
     object: z.literal("evaluation_dry_run"),
     dryRun: z.literal(true),
     persisted: z.literal(false),
-    wouldRun: z.object({ autouserCount: z.number().int(), comparisonCount: z.number().int(), totalRuns: z.number().int() }),
-    costEstimate: z.object({ currency: z.literal("usd"), estimatedUsd: z.number(), autouserRatings: z.number().int() }),
+    wouldRun: z.object({
+      autouserCount: z.number().int(),
+      comparisonCount: z.number().int(),
+      totalRuns: z.number().int(),
+    }),
+    costEstimate: z.object({
+      currency: z.literal("usd"),
+      estimatedUsd: z.number(),
+      autouserRatings: z.number().int(),
+    }),
     warnings: z.array(z.string()),
   })
   .meta({ id: "EvaluationDryRun" });
@@ -180,11 +240,22 @@ export const Comparison = z
     position: z.number().int(),
     stimulus: z
       .union([
-        z.object({ kind: z.literal("single"), url: z.string().nullable(), fileId: z.string().nullable(), stimulusType: z.enum(STIMULUS_TYPES) }),
+        z.object({
+          kind: z.literal("single"),
+          url: z.string().nullable(),
+          fileId: z.string().nullable(),
+          stimulusType: z.enum(STIMULUS_TYPES),
+        }),
         z.object({
           kind: z.literal("pair"),
-          sideA: z.object({ url: z.string().nullable(), fileId: z.string().nullable() }),
-          sideB: z.object({ url: z.string().nullable(), fileId: z.string().nullable() }),
+          sideA: z.object({
+            url: z.string().nullable(),
+            fileId: z.string().nullable(),
+          }),
+          sideB: z.object({
+            url: z.string().nullable(),
+            fileId: z.string().nullable(),
+          }),
         }),
       ])
       .meta({ id: "ComparisonStimulus" }),

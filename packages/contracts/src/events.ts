@@ -19,12 +19,17 @@ export const EventEnvelope = z
   .object({
     id: z.string(),
     object: z.literal("event"),
-    type: z.string().meta({ description: "One of the event types; receivers ignore types they do not know." }),
+    type: z.string().meta({
+      description: "One of the event types; receivers ignore types they do not know.",
+    }),
     api_version: z.string(),
     created: z.number().int(),
     team_id: z.string(),
     data: z.object({ object: z.record(z.string(), z.unknown()) }),
-    request: z.object({ id: z.string().nullable(), idempotency_key: z.string().nullable() }),
+    request: z.object({
+      id: z.string().nullable(),
+      idempotency_key: z.string().nullable(),
+    }),
   })
   .meta({ id: "Event" });
 export type EventEnvelope = z.infer<typeof EventEnvelope>;

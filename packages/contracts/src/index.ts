@@ -8,3 +8,4 @@ export * from "./ids";
 export * from "./pagination";
 export * from "./scopes";
 export * from "./teams";
+export * from "./templates";

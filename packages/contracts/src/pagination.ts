@@ -22,13 +22,18 @@ export const PageQueryShape = {
     .string()
     .min(1)
     .max(100)
-    .meta({ description: "Return items strictly before this id (previous page)." })
+    .meta({
+      description: "Return items strictly before this id (previous page).",
+    })
     .optional(),
   cursor: z
     .string()
     .min(1)
     .max(100)
-    .meta({ description: "Deprecated alias of `starting_after`; sunset 2027-04-04.", deprecated: true })
+    .meta({
+      description: "Deprecated alias of `starting_after`; sunset 2027-04-04.",
+      deprecated: true,
+    })
     .optional(),
 };
 
@@ -63,7 +68,9 @@ export function listOf<T extends z.ZodType>(item: T, id: string, withTotal = fal
     has_more: z.boolean(),
     next_cursor: z
       .string()
-      .meta({ description: "Id of the last item of the page; pass it as `starting_after`. Absent on an empty page." })
+      .meta({
+        description: "Id of the last item of the page; pass it as `starting_after`. Absent on an empty page.",
+      })
       .optional(),
   };
   return (

@@ -17,7 +17,9 @@ export const Team = z
     name: z.string(),
     description: z.string().nullable(),
     plan: PlanSchema,
-    role: TeamRole.meta({ description: "The caller's role on this team." }).optional(),
+    role: TeamRole.meta({
+      description: "The caller's role on this team.",
+    }).optional(),
     createdAt: DateTime,
     updatedAt: DateTime,
   })

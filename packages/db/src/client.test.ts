@@ -40,7 +40,10 @@ describe("database client", () => {
 
   it("shares one instance per process and configuration", async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), "pglite-")), "db");
-    const [x, y] = await Promise.all([sharedDatabase({ dataDir, migrate: true }), sharedDatabase({ dataDir, migrate: true })]);
+    const [x, y] = await Promise.all([
+      sharedDatabase({ dataDir, migrate: true }),
+      sharedDatabase({ dataDir, migrate: true }),
+    ]);
     expect(x).toBe(y);
     await x.close();
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
@@ -42,10 +42,75 @@ export function createDatabase(opts: DatabaseOptions): Database {
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
-  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const release = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
   const client = new PGlite(opts.dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return { db, kind: "pglite", close: () => client.close() };
+  return {
+    db,
+    kind: "pglite",
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/** Raised when another live process holds the embedded database's data directory. */
+export class DataDirLockedError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `The embedded database at ${dataDir} is in use by process ${pid} (the server, the worker or an admin command). ` +
+        "Stop that process first, or set DATABASE_URL to use Postgres, which many processes can share.",
+    );
+    this.name = "DataDirLockedError";
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * PGlite does not stop a second process opening the same data directory, and two openers corrupt it; so each
+ * opener holds a pid lock file. A lock whose process has died is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, "rubricon.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      const release = () => {
+        process.off("exit", release);
+        try {
+          if (readFileSync(file, "utf8") === String(process.pid)) unlinkSync(file);
+        } catch {
+          // already gone
+        }
+      };
+      process.on("exit", release);
+      return release;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const holder = Number.parseInt(readFileSync(file, "utf8"), 10);
+      if (Number.isInteger(holder) && holder > 0 && processAlive(holder))
+        throw new DataDirLockedError(dataDir, holder);
+      unlinkSync(file);
+    }
+  }
+  throw new Error(`Could not lock the embedded database at ${dataDir}.`);
 }
 
 /** The committed SQL migrations; found beside the package whether run from source or from a bundle. */
@@ -70,10 +135,14 @@ export async function migrateDatabase(database: Database): Promise<void> {
   const migrationsFolderPath = migrationsFolder();
   if (database.kind === "pglite") {
     // biome-ignore lint/suspicious/noExplicitAny: the two drivers' migrators take their own database types
-    await migratePglite(database.db as any, { migrationsFolder: migrationsFolderPath });
+    await migratePglite(database.db as any, {
+      migrationsFolder: migrationsFolderPath,
+    });
   } else {
     // biome-ignore lint/suspicious/noExplicitAny: see above
-    await migratePostgres(database.db as any, { migrationsFolder: migrationsFolderPath });
+    await migratePostgres(database.db as any, {
+      migrationsFolder: migrationsFolderPath,
+    });
   }
 }
 

@@ -12,7 +12,10 @@ const secrets = {
 
 describe("loadEnv", () => {
   it("applies defaults: port 3000, localhost base URL, embedded database", () => {
-    const env = loadEnv({ ...secrets, DATA_DIR: mkdtempSync(join(tmpdir(), "env-")) });
+    const env = loadEnv({
+      ...secrets,
+      DATA_DIR: mkdtempSync(join(tmpdir(), "env-")),
+    });
     expect(env.port).toBe(3000);
     expect(env.baseUrl).toBe("http://localhost:3000");
     expect(env.databaseUrl).toBeUndefined();
@@ -31,18 +34,35 @@ describe("loadEnv", () => {
   });
 
   it("refuses to start a production deployment without its secrets, naming them", () => {
-    expect(() => loadEnv({ NODE_ENV: "production", BASE_URL: "https://rubricon.example", DATA_DIR: tmpdir() })).toThrow(
-      /OAUTH_JWT_SECRET, PLUGIN_JWT_SECRET, ENCRYPTION_KEY/,
-    );
     expect(() =>
-      loadEnv({ NODE_ENV: "production", BASE_URL: "https://rubricon.example", ...secrets, ENCRYPTION_KEY: undefined }),
+      loadEnv({
+        NODE_ENV: "production",
+        BASE_URL: "https://rubricon.example",
+        DATA_DIR: tmpdir(),
+      }),
+    ).toThrow(/OAUTH_JWT_SECRET, PLUGIN_JWT_SECRET, ENCRYPTION_KEY/);
+    expect(() =>
+      loadEnv({
+        NODE_ENV: "production",
+        BASE_URL: "https://rubricon.example",
+        ...secrets,
+        ENCRYPTION_KEY: undefined,
+      }),
     ).toThrow(/ENCRYPTION_KEY/);
-    const env = loadEnv({ NODE_ENV: "production", BASE_URL: "https://rubricon.example/", ...secrets });
+    const env = loadEnv({
+      NODE_ENV: "production",
+      BASE_URL: "https://rubricon.example/",
+      ...secrets,
+    });
     expect(env.baseUrl).toBe("https://rubricon.example");
   });
 
   it("treats a production build on a loopback origin as a local trial", () => {
-    const env = loadEnv({ NODE_ENV: "production", PORT: "4000", DATA_DIR: mkdtempSync(join(tmpdir(), "env-")) });
+    const env = loadEnv({
+      NODE_ENV: "production",
+      PORT: "4000",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "env-")),
+    });
     expect(env.baseUrl).toBe("http://localhost:4000");
     expect(env.oauthJwtSecret.length).toBeGreaterThanOrEqual(32);
   });

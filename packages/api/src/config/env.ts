@@ -74,14 +74,15 @@ function devSecrets(dataDir: string): Record<(typeof SECRET_NAMES)[number], stri
 }
 
 /** The one place settings are read from the environment and validated. */
-export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
   const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(source).filter(([, v]) => v !== "")));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  const dataDir = resolve(e.DATA_DIR ?? join(findRepoRoot(process.cwd()), ".data"));
+  // The data directory is chosen at run time; the ignore hint keeps Next's file tracer from bundling the repo.
+  const dataDir = resolve(/*turbopackIgnore: true*/ e.DATA_DIR ?? join(findRepoRoot(process.cwd()), ".data"));
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const missing = SECRET_NAMES.filter((n) => !e[n]);
   if (missing.length > 0 && isProductionDeployment(e.NODE_ENV, baseUrl)) {

@@ -22,6 +22,9 @@ export function assertSameOrigin(req: Request, baseUrl: string): void {
     }
   }
   if (!source || !allowed.has(source)) {
-    throw new ApiError("cross_site_request", "Cross-site request refused: cookie-authenticated writes must come from this site.");
+    throw new ApiError(
+      "cross_site_request",
+      "Cross-site request refused: cookie-authenticated writes must come from this site.",
+    );
   }
 }

@@ -9,8 +9,12 @@ async function toRequest(req: IncomingMessage, origin: string): Promise<Request>
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else if (value !== undefined) headers.set(name, value);
   }
+  // This server is the edge, so the socket's peer is the client; a client-sent X-Forwarded-For is not trusted.
+  if (req.socket.remoteAddress) headers.set("x-forwarded-for", req.socket.remoteAddress);
+  else headers.delete("x-forwarded-for");
   const chunks: Buffer[] = [];
-  if (req.method !== "GET" && req.method !== "HEAD") for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (req.method !== "GET" && req.method !== "HEAD")
+    for await (const chunk of req) chunks.push(chunk as Buffer);
   return new Request(new URL(req.url ?? "/", origin), {
     method: req.method,
     headers,
@@ -29,7 +33,11 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 }
 
 /** Hosts a fetch-style handler on node:http (tests and the admin tools; production runs inside Next.js). */
-export async function listen(handler: FetchHandler, port = 0, host = "127.0.0.1"): Promise<{ server: Server; url: string }> {
+export async function listen(
+  handler: FetchHandler,
+  port = 0,
+  host = "127.0.0.1",
+): Promise<{ server: Server; url: string }> {
   let origin = `http://${host}`;
   const server = createServer((req, res) => {
     toRequest(req, origin)

@@ -1,4 +1,4 @@
-import { API_KEY_PREFIX, type Scope, SCOPES } from "@rubricon/contracts";
+import { API_KEY_PREFIX, SCOPES, type Scope } from "@rubricon/contracts";
 import { ApiError, authenticateApiKey, findSessionUser, recordApiKeyUse } from "@rubricon/core";
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { AppServices, Principal } from "../trpc/context";
@@ -17,7 +17,8 @@ export function clientIp(req: Request): string | null {
 }
 
 function parseScopes(claim: unknown): Scope[] {
-  if (typeof claim !== "string") throw new ApiError("invalid_access_token", "The access token has no `scope` claim.");
+  if (typeof claim !== "string")
+    throw new ApiError("invalid_access_token", "The access token has no `scope` claim.");
   const known = new Set<string>(SCOPES);
   return claim.split(" ").filter((s): s is Scope => known.has(s));
 }
@@ -34,7 +35,8 @@ async function verifyOAuth(token: string, services: AppServices): Promise<Princi
   if (payload.exp! - issuedAt > OAUTH_MAX_LIFETIME_S || payload.exp! - now > OAUTH_MAX_LIFETIME_S) {
     throw new ApiError("invalid_access_token", "Access tokens may live at most 15 minutes.");
   }
-  if (typeof payload.team !== "string") throw new ApiError("invalid_access_token", "The access token has no `team` claim.");
+  if (typeof payload.team !== "string")
+    throw new ApiError("invalid_access_token", "The access token has no `team` claim.");
   return {
     kind: "oauth",
     userId: payload.sub!,
@@ -54,7 +56,8 @@ async function verifyPlugin(token: string, services: AppServices): Promise<Princ
   if (payload.exp! - now > PLUGIN_MAX_LIFETIME_S) {
     throw new ApiError("invalid_access_token", "Plugin tokens may live at most 7 days.");
   }
-  if (payload.typ !== "plugin") throw new ApiError("invalid_access_token", "The token is not a plugin token.");
+  if (payload.typ !== "plugin")
+    throw new ApiError("invalid_access_token", "The token is not a plugin token.");
   return { kind: "plugin", userId: payload.sub! };
 }
 
@@ -64,15 +67,20 @@ async function verifyJwt(token: string, services: AppServices): Promise<Principa
     return await verifyOAuth(token, services);
   } catch (oauthError) {
     if (oauthError instanceof ApiError) throw oauthError;
-    if (oauthError instanceof joseErrors.JWTExpired) throw new ApiError("invalid_access_token", "The access token has expired.");
+    if (oauthError instanceof joseErrors.JWTExpired)
+      throw new ApiError("invalid_access_token", "The access token has expired.");
     if (oauthError instanceof joseErrors.JWTClaimValidationFailed && oauthError.claim === "aud") {
-      throw new ApiError("invalid_access_token", `The access token's audience is not ${services.env.baseUrl}/api/v1.`);
+      throw new ApiError(
+        "invalid_access_token",
+        `The access token's audience is not ${services.env.baseUrl}/api/v1.`,
+      );
     }
     try {
       return await verifyPlugin(token, services);
     } catch (pluginError) {
       if (pluginError instanceof ApiError) throw pluginError;
-      if (pluginError instanceof joseErrors.JWTExpired) throw new ApiError("invalid_access_token", "The token has expired.");
+      if (pluginError instanceof joseErrors.JWTExpired)
+        throw new ApiError("invalid_access_token", "The token has expired.");
       throw new ApiError("invalid_access_token", "The bearer token is not a valid access or plugin token.");
     }
   }
@@ -85,20 +93,37 @@ async function verifyJwt(token: string, services: AppServices): Promise<Principa
 export async function resolvePrincipal(req: Request, services: AppServices): Promise<Principal | null> {
   const sessionToken = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
   if (sessionToken) {
-    const found = await findSessionUser({ db: services.db, clock: services.clock, baseUrl: services.env.baseUrl }, sessionToken);
+    const found = await findSessionUser(
+      { db: services.db, clock: services.clock, baseUrl: services.env.baseUrl },
+      sessionToken,
+    );
     if (!found) throw new ApiError("invalid_session", "Your session has expired; sign in again.");
-    return { kind: "session", userId: found.user.id, sessionId: found.sessionId };
+    return {
+      kind: "session",
+      userId: found.user.id,
+      sessionId: found.sessionId,
+    };
   }
   const authorization = req.headers.get("authorization");
   if (!authorization) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw new ApiError("authentication_required", "Malformed Authorization header; expected `Bearer <token>`.");
+  if (!match)
+    throw new ApiError(
+      "authentication_required",
+      "Malformed Authorization header; expected `Bearer <token>`.",
+    );
   const token = match[1]!;
   if (token.startsWith(API_KEY_PREFIX)) {
     const now = services.clock.now();
     const key = await authenticateApiKey(services.db, token, now);
     await recordApiKeyUse(services.db, key, clientIp(req), now);
-    return { kind: "api_key", userId: key.userId, teamId: key.teamId, keyId: key.id, scopes: key.scopes as Scope[] };
+    return {
+      kind: "api_key",
+      userId: key.userId,
+      teamId: key.teamId,
+      keyId: key.id,
+      scopes: key.scopes as Scope[],
+    };
   }
   if (token.split(".").length === 3) return verifyJwt(token, services);
   throw new ApiError("invalid_api_key", "Invalid API key provided; keys start with `ak_live_`.");

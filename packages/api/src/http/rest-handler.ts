@@ -4,7 +4,12 @@ import type { AnyRouter } from "@trpc/server";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
 import { assertSameOrigin } from "./csrf";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
-import { claimIdempotencyKey, requestFingerprint, settleIdempotencyKey, validateIdempotencyKey } from "./idempotency";
+import {
+  claimIdempotencyKey,
+  requestFingerprint,
+  settleIdempotencyKey,
+  validateIdempotencyKey,
+} from "./idempotency";
 import { resolvePrincipal } from "./principal";
 import { uuidv7 } from "./request-id";
 import type { Route, RouteTable } from "./route-table";
@@ -23,18 +28,26 @@ interface HandlerDeps {
 
 function json(status: number, body: unknown, headers: Record<string, string>): Response {
   if (status === 204) return new Response(null, { status, headers });
-  return new Response(JSON.stringify(body), { status, headers: { ...headers, "Content-Type": "application/json; charset=utf-8" } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, "Content-Type": "application/json; charset=utf-8" },
+  });
 }
 
 async function readJsonBody(req: Request): Promise<Record<string, unknown>> {
   const length = Number(req.headers.get("content-length") ?? "0");
-  if (length > MAX_BODY_BYTES) throw new ApiError("request_too_large", "The request body is larger than 1 MB.");
+  if (length > MAX_BODY_BYTES)
+    throw new ApiError("request_too_large", "The request body is larger than 1 MB.");
   const text = await req.text();
-  if (text.length > MAX_BODY_BYTES) throw new ApiError("request_too_large", "The request body is larger than 1 MB.");
+  if (text.length > MAX_BODY_BYTES)
+    throw new ApiError("request_too_large", "The request body is larger than 1 MB.");
   if (text.trim() === "") return {};
   const type = req.headers.get("content-type") ?? "";
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
-    throw new ApiError("unsupported_media_type", "Send the request body as JSON with `Content-Type: application/json`.");
+    throw new ApiError(
+      "unsupported_media_type",
+      "Send the request body as JSON with `Content-Type: application/json`.",
+    );
   }
   let parsed: unknown;
   try {
@@ -57,19 +70,34 @@ function queryInput(url: URL): Record<string, unknown> {
   return out;
 }
 
-function deprecationHeaders(route: Route, now: Date, baseUrl: string, headers: Record<string, string>): void {
+/** Route meta `deprecation` is the whole mechanism: headers before the sunset, 410 from it on. */
+function applyDeprecation(
+  route: Route,
+  params: Record<string, string>,
+  now: Date,
+  baseUrl: string,
+  headers: Record<string, string>,
+): void {
   const d = route.meta.deprecation;
   if (!d) return;
+  const successor = d.successor.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(params[name] ?? name),
+  );
   headers.Deprecation = "true";
   headers.Sunset = d.sunset.toUTCString();
-  headers.Link = `<${baseUrl}${API_PREFIX}${d.successor}>; rel="successor-version"`;
+  headers.Link = `<${baseUrl}${API_PREFIX}${successor}>; rel="successor-version"`;
   if (now.getTime() >= d.sunset.getTime()) {
-    throw new ApiError("route_sunset", `This route was removed on ${d.sunset.toUTCString()}; use ${API_PREFIX}${d.successor}.`);
+    throw new ApiError(
+      "route_sunset",
+      `This route was removed on ${d.sunset.toUTCString()}; use ${API_PREFIX}${successor}.`,
+    );
   }
 }
 
 function idempotencyScope(principal: Principal): string {
-  return principal.kind === "api_key" || principal.kind === "oauth" ? `team:${principal.teamId}` : `user:${principal.userId}`;
+  return principal.kind === "api_key" || principal.kind === "oauth"
+    ? `team:${principal.teamId}`
+    : `user:${principal.userId}`;
 }
 
 /** The REST surface: every `/api/v1` request, start to finish, including every error it can meet. */
@@ -78,19 +106,32 @@ export function createRestHandler(deps: HandlerDeps) {
 
   return async function handleRest(req: Request): Promise<Response> {
     const requestId = uuidv7(services.clock.now().getTime());
-    const headers: Record<string, string> = { "X-Request-Id": requestId, "Service-Version": API_VERSION };
-    const ctx: RequestContext = { services, principal: null, requestId, idempotencyKey: null, response: { headers } };
+    const headers: Record<string, string> = {
+      "X-Request-Id": requestId,
+      "Service-Version": API_VERSION,
+    };
+    const ctx: RequestContext = {
+      services,
+      principal: null,
+      requestId,
+      idempotencyKey: null,
+      response: { headers },
+    };
     try {
       const url = new URL(req.url);
       const path = url.pathname.slice(API_PREFIX.length).replace(/\/+$/, "") || "/";
       const method = req.method.toUpperCase();
 
       if (path === "/openapi.json" && (method === "GET" || method === "HEAD")) {
-        return json(200, deps.openApiDocument(), { ...headers, "Cache-Control": "public, max-age=300" });
+        return json(200, deps.openApiDocument(), {
+          ...headers,
+          "Cache-Control": "public, max-age=300",
+        });
       }
 
       const matches = deps.routes.match(path);
-      if (matches.length === 0) throw new ApiError("route_not_found", `Unrecognized request URL (${method} ${API_PREFIX}${path}).`);
+      if (matches.length === 0)
+        throw new ApiError("route_not_found", `Unrecognized request URL (${method} ${API_PREFIX}${path}).`);
       const effectiveMethod = method === "HEAD" ? "GET" : method;
       const match = matches.find((m) => m.route.method === effectiveMethod);
       if (!match) {
@@ -98,20 +139,27 @@ export function createRestHandler(deps: HandlerDeps) {
         if (allow.includes("GET")) allow.push("HEAD");
         headers.Allow = allow.join(", ");
         if (method === "OPTIONS") return new Response(null, { status: 204, headers });
-        throw new ApiError("method_not_allowed", `${method} is not allowed on ${API_PREFIX}${path}; allowed: ${allow.join(", ")}.`);
+        throw new ApiError(
+          "method_not_allowed",
+          `${method} is not allowed on ${API_PREFIX}${path}; allowed: ${allow.join(", ")}.`,
+        );
       }
       const { route, params } = match;
-      deprecationHeaders(route, services.clock.now(), services.env.baseUrl, headers);
+      applyDeprecation(route, params, services.clock.now(), services.env.baseUrl, headers);
 
       const principal = await resolvePrincipal(req, services);
       ctx.principal = principal;
       if (principal?.kind === "session") assertSameOrigin(req, services.env.baseUrl);
 
       const body = BODY_METHODS.has(method) ? await readJsonBody(req) : {};
-      const input = { ...(BODY_METHODS.has(method) ? body : queryInput(url)), ...params };
+      const input = {
+        ...(BODY_METHODS.has(method) ? body : queryInput(url)),
+        ...params,
+      };
 
       const key = req.headers.get("idempotency-key");
-      const useIdempotency = method === "POST" && key !== null && route.meta.idempotent !== false && principal !== null;
+      const useIdempotency =
+        method === "POST" && key !== null && route.meta.idempotent !== false && principal !== null;
       if (key !== null) validateIdempotencyKey(key);
       ctx.idempotencyKey = key;
 
@@ -120,12 +168,18 @@ export function createRestHandler(deps: HandlerDeps) {
           let fn = deps.createCaller(ctx);
           for (const seg of route.procedurePath.split(".")) fn = fn[seg];
           const output = await fn(input);
-          return { status: route.meta.successStatus ?? 200, body: output };
+          return {
+            status: ctx.response.status ?? route.meta.successStatus ?? 200,
+            body: output,
+          };
         } catch (err) {
-          const { error, unexpected } = toApiError(err);
+          const { error, unexpected } = toApiError(err, input);
           if (unexpected) console.error(`[${requestId}] ${method} ${path} failed:`, err);
           Object.assign(headers, error.headers);
-          return { status: error.status, body: toErrorEnvelope(error, requestId) };
+          return {
+            status: error.status,
+            body: toErrorEnvelope(error, requestId),
+          };
         }
       };
 
@@ -137,7 +191,10 @@ export function createRestHandler(deps: HandlerDeps) {
       const fingerprint = requestFingerprint(method, path, body);
       const claim = await claimIdempotencyKey(services.db, scope, key!, fingerprint, services.clock.now());
       if (claim.kind === "replay") {
-        return json(claim.response.status, claim.response.body, { ...headers, "Idempotent-Replayed": "true" });
+        return json(claim.response.status, claim.response.body, {
+          ...headers,
+          "Idempotent-Replayed": "true",
+        });
       }
       const result = await run();
       await settleIdempotencyKey(services.db, scope, key!, result);

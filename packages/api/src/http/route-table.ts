@@ -62,7 +62,13 @@ export class RouteTable {
       const m = route.regex.exec(path);
       if (!m) continue;
       // A static route matching exactly wins over param routes with the same shape.
-      if (found.length > 0 && found[0]!.route.isStatic && !route.isStatic && found.some((f) => f.route.path !== route.path)) continue;
+      if (
+        found.length > 0 &&
+        found[0]!.route.isStatic &&
+        !route.isStatic &&
+        found.some((f) => f.route.path !== route.path)
+      )
+        continue;
       const params: Record<string, string> = {};
       route.paramNames.forEach((name, i) => {
         params[name] = decodeURIComponent(m[i + 1]!);

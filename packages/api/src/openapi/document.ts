@@ -26,32 +26,60 @@ const ERROR_STATUSES: Record<string, string> = {
  * trpc-to-openapi's document plus one post-processing step: the real success status of each route, the error
  * envelope on every error response, the request-id header, and one global bearer scheme.
  */
-export function buildOpenApiDocument(router: AnyRouter, routes: RouteTable, baseUrl: string): Record<string, unknown> {
+export function buildOpenApiDocument(
+  router: AnyRouter,
+  routes: RouteTable,
+  baseUrl: string,
+): Record<string, unknown> {
   const doc = generateOpenApiDocument(router as unknown as OpenApiRouter, {
     openApiVersion: "3.1.0",
     title: "API",
     version: "v1",
-    description: "Rubricon REST API: UX evaluations rated by people and autousers. Every error response carries the ErrorEnvelope.",
+    description:
+      "Rubricon REST API: UX evaluations rated by people and autousers. Every error response carries the ErrorEnvelope.",
     baseUrl: `${baseUrl}/api/v1`,
-    securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "API key (`ak_live_...`) or OAuth access token." } },
+    securitySchemes: {
+      bearerAuth: {
+        type: "http",
+        scheme: "bearer",
+        description: "API key (`ak_live_...`) or OAuth access token.",
+      },
+    },
   }) as unknown as {
     paths: Record<string, Record<string, Operation>>;
-    components: { schemas?: Record<string, unknown>; securitySchemes?: unknown; responses?: Record<string, unknown>; headers?: Record<string, unknown> };
+    components: {
+      schemas?: Record<string, unknown>;
+      securitySchemes?: unknown;
+      responses?: Record<string, unknown>;
+      headers?: Record<string, unknown>;
+    };
     security?: unknown;
   };
 
   const { schema: envelopeSchema } = createSchema(ErrorEnvelope);
-  doc.components.schemas = { ...doc.components.schemas, ErrorEnvelope: envelopeSchema };
+  doc.components.schemas = {
+    ...doc.components.schemas,
+    ErrorEnvelope: envelopeSchema,
+  };
   doc.components.headers = {
-    XRequestId: { description: "uuid v7 of this request; equals `error.request_id`.", schema: { type: "string", format: "uuid" } },
+    XRequestId: {
+      description: "uuid v7 of this request; equals `error.request_id`.",
+      schema: { type: "string", format: "uuid" },
+    },
   };
   doc.components.responses = Object.fromEntries(
     Object.entries(ERROR_STATUSES).map(([status, description]) => [
       `Error${status}`,
       {
         description,
-        headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
-        content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+        headers: {
+          "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
+        },
+        content: {
+          "application/json": {
+            schema: { $ref: "#/components/schemas/ErrorEnvelope" },
+          },
+        },
       },
     ]),
   );
@@ -67,8 +95,12 @@ export function buildOpenApiDocument(router: AnyRouter, routes: RouteTable, base
     const ok = (responses["200"] ?? { description: "Success" }) as Record<string, unknown>;
     delete responses["200"];
     for (const key of Object.keys(responses)) if (/^[45]\d\d$/.test(key)) delete responses[key];
-    responses[success] = { ...ok, headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } } };
-    for (const status of Object.keys(ERROR_STATUSES)) responses[status] = { $ref: `#/components/responses/Error${status}` };
+    responses[success] = {
+      ...ok,
+      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+    };
+    for (const status of Object.keys(ERROR_STATUSES))
+      responses[status] = { $ref: `#/components/responses/Error${status}` };
     op.responses = responses;
     if (route.meta.scope) op["x-required-scope"] = route.meta.scope;
     if (route.meta.deprecation) op.deprecated = true;

@@ -1,4 +1,12 @@
-import { ApiKeyCreateInput, ApiKeyList, ApiKeyWithSecret, DeletedObject, IdParam, PageQuery, withCursorRules } from "@rubricon/contracts";
+import {
+  ApiKeyCreateInput,
+  ApiKeyList,
+  ApiKeyWithSecret,
+  DeletedObject,
+  IdParam,
+  PageQuery,
+  withCursorRules,
+} from "@rubricon/contracts";
 import * as core from "@rubricon/core";
 import { z } from "zod";
 import { apiProcedure, router } from "../trpc/init";
@@ -9,21 +17,46 @@ const tags = ["API Keys"];
 export const apiKeysRouter = router({
   // GET /api-keys — the keys the signed-in user minted
   list: apiProcedure
-    .meta({ openapi: { method: "GET", path: "/api-keys", tags, summary: "List API keys" }, sessionOnly: true })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api-keys",
+        tags,
+        summary: "List API keys",
+      },
+      sessionOnly: true,
+    })
     .input(withCursorRules(PageQuery))
     .output(ApiKeyList)
     .query(async ({ ctx, input }) => toList(ctx, await core.listApiKeys(ctx.core, ctx.actor, input))),
 
   // POST /api-keys — mint a key; the plaintext is in this response only
   create: apiProcedure
-    .meta({ openapi: { method: "POST", path: "/api-keys", tags, summary: "Create an API key" }, sessionOnly: true, successStatus: 201 })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api-keys",
+        tags,
+        summary: "Create an API key",
+      },
+      sessionOnly: true,
+      successStatus: 201,
+    })
     .input(ApiKeyCreateInput)
     .output(ApiKeyWithSecret)
     .mutation(({ ctx, input }) => core.createApiKey(ctx.core, ctx.actor, input)),
 
   // DELETE /api-keys/{id} — revoke a key
   revoke: apiProcedure
-    .meta({ openapi: { method: "DELETE", path: "/api-keys/{id}", tags, summary: "Revoke an API key" }, sessionOnly: true })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/api-keys/{id}",
+        tags,
+        summary: "Revoke an API key",
+      },
+      sessionOnly: true,
+    })
     .input(z.object({ id: IdParam }))
     .output(DeletedObject)
     .mutation(({ ctx, input }) => core.revokeApiKey(ctx.core, ctx.actor, input.id)),

@@ -6,7 +6,14 @@ import { apiProcedure, router } from "../trpc/init";
 export const authRouter = router({
   // GET /auth/whoami — who the credential acts as
   whoami: apiProcedure
-    .meta({ openapi: { method: "GET", path: "/auth/whoami", tags: ["Auth"], summary: "Identify the caller" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/auth/whoami",
+        tags: ["Auth"],
+        summary: "Identify the caller",
+      },
+    })
     .input(z.object({}).strict())
     .output(WhoAmI)
     .query(async ({ ctx }) => {
@@ -14,7 +21,10 @@ export const authRouter = router({
       const teamIds = await core.actorTeamIds(ctx.core.db, ctx.actor);
       const p = ctx.principal;
       const bound = p.kind === "api_key" || p.kind === "oauth";
-      const teamId = bound ? p.teamId : (await core.resolveTargetTeam(ctx.core.db, ctx.actor, undefined).catch(() => null))?.team.id ?? null;
+      const teamId = bound
+        ? p.teamId
+        : ((await core.resolveTargetTeam(ctx.core.db, ctx.actor, undefined).catch(() => null))?.team.id ??
+          null);
       return {
         object: "whoami" as const,
         userId: ctx.actor.userId,

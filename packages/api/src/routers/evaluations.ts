@@ -4,11 +4,11 @@ import {
   ComparisonList,
   ComparisonUpdateInput,
   DeletedObject,
+  Evaluation,
   EvaluationCreateInput,
   EvaluationCreateResult,
   EvaluationList,
   EvaluationListQuery,
-  Evaluation,
   EvaluationUpdateInput,
   IdParam,
   PageQueryShape,
@@ -26,7 +26,15 @@ const ComparisonPath = z.object({ id: IdParam, comparisonId: IdParam });
 export const evaluationsRouter = router({
   // GET /evaluations — list the evaluations of the caller's teams, newest first
   list: apiProcedure
-    .meta({ openapi: { method: "GET", path: "/evaluations", tags, summary: "List evaluations" }, scope: "evaluations:read" })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/evaluations",
+        tags,
+        summary: "List evaluations",
+      },
+      scope: "evaluations:read",
+    })
     .input(EvaluationListQuery)
     .output(EvaluationList)
     .query(async ({ ctx, input }) => toList(ctx, await core.listEvaluations(ctx.core, ctx.actor, input))),
@@ -34,31 +42,66 @@ export const evaluationsRouter = router({
   // POST /evaluations — create an evaluation (or price it with dryRun)
   create: apiProcedure
     .meta({
-      openapi: { method: "POST", path: "/evaluations", tags, summary: "Create an evaluation" },
+      openapi: {
+        method: "POST",
+        path: "/evaluations",
+        tags,
+        summary: "Create an evaluation",
+        description:
+          "Answers 201 with the evaluation, or 200 with a price and nothing persisted when `dryRun` is true.",
+      },
       scope: "evaluations:write",
       successStatus: 201,
     })
     .input(EvaluationCreateInput)
     .output(EvaluationCreateResult)
-    .mutation(({ ctx, input }) => core.createEvaluation(ctx.core, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      const result = await core.createEvaluation(ctx.core, ctx.actor, input);
+      if ("dryRun" in result) ctx.response.status = 200;
+      return result;
+    }),
 
   // GET /evaluations/{id} — one evaluation
   get: apiProcedure
-    .meta({ openapi: { method: "GET", path: "/evaluations/{id}", tags, summary: "Retrieve an evaluation" }, scope: "evaluations:read" })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/evaluations/{id}",
+        tags,
+        summary: "Retrieve an evaluation",
+      },
+      scope: "evaluations:read",
+    })
     .input(ById)
     .output(Evaluation)
     .query(({ ctx, input }) => core.getEvaluation(ctx.core, ctx.actor, input.id)),
 
   // PATCH /evaluations/{id} — edit fields or move status
   update: apiProcedure
-    .meta({ openapi: { method: "PATCH", path: "/evaluations/{id}", tags, summary: "Update an evaluation" }, scope: "evaluations:write" })
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/evaluations/{id}",
+        tags,
+        summary: "Update an evaluation",
+      },
+      scope: "evaluations:write",
+    })
     .input(EvaluationUpdateInput.extend({ id: IdParam }))
     .output(Evaluation)
     .mutation(({ ctx, input: { id, ...patch } }) => core.updateEvaluation(ctx.core, ctx.actor, id, patch)),
 
   // DELETE /evaluations/{id} — delete an evaluation and everything in it
   delete: apiProcedure
-    .meta({ openapi: { method: "DELETE", path: "/evaluations/{id}", tags, summary: "Delete an evaluation" }, scope: "evaluations:write" })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/evaluations/{id}",
+        tags,
+        summary: "Delete an evaluation",
+      },
+      scope: "evaluations:write",
+    })
     .input(ById)
     .output(DeletedObject)
     .mutation(({ ctx, input }) => core.deleteEvaluation(ctx.core, ctx.actor, input.id)),
@@ -67,28 +110,47 @@ export const evaluationsRouter = router({
     // GET /evaluations/{id}/comparisons — the comparisons raters score
     list: apiProcedure
       .meta({
-        openapi: { method: "GET", path: "/evaluations/{id}/comparisons", tags, summary: "List comparisons" },
+        openapi: {
+          method: "GET",
+          path: "/evaluations/{id}/comparisons",
+          tags,
+          summary: "List comparisons",
+        },
         scope: "evaluations:read",
       })
       .input(withCursorRules(z.object({ ...PageQueryShape, id: IdParam })))
       .output(ComparisonList)
-      .query(async ({ ctx, input: { id, ...page } }) => toList(ctx, await core.listComparisons(ctx.core, ctx.actor, id, page))),
+      .query(async ({ ctx, input: { id, ...page } }) =>
+        toList(ctx, await core.listComparisons(ctx.core, ctx.actor, id, page)),
+      ),
 
     // POST /evaluations/{id}/comparisons — add a comparison to a Draft
     create: apiProcedure
       .meta({
-        openapi: { method: "POST", path: "/evaluations/{id}/comparisons", tags, summary: "Add a comparison" },
+        openapi: {
+          method: "POST",
+          path: "/evaluations/{id}/comparisons",
+          tags,
+          summary: "Add a comparison",
+        },
         scope: "evaluations:write",
         successStatus: 201,
       })
       .input(ComparisonCreateInput.extend({ id: IdParam }))
       .output(Comparison)
-      .mutation(({ ctx, input: { id, ...fields } }) => core.createComparison(ctx.core, ctx.actor, id, fields)),
+      .mutation(({ ctx, input: { id, ...fields } }) =>
+        core.createComparison(ctx.core, ctx.actor, id, fields),
+      ),
 
     // GET /evaluations/{id}/comparisons/{comparisonId} — one comparison
     get: apiProcedure
       .meta({
-        openapi: { method: "GET", path: "/evaluations/{id}/comparisons/{comparisonId}", tags, summary: "Retrieve a comparison" },
+        openapi: {
+          method: "GET",
+          path: "/evaluations/{id}/comparisons/{comparisonId}",
+          tags,
+          summary: "Retrieve a comparison",
+        },
         scope: "evaluations:read",
       })
       .input(ComparisonPath)
@@ -98,7 +160,12 @@ export const evaluationsRouter = router({
     // PATCH /evaluations/{id}/comparisons/{comparisonId} — change a comparison of a Draft
     update: apiProcedure
       .meta({
-        openapi: { method: "PATCH", path: "/evaluations/{id}/comparisons/{comparisonId}", tags, summary: "Update a comparison" },
+        openapi: {
+          method: "PATCH",
+          path: "/evaluations/{id}/comparisons/{comparisonId}",
+          tags,
+          summary: "Update a comparison",
+        },
         scope: "evaluations:write",
       })
       .input(ComparisonUpdateInput.extend({ id: IdParam, comparisonId: IdParam }))
@@ -110,7 +177,12 @@ export const evaluationsRouter = router({
     // DELETE /evaluations/{id}/comparisons/{comparisonId} — remove a comparison from a Draft
     delete: apiProcedure
       .meta({
-        openapi: { method: "DELETE", path: "/evaluations/{id}/comparisons/{comparisonId}", tags, summary: "Delete a comparison" },
+        openapi: {
+          method: "DELETE",
+          path: "/evaluations/{id}/comparisons/{comparisonId}",
+          tags,
+          summary: "Delete a comparison",
+        },
         scope: "evaluations:write",
       })
       .input(ComparisonPath)

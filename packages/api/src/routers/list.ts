@@ -5,7 +5,12 @@ export const LEGACY_CURSOR_SUNSET = new Date("2027-04-04T00:00:00Z");
 /** The shared list envelope; flags the legacy `cursor` parameter as deprecated on the response. */
 export function toList<T extends { id: string }>(
   ctx: RequestContext,
-  page: { data: T[]; hasMore: boolean; usedLegacyCursor: boolean; totalCount?: number },
+  page: {
+    data: T[];
+    hasMore: boolean;
+    usedLegacyCursor: boolean;
+    totalCount?: number;
+  },
 ) {
   if (page.usedLegacyCursor) {
     ctx.response.headers.Deprecation = "true";

@@ -5,13 +5,27 @@ import type { Env } from "../config/env";
 
 export type Principal =
   | { kind: "session"; userId: string; sessionId: string }
-  | { kind: "api_key"; userId: string; teamId: string; keyId: string; scopes: Scope[] }
-  | { kind: "oauth"; userId: string; teamId: string; scopes: Scope[]; clientId: string | null }
+  | {
+      kind: "api_key";
+      userId: string;
+      teamId: string;
+      keyId: string;
+      scopes: Scope[];
+    }
+  | {
+      kind: "oauth";
+      userId: string;
+      teamId: string;
+      scopes: Scope[];
+      clientId: string | null;
+    }
   | { kind: "plugin"; userId: string };
 
 /** Per-request bag the transport merges into the response, error or not. */
 export interface ResponseState {
   headers: Record<string, string>;
+  /** Overrides the route's success status for this response (a dry run creates nothing: 200, not 201). */
+  status?: number;
 }
 
 export interface AppServices {
@@ -32,9 +46,17 @@ export function actorOf(principal: Principal): Actor {
   switch (principal.kind) {
     case "api_key":
     case "oauth":
-      return { userId: principal.userId, boundTeamId: principal.teamId, principal: principal.kind };
+      return {
+        userId: principal.userId,
+        boundTeamId: principal.teamId,
+        principal: principal.kind,
+      };
     default:
-      return { userId: principal.userId, boundTeamId: null, principal: principal.kind };
+      return {
+        userId: principal.userId,
+        boundTeamId: null,
+        principal: principal.kind,
+      };
   }
 }
 

@@ -24,15 +24,28 @@ export type RouteMeta = OpenApiMeta<{
   idempotent?: boolean;
 }>;
 
-const t = initTRPC.context<RequestContext>().meta<RouteMeta>().create({
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    if (cause instanceof ApiError) {
-      return { ...shape, data: { ...shape.data, apiError: { code: cause.code, type: cause.type, param: cause.param } } };
-    }
-    return shape;
-  },
-});
+const t = initTRPC
+  .context<RequestContext>()
+  .meta<RouteMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      if (cause instanceof ApiError) {
+        return {
+          ...shape,
+          data: {
+            ...shape.data,
+            apiError: {
+              code: cause.code,
+              type: cause.type,
+              param: cause.param,
+            },
+          },
+        };
+      }
+      return shape;
+    },
+  });
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -45,14 +58,32 @@ function scopeFailure(scope: RequiredScope): ApiError {
 
 const authed = t.middleware(({ ctx, meta, next }) => {
   const principal = ctx.principal;
-  if (!principal) throw new ApiError("authentication_required", "No credentials were provided. Send `Authorization: Bearer <key>`.");
+  if (!principal)
+    throw new ApiError(
+      "authentication_required",
+      "No credentials were provided. Send `Authorization: Bearer <key>`.",
+    );
   if (meta?.sessionOnly && principal.kind !== "session") {
-    throw new ApiError("session_required", "This route accepts only a signed-in session; an API key or token cannot call it.");
+    throw new ApiError(
+      "session_required",
+      "This route accepts only a signed-in session; an API key or token cannot call it.",
+    );
   }
-  if (meta?.scope && (principal.kind === "api_key" || principal.kind === "oauth") && !scopeGrants(principal.scopes, meta.scope)) {
+  if (
+    meta?.scope &&
+    (principal.kind === "api_key" || principal.kind === "oauth") &&
+    !scopeGrants(principal.scopes, meta.scope)
+  ) {
     throw scopeFailure(meta.scope);
   }
-  return next({ ctx: { ...ctx, principal: principal as Principal, actor: actorOf(principal), core: coreContext(ctx) } });
+  return next({
+    ctx: {
+      ...ctx,
+      principal: principal as Principal,
+      actor: actorOf(principal),
+      core: coreContext(ctx),
+    },
+  });
 });
 
 /** Every API procedure: authenticated, scope- and session-checked from its meta. */

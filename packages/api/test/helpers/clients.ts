@@ -31,26 +31,49 @@ export async function signUp(server: TestServer, label = "user"): Promise<TestUs
 
 /** Headers of a browser request from our own pages, signed in. */
 export function sessionHeaders(server: TestServer, user: TestUser): Record<string, string> {
-  return { Cookie: user.cookie, Origin: server.url, "Content-Type": "application/json" };
+  return {
+    Cookie: user.cookie,
+    Origin: server.url,
+    "Content-Type": "application/json",
+  };
 }
 
-export async function mintApiKey(server: TestServer, user: TestUser, scopes: string[] = ["*"], teamId?: string): Promise<string> {
+export async function mintApiKey(
+  server: TestServer,
+  user: TestUser,
+  scopes: string[] = ["*"],
+  teamId?: string,
+): Promise<string> {
   const res = await fetch(`${server.api}/api-keys`, {
     method: "POST",
     headers: sessionHeaders(server, user),
-    body: JSON.stringify({ name: "test key", scopes, ...(teamId ? { teamId } : {}) }),
+    body: JSON.stringify({
+      name: "test key",
+      scopes,
+      ...(teamId ? { teamId } : {}),
+    }),
   });
   if (res.status !== 201) throw new Error(`key mint failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { key: string }).key;
 }
 
 export function bearer(token: string): Record<string, string> {
-  return { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+  return {
+    Authorization: `Bearer ${token}`,
+    "Content-Type": "application/json",
+  };
 }
 
 export async function mintOAuthToken(
   server: TestServer,
-  claims: { sub: string; team: string; scope: string; aud?: string; ttlSeconds?: number; secret?: string },
+  claims: {
+    sub: string;
+    team: string;
+    scope: string;
+    aud?: string;
+    ttlSeconds?: number;
+    secret?: string;
+  },
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ team: claims.team, scope: claims.scope })
@@ -62,7 +85,11 @@ export async function mintOAuthToken(
     .sign(new TextEncoder().encode(claims.secret ?? TEST_SECRETS.OAUTH_JWT_SECRET));
 }
 
-export async function mintPluginToken(server: TestServer, userId: string, opts: { ttlSeconds?: number; secret?: string } = {}) {
+export async function mintPluginToken(
+  _server: TestServer,
+  userId: string,
+  opts: { ttlSeconds?: number; secret?: string } = {},
+) {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ typ: "plugin" })
     .setProtectedHeader({ alg: "HS256" })
@@ -74,12 +101,22 @@ export async function mintPluginToken(server: TestServer, userId: string, opts: 
 
 export async function call(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+  } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies freely and assert each field they use
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(url, {
     method: init.method ?? "GET",
     headers: init.headers,
-    body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
+    body:
+      init.body === undefined
+        ? undefined
+        : typeof init.body === "string"
+          ? init.body
+          : JSON.stringify(init.body),
   });
   const text = await res.text();
   let body: unknown = text;

@@ -24,8 +24,17 @@ export async function startTestServer(opts: { clock?: Clock } = {}): Promise<Tes
   const database = await createTestDatabase();
   let app: Rubricon | undefined;
   const { server, url } = await listen((req) => app!.handle(req));
-  const env = loadEnv({ ...TEST_SECRETS, NODE_ENV: "test", BASE_URL: url, DATA_DIR: "/tmp/rubricon-test-data" });
-  app = await createRubricon({ env, database, clock: opts.clock ?? systemClock });
+  const env = loadEnv({
+    ...TEST_SECRETS,
+    NODE_ENV: "test",
+    BASE_URL: url,
+    DATA_DIR: "/tmp/rubricon-test-data",
+  });
+  app = await createRubricon({
+    env,
+    database,
+    clock: opts.clock ?? systemClock,
+  });
   return {
     url,
     api: `${url}/api/v1`,

@@ -2,10 +2,10 @@ import { API_KEY_PREFIX, type ApiKey, type PageQuery, type Scope } from "@rubric
 import { apiKeys, type DbOrTx, newId } from "@rubricon/db";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { paginate } from "../pagination/paginate";
-import { resolveTargetTeam } from "../teams/access";
 import type { Actor, CoreContext } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
+import { resolveTargetTeam } from "../teams/access";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -29,7 +29,12 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
 export async function createApiKey(
   ctx: CoreContext,
   actor: Actor,
-  input: { name: string; scopes: Scope[]; teamId?: string; expiresAt?: string | null },
+  input: {
+    name: string;
+    scopes: Scope[];
+    teamId?: string;
+    expiresAt?: string | null;
+  },
 ): Promise<ApiKey & { key: string }> {
   const { team } = await resolveTargetTeam(ctx.db, actor, input.teamId);
   const now = ctx.clock.now();
@@ -68,7 +73,11 @@ export async function listApiKeys(ctx: CoreContext, actor: Actor, query: PageQue
   return { ...page, data: page.data.map(toApiKey) };
 }
 
-export async function revokeApiKey(ctx: CoreContext, actor: Actor, keyId: string): Promise<{ id: string; deleted: true }> {
+export async function revokeApiKey(
+  ctx: CoreContext,
+  actor: Actor,
+  keyId: string,
+): Promise<{ id: string; deleted: true }> {
   const now = ctx.clock.now();
   const [row] = await ctx.db
     .update(apiKeys)
@@ -88,7 +97,11 @@ export async function revokeApiKey(ctx: CoreContext, actor: Actor, keyId: string
 
 /** Resolves a presented key; unknown, revoked and expired keys are 401s with their own codes. */
 export async function authenticateApiKey(db: DbOrTx, plaintext: string, now: Date): Promise<ApiKeyRow> {
-  const [row] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(plaintext))).limit(1);
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sha256Hex(plaintext)))
+    .limit(1);
   if (!row) throw new ApiError("invalid_api_key", "Invalid API key provided.");
   if (row.revokedAt) throw new ApiError("api_key_revoked", "This API key has been revoked.");
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) {
@@ -104,7 +117,12 @@ const lastWritten = new Map<string, number>();
  * Records last use at most once a minute per key and process, so a busy key costs no write per request.
  * The update is conditional too, so several processes together still write about once a minute.
  */
-export async function recordApiKeyUse(db: DbOrTx, key: ApiKeyRow, ip: string | null, now: Date): Promise<void> {
+export async function recordApiKeyUse(
+  db: DbOrTx,
+  key: ApiKeyRow,
+  ip: string | null,
+  now: Date,
+): Promise<void> {
   const t = now.getTime();
   const last = Math.max(lastWritten.get(key.id) ?? 0, key.lastUsedAt?.getTime() ?? 0);
   if (t - last < LAST_USED_GRANULARITY_MS && key.lastUsedIp === ip) return;

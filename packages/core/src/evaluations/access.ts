@@ -26,11 +26,19 @@ export async function loadVisibleEvaluation(
   if (membership) return row;
   if (actor.principal === "session" && row.shareAccess === "ANYONE_WITH_LINK" && row.status !== "Draft") {
     const [team] = await db.select({ name: teams.name }).from(teams).where(eq(teams.id, row.teamId)).limit(1);
-    const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, actor.userId)).limit(1);
-    throw ApiError.forbidden("evaluation_no_access", "You are not a member of the team that owns this evaluation; you can request access.", {
-      teamName: team?.name ?? null,
-      callerEmail: user?.email ?? null,
-    });
+    const [user] = await db
+      .select({ email: users.email })
+      .from(users)
+      .where(eq(users.id, actor.userId))
+      .limit(1);
+    throw ApiError.forbidden(
+      "evaluation_no_access",
+      "You are not a member of the team that owns this evaluation; you can request access.",
+      {
+        teamName: team?.name ?? null,
+        callerEmail: user?.email ?? null,
+      },
+    );
   }
   throw evaluationNotFound(id);
 }

@@ -39,7 +39,12 @@ export function stimulusFor(type: EvaluationRow["type"], f: ComparisonFields): S
     if ((f.url === undefined) === (f.fileId === undefined)) {
       throw ApiError.invalid("url", "An SSE comparison needs exactly one of `url` or `fileId`.");
     }
-    return { kind: "single", url: f.url ?? null, fileId: f.fileId ?? null, stimulusType: f.stimulusType ?? "URL" };
+    return {
+      kind: "single",
+      url: f.url ?? null,
+      fileId: f.fileId ?? null,
+      stimulusType: f.stimulusType ?? "URL",
+    };
   }
   if (f.currentUrl === undefined && f.sideAFileId === undefined) {
     throw ApiError.invalid("currentUrl", "An SxS comparison needs side A: `currentUrl` or `sideAFileId`.");
@@ -73,7 +78,12 @@ function assertDraft(evaluation: EvaluationRow): void {
   }
 }
 
-export async function listComparisons(ctx: CoreContext, actor: Actor, evaluationId: string, query: PageQuery) {
+export async function listComparisons(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  query: PageQuery,
+) {
   await loadVisibleEvaluation(ctx.db, actor, evaluationId);
   const page = await paginate<ComparisonRow>({
     db: ctx.db,
@@ -86,23 +96,45 @@ export async function listComparisons(ctx: CoreContext, actor: Actor, evaluation
   return { ...page, data: page.data.map(toComparison), totalCount: total };
 }
 
-export async function createComparison(ctx: CoreContext, actor: Actor, evaluationId: string, input: ComparisonFields) {
+export async function createComparison(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  input: ComparisonFields,
+) {
   return ctx.db.transaction(async (tx) => {
-    const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, { forUpdate: true });
+    const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, {
+      forUpdate: true,
+    });
     assertDraft(evaluation);
     const stimulus = stimulusFor(evaluation.type, input);
-    const [last] = await tx.select({ p: max(comparisons.position) }).from(comparisons).where(eq(comparisons.evaluationId, evaluationId));
+    const [last] = await tx
+      .select({ p: max(comparisons.position) })
+      .from(comparisons)
+      .where(eq(comparisons.evaluationId, evaluationId));
     const now = ctx.clock.now();
     const [row] = await tx
       .insert(comparisons)
-      .values({ id: newId("comparison"), evaluationId, name: input.name ?? null, position: (last?.p ?? -1) + 1, stimulus, createdAt: now, updatedAt: now })
+      .values({
+        id: newId("comparison"),
+        evaluationId,
+        name: input.name ?? null,
+        position: (last?.p ?? -1) + 1,
+        stimulus,
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning();
     await tx.update(evaluations).set({ updatedAt: now }).where(eq(evaluations.id, evaluationId));
     return toComparison(row!);
   });
 }
 
-async function loadComparison(tx: DbOrTx, evaluationId: string, comparisonId: string): Promise<ComparisonRow> {
+async function loadComparison(
+  tx: DbOrTx,
+  evaluationId: string,
+  comparisonId: string,
+): Promise<ComparisonRow> {
   const [row] = await tx
     .select()
     .from(comparisons)
@@ -112,7 +144,12 @@ async function loadComparison(tx: DbOrTx, evaluationId: string, comparisonId: st
   return row;
 }
 
-export async function getComparison(ctx: CoreContext, actor: Actor, evaluationId: string, comparisonId: string) {
+export async function getComparison(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  comparisonId: string,
+) {
   await loadVisibleEvaluation(ctx.db, actor, evaluationId);
   return toComparison(await loadComparison(ctx.db, evaluationId, comparisonId));
 }
@@ -125,7 +162,9 @@ export async function updateComparison(
   input: ComparisonFields,
 ) {
   return ctx.db.transaction(async (tx) => {
-    const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, { forUpdate: true });
+    const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, {
+      forUpdate: true,
+    });
     assertDraft(evaluation);
     const existing = await loadComparison(tx, evaluationId, comparisonId);
     const touchesStimulus = Object.keys(input).some((k) => k !== "name");
@@ -143,9 +182,16 @@ export async function updateComparison(
   });
 }
 
-export async function deleteComparison(ctx: CoreContext, actor: Actor, evaluationId: string, comparisonId: string) {
+export async function deleteComparison(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  comparisonId: string,
+) {
   return ctx.db.transaction(async (tx) => {
-    const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, { forUpdate: true });
+    const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, {
+      forUpdate: true,
+    });
     assertDraft(evaluation);
     await loadComparison(tx, evaluationId, comparisonId);
     await recordTombstone(tx, comparisons, "comparison", [comparisonId]);

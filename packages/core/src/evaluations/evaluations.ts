@@ -1,16 +1,47 @@
-import type { Evaluation, EvaluationCreateInput, EvaluationUpdateInput, PageQuery } from "@rubricon/contracts";
-import { comparisons, evaluations, newId, type StimulusRow } from "@rubricon/db";
+import type {
+  Evaluation,
+  EvaluationCreateInput,
+  EvaluationUpdateInput,
+  PageQuery,
+} from "@rubricon/contracts";
+import { comparisons, type DbOrTx, evaluations, newId, type StimulusRow, templates } from "@rubricon/db";
 import { and, eq, inArray } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
 import { paginate, recordTombstone } from "../pagination/paginate";
-import { actorTeamIds, resolveTargetTeam } from "../teams/access";
 import type { Actor, CoreContext } from "../shared/context";
 import { hashPassword, randomToken } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
+import { actorTeamIds, resolveTargetTeam } from "../teams/access";
+import { unknownTemplateIds } from "../templates/templates";
 import { loadVisibleEvaluation } from "./access";
 import { countComparisons, stimulusFor } from "./comparisons";
+import type { TemplateRefs } from "./serialize";
 import { type EvaluationRow, toEvaluation, toEvaluationEventObject } from "./serialize";
 import { assertTransition, isEditable } from "./status";
+
+/** Name and current version of each template the given evaluations use, in one query. */
+async function templateRefs(db: DbOrTx, rows: EvaluationRow[]): Promise<TemplateRefs> {
+  const ids = [...new Set(rows.flatMap((r) => r.selectedDimensionIds))];
+  if (ids.length === 0) return new Map();
+  const found = await db
+    .select({
+      id: templates.id,
+      name: templates.name,
+      version: templates.version,
+    })
+    .from(templates)
+    .where(inArray(templates.id, ids));
+  return new Map(found.map((t) => [t.id, { name: t.name, version: t.version }]));
+}
+
+async function assertTemplatesVisible(db: DbOrTx, actor: Actor, ids: string[] | undefined): Promise<void> {
+  if (!ids) return;
+  const unknown = await unknownTemplateIds(db, actor, ids);
+  if (unknown.length > 0) {
+    const index = ids.indexOf(unknown[0]!);
+    throw ApiError.invalid(`selectedDimensionIds[${index}]`, `No such template: ${unknown[0]}.`);
+  }
+}
 
 export const DEFAULT_TEMPLATE_ID = "overall";
 /** Planning figure for dry runs: what one autouser rating of one comparison costs on the default model. */
@@ -20,19 +51,29 @@ function comparisonInputs(input: EvaluationCreateInput): { name: string | null; 
   if (input.type === "SSE") {
     return (input.designUrls ?? []).map((d) => ({
       name: d.label ?? null,
-      stimulus: stimulusFor("SSE", { url: d.url, fileId: d.fileId, stimulusType: d.stimulusType }),
+      stimulus: stimulusFor("SSE", {
+        url: d.url,
+        fileId: d.fileId,
+        stimulusType: d.stimulusType,
+      }),
     }));
   }
-  return (input.comparisonPairs ?? []).map((p) => ({ name: p.label ?? null, stimulus: stimulusFor("SxS", p) }));
+  return (input.comparisonPairs ?? []).map((p) => ({
+    name: p.label ?? null,
+    stimulus: stimulusFor("SxS", p),
+  }));
 }
 
 function dryRunResult(input: EvaluationCreateInput, comparisonCount: number) {
   const autouserCount = (input.selectedAutousers ?? []).reduce((n, a) => n + a.agentCount, 0);
   const totalRuns = autouserCount * comparisonCount;
   const warnings: string[] = [];
-  if (comparisonCount === 0) warnings.push("The evaluation has no comparisons yet; raters will have nothing to rate.");
+  if (comparisonCount === 0)
+    warnings.push("The evaluation has no comparisons yet; raters will have nothing to rate.");
   if (autouserCount > 0 && input.evaluationMethod === "manual") {
-    warnings.push("Autousers are selected but `evaluationMethod` is manual; they will not run until it is ai or both.");
+    warnings.push(
+      "Autousers are selected but `evaluationMethod` is manual; they will not run until it is ai or both.",
+    );
   }
   if (input.evaluationMethod !== "manual" && autouserCount === 0) {
     warnings.push("`evaluationMethod` includes ai but no autousers are selected.");
@@ -54,6 +95,7 @@ function dryRunResult(input: EvaluationCreateInput, comparisonCount: number) {
 export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
   const { team } = await resolveTargetTeam(ctx.db, actor, input.teamId);
   const items = comparisonInputs(input);
+  await assertTemplatesVisible(ctx.db, actor, input.selectedDimensionIds);
   if (input.dryRun) return dryRunResult(input, items.length);
 
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : null;
@@ -95,8 +137,12 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
         })),
       );
     }
-    const evaluation = toEvaluation(row!, items.length, ctx.baseUrl);
-    await emitEvent(tx, ctx, { type: "evaluation.created", teamId: team.id, object: toEvaluationEventObject(evaluation) });
+    const evaluation = toEvaluation(row!, items.length, ctx.baseUrl, await templateRefs(tx, [row!]));
+    await emitEvent(tx, ctx, {
+      type: "evaluation.created",
+      teamId: team.id,
+      object: toEvaluationEventObject(evaluation),
+    });
     return evaluation;
   });
 }
@@ -104,7 +150,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
 export async function getEvaluation(ctx: CoreContext, actor: Actor, id: string): Promise<Evaluation> {
   const row = await loadVisibleEvaluation(ctx.db, actor, id);
   const counts = await countComparisons(ctx.db, [row.id]);
-  return toEvaluation(row, counts.get(row.id) ?? 0, ctx.baseUrl);
+  return toEvaluation(row, counts.get(row.id) ?? 0, ctx.baseUrl, await templateRefs(ctx.db, [row]));
 }
 
 export async function listEvaluations(
@@ -118,25 +164,45 @@ export async function listEvaluations(
   } else {
     teamIds = await actorTeamIds(ctx.db, actor);
   }
-  if (teamIds.length === 0) return { data: [], hasMore: false, usedLegacyCursor: query.cursor !== undefined };
+  if (teamIds.length === 0)
+    return {
+      data: [],
+      hasMore: false,
+      usedLegacyCursor: query.cursor !== undefined,
+    };
   const page = await paginate<EvaluationRow>({
     db: ctx.db,
     table: evaluations,
     resource: "evaluation",
-    where: and(inArray(evaluations.teamId, teamIds), query.status ? eq(evaluations.status, query.status) : undefined),
+    where: and(
+      inArray(evaluations.teamId, teamIds),
+      query.status ? eq(evaluations.status, query.status) : undefined,
+    ),
     query,
   });
   const counts = await countComparisons(
     ctx.db,
     page.data.map((r) => r.id),
   );
-  return { ...page, data: page.data.map((r) => toEvaluation(r, counts.get(r.id) ?? 0, ctx.baseUrl)) };
+  const refs = await templateRefs(ctx.db, page.data);
+  return {
+    ...page,
+    data: page.data.map((r) => toEvaluation(r, counts.get(r.id) ?? 0, ctx.baseUrl, refs)),
+  };
 }
 
-export async function updateEvaluation(ctx: CoreContext, actor: Actor, id: string, input: EvaluationUpdateInput) {
+export async function updateEvaluation(
+  ctx: CoreContext,
+  actor: Actor,
+  id: string,
+  input: EvaluationUpdateInput,
+) {
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : undefined;
   return ctx.db.transaction(async (tx) => {
-    const current = await loadVisibleEvaluation(tx, actor, id, { forUpdate: true });
+    const current = await loadVisibleEvaluation(tx, actor, id, {
+      forUpdate: true,
+    });
+    await assertTemplatesVisible(tx, actor, input.selectedDimensionIds);
     const { status, sharePassword: _omit, ...fields } = input;
     const changesFields = Object.keys(fields).length > 0 || sharePasswordHash !== undefined;
     if (changesFields && !isEditable(current.status)) {
@@ -152,7 +218,12 @@ export async function updateEvaluation(ctx: CoreContext, actor: Actor, id: strin
       throw ApiError.invalid("sharePassword", "PASSWORD_PROTECTED needs a `sharePassword`.");
     }
     if (!changesFields && !statusChanges) {
-      return toEvaluation(current, (await countComparisons(tx, [id])).get(id) ?? 0, ctx.baseUrl);
+      return toEvaluation(
+        current,
+        (await countComparisons(tx, [id])).get(id) ?? 0,
+        ctx.baseUrl,
+        await templateRefs(tx, [current]),
+      );
     }
     const [row] = await tx
       .update(evaluations)
@@ -164,12 +235,20 @@ export async function updateEvaluation(ctx: CoreContext, actor: Actor, id: strin
       })
       .where(eq(evaluations.id, id))
       .returning();
-    const evaluation = toEvaluation(row!, (await countComparisons(tx, [id])).get(id) ?? 0, ctx.baseUrl);
+    const evaluation = toEvaluation(
+      row!,
+      (await countComparisons(tx, [id])).get(id) ?? 0,
+      ctx.baseUrl,
+      await templateRefs(tx, [row!]),
+    );
     if (statusChanges) {
       await emitEvent(tx, ctx, {
         type: "evaluation.status_changed",
         teamId: row!.teamId,
-        object: { ...toEvaluationEventObject(evaluation), previous_status: current.status },
+        object: {
+          ...toEvaluationEventObject(evaluation),
+          previous_status: current.status,
+        },
       });
     }
     return evaluation;

@@ -3,12 +3,28 @@ import type { evaluations } from "@rubricon/db";
 
 export type EvaluationRow = typeof evaluations.$inferSelect;
 
-export function evaluationLinks(baseUrl: string, row: Pick<EvaluationRow, "id" | "shareToken">): Evaluation["links"] {
+export function evaluationLinks(
+  baseUrl: string,
+  row: Pick<EvaluationRow, "id" | "shareToken">,
+): Evaluation["links"] {
   const e = `${baseUrl}/evaluations/${row.id}`;
-  return { preview: `${e}/preview`, review: `${e}/review`, edit: `${e}/edit`, results: `${e}/results`, share: `${baseUrl}/share/${row.shareToken}` };
+  return {
+    preview: `${e}/preview`,
+    review: `${e}/review`,
+    edit: `${e}/edit`,
+    results: `${e}/results`,
+    share: `${baseUrl}/share/${row.shareToken}`,
+  };
 }
 
-export function toEvaluation(row: EvaluationRow, comparisonCount: number, baseUrl: string): Evaluation {
+export type TemplateRefs = Map<string, { name: string; version: number }>;
+
+export function toEvaluation(
+  row: EvaluationRow,
+  comparisonCount: number,
+  baseUrl: string,
+  templates: TemplateRefs,
+): Evaluation {
   return {
     id: row.id,
     object: "evaluation",
@@ -24,6 +40,10 @@ export function toEvaluation(row: EvaluationRow, comparisonCount: number, baseUr
     instructions: row.instructions,
     scenario: row.scenario,
     selectedDimensionIds: row.selectedDimensionIds,
+    templates: row.selectedDimensionIds.flatMap((id) => {
+      const t = templates.get(id);
+      return t ? [{ id, name: t.name, version: t.version }] : [];
+    }),
     selectedAutousers: row.selectedAutousers,
     comparisonCount,
     createdBy: row.createdBy,

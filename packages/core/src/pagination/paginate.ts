@@ -36,12 +36,16 @@ export async function paginate<Row>({ db, table, resource, where, query }: Pagin
   let keyset: SQL | undefined;
   if (cursorId !== undefined) {
     const sortKey = sql`coalesce(
-      (select ${table.updatedAt} from ${table} where ${table.id} = ${cursorId}),
+      (select ${table.updatedAt} from ${table} where ${table.id} = ${cursorId}${where ? sql` and ${where}` : sql``}),
       (select ${listTombstones.sortUpdatedAt} from ${listTombstones}
         where ${listTombstones.id} = ${cursorId} and ${listTombstones.resource} = ${resource}))`;
     const [found] = await queryRows<{ k: unknown }>(db, sql`select ${sortKey} as k`);
     if (!found || found.k === null) {
-      throw ApiError.invalid(param, `No item with id '${cursorId}' in this list; cursors are ids from an earlier page of the same list.`, "invalid_cursor");
+      throw ApiError.invalid(
+        param,
+        `No item with id '${cursorId}' in this list; cursors are ids from an earlier page of the same list.`,
+        "invalid_cursor",
+      );
     }
     keyset =
       afterId !== undefined
@@ -76,4 +80,3 @@ export async function recordTombstone(
       on conflict (id) do nothing`);
   }
 }
-

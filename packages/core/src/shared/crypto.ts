@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+} from "node:crypto";
 
 export function sha256Hex(value: string): string {
   return createHash("sha256").update(value).digest("hex");
@@ -31,8 +38,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (alg !== "scrypt" || !saltB64 || !hashB64) return false;
   const expected = Buffer.from(hashB64, "base64");
   const actual = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, Buffer.from(saltB64, "base64"), expected.length, { N: Number(n), r: Number(r), p: Number(p) }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scrypt(
+      password,
+      Buffer.from(saltB64, "base64"),
+      expected.length,
+      { N: Number(n), r: Number(r), p: Number(p) },
+      (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
   return actual.length === expected.length && timingSafeEqual(actual, expected);

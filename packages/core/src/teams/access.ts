@@ -39,15 +39,26 @@ export async function findMembership(db: DbOrTx, actor: Actor, teamId: string): 
  * The team an action targets. An explicit `teamId` must be one the actor may act on (a bound credential
  * naming another team is a 403 team mismatch); without one, keys use their team and users their personal team.
  */
-export async function resolveTargetTeam(db: DbOrTx, actor: Actor, teamId: string | undefined): Promise<Membership> {
+export async function resolveTargetTeam(
+  db: DbOrTx,
+  actor: Actor,
+  teamId: string | undefined,
+): Promise<Membership> {
   if (teamId !== undefined) {
     if (actor.boundTeamId && actor.boundTeamId !== teamId) {
-      throw new ApiError("team_mismatch", `This credential is bound to team ${actor.boundTeamId} and cannot act on team ${teamId}.`, {
-        param: "teamId",
-      });
+      throw new ApiError(
+        "team_mismatch",
+        `This credential is bound to team ${actor.boundTeamId} and cannot act on team ${teamId}.`,
+        {
+          param: "teamId",
+        },
+      );
     }
     const membership = await findMembership(db, actor, teamId);
-    if (!membership) throw new ApiError("team_not_found", `No such team: ${teamId}.`, { param: "teamId" });
+    if (!membership)
+      throw new ApiError("team_not_found", `No such team: ${teamId}.`, {
+        param: "teamId",
+      });
     return membership;
   }
   if (actor.boundTeamId) {
@@ -62,7 +73,8 @@ export async function resolveTargetTeam(db: DbOrTx, actor: Actor, teamId: string
     .where(eq(teamMembers.userId, actor.userId))
     .orderBy(asc(teamMembers.createdAt))
     .limit(1);
-  if (!personal) throw new ApiError("team_not_found", "You belong to no team; create one first.", { param: "teamId" });
+  if (!personal)
+    throw new ApiError("team_not_found", "You belong to no team; create one first.", { param: "teamId" });
   return personal;
 }
 

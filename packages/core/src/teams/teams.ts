@@ -21,7 +21,10 @@ export function toTeam(row: TeamRow, role?: TeamRole): Team {
 
 function requireUserActor(actor: Actor, action: string): void {
   if (actor.boundTeamId) {
-    throw new ApiError("session_required", `Only a signed-in user can ${action}; API keys and OAuth tokens act on one team.`);
+    throw new ApiError(
+      "session_required",
+      `Only a signed-in user can ${action}; API keys and OAuth tokens act on one team.`,
+    );
   }
 }
 
@@ -39,8 +42,18 @@ export async function listTeams(ctx: CoreContext, actor: Actor, query: PageQuery
   const roles = new Map(memberships.map((m) => [m.teamId, m.role]));
   const ids = actor.boundTeamId ? [actor.boundTeamId] : [...roles.keys()];
   if (ids.length === 0) return { data: [], hasMore: false, usedLegacyCursor: false, totalCount: 0 };
-  const page = await paginate<TeamRow>({ db: ctx.db, table: teams, resource: "team", where: inArray(teams.id, ids), query });
-  return { ...page, data: page.data.map((t) => toTeam(t, roles.get(t.id))), totalCount: ids.length };
+  const page = await paginate<TeamRow>({
+    db: ctx.db,
+    table: teams,
+    resource: "team",
+    where: inArray(teams.id, ids),
+    query,
+  });
+  return {
+    ...page,
+    data: page.data.map((t) => toTeam(t, roles.get(t.id))),
+    totalCount: ids.length,
+  };
 }
 
 export async function getTeam(ctx: CoreContext, actor: Actor, teamId: string): Promise<Team> {
@@ -58,9 +71,21 @@ export async function createTeam(
   return ctx.db.transaction(async (tx) => {
     const [team] = await tx
       .insert(teams)
-      .values({ id: newId("team"), name: input.name, description: input.description ?? null, plan: "free", createdAt: now, updatedAt: now })
+      .values({
+        id: newId("team"),
+        name: input.name,
+        description: input.description ?? null,
+        plan: "free",
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning();
-    await tx.insert(teamMembers).values({ teamId: team!.id, userId: actor.userId, role: "owner", createdAt: now });
+    await tx.insert(teamMembers).values({
+      teamId: team!.id,
+      userId: actor.userId,
+      role: "owner",
+      createdAt: now,
+    });
     return toTeam(team!, "owner");
   });
 }
@@ -105,7 +130,9 @@ export async function leaveTeam(ctx: CoreContext, actor: Actor, teamId: string) 
         );
       }
     }
-    await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, actor.userId)));
+    await tx
+      .delete(teamMembers)
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, actor.userId)));
     return { teamId, userId: actor.userId, left: true as const };
   });
 }

@@ -12,7 +12,11 @@ export function normaliseEmail(email: string): string {
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
-  const [row] = await db.select().from(users).where(eq(users.email, normaliseEmail(email))).limit(1);
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normaliseEmail(email)))
+    .limit(1);
   return row ?? null;
 }
 
@@ -26,18 +30,31 @@ export async function createUser(
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
-    if (existing) throw ApiError.invalid("email", "An account with this email already exists.", "email_taken");
+    if (existing)
+      throw ApiError.invalid("email", "An account with this email already exists.", "email_taken");
     const [user] = await tx
       .insert(users)
-      .values({ id: newId("user"), email, name: input.name ?? null, passwordHash, createdAt: now, updatedAt: now })
+      .values({
+        id: newId("user"),
+        email,
+        name: input.name ?? null,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      })
       .onConflictDoNothing()
       .returning();
     if (!user) throw ApiError.invalid("email", "An account with this email already exists.", "email_taken");
     const teamId = newId("team");
     const label = input.name?.trim() || email.split("@")[0];
-    await tx
-      .insert(teams)
-      .values({ id: teamId, name: `${label}'s team`, plan: "free", personalOwnerId: user.id, createdAt: now, updatedAt: now });
+    await tx.insert(teams).values({
+      id: teamId,
+      name: `${label}'s team`,
+      plan: "free",
+      personalOwnerId: user.id,
+      createdAt: now,
+      updatedAt: now,
+    });
     await tx.insert(teamMembers).values({ teamId, userId: user.id, role: "owner", createdAt: now });
     return { user, teamId };
   });
@@ -47,24 +64,35 @@ export async function authenticatePassword(db: Db, email: string, password: stri
   const user = await findUserByEmail(db, email);
   // Verify against a dummy hash when the user is unknown, so timing does not reveal which emails exist.
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !user.passwordHash || !ok) {
+  if (!user?.passwordHash || !ok) {
     throw new ApiError("invalid_credentials", "Email or password is incorrect.");
   }
   return user;
 }
-const DUMMY_HASH =
-  "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+const DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
 /** Starts a session; answers the cookie value, which is stored only as its sha256. */
-export async function createSession(ctx: CoreContext, userId: string): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession(
+  ctx: CoreContext,
+  userId: string,
+): Promise<{ token: string; expiresAt: Date }> {
   const token = randomToken(32);
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await ctx.db.insert(sessions).values({ id: newId("session"), userId, tokenHash: sha256Hex(token), createdAt: now, expiresAt });
+  await ctx.db.insert(sessions).values({
+    id: newId("session"),
+    userId,
+    tokenHash: sha256Hex(token),
+    createdAt: now,
+    expiresAt,
+  });
   return { token, expiresAt };
 }
 
-export async function findSessionUser(ctx: CoreContext, token: string): Promise<{ sessionId: string; user: UserRow } | null> {
+export async function findSessionUser(
+  ctx: CoreContext,
+  token: string,
+): Promise<{ sessionId: string; user: UserRow } | null> {
   const [row] = await ctx.db
     .select({ sessionId: sessions.id, user: users })
     .from(sessions)

@@ -4,8 +4,17 @@ import { users } from "./users";
 
 export type SelectedAutouserRow = { autouserId: string; agentCount: number };
 export type StimulusRow =
-  | { kind: "single"; url: string | null; fileId: string | null; stimulusType: "URL" | "IMAGE" | "VIDEO" | "GIF" }
-  | { kind: "pair"; sideA: { url: string | null; fileId: string | null }; sideB: { url: string | null; fileId: string | null } };
+  | {
+      kind: "single";
+      url: string | null;
+      fileId: string | null;
+      stimulusType: "URL" | "IMAGE" | "VIDEO" | "GIF";
+    }
+  | {
+      kind: "pair";
+      sideA: { url: string | null; fileId: string | null };
+      sideB: { url: string | null; fileId: string | null };
+    };
 
 export const evaluations = pgTable(
   "evaluations",
@@ -14,18 +23,26 @@ export const evaluations = pgTable(
     teamId: text("team_id")
       .notNull()
       .references(() => teams.id, { onDelete: "cascade" }),
-    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdBy: text("created_by").references(() => users.id, {
+      onDelete: "set null",
+    }),
     name: text("name").notNull(),
     description: text("description"),
     type: text("type", { enum: ["SSE", "SxS"] }).notNull(),
-    status: text("status", { enum: ["Draft", "Running", "Ended", "Archived"] }).notNull(),
+    status: text("status", {
+      enum: ["Draft", "Running", "Ended", "Archived"],
+    }).notNull(),
     shareAccess: text("share_access", {
       enum: ["TEAM_ONLY", "AUTOUSERS_LINK", "ANYONE_WITH_LINK", "PASSWORD_PROTECTED"],
     }).notNull(),
     shareToken: text("share_token").notNull().unique(),
     sharePasswordHash: text("share_password_hash"),
     allowMultipleRatings: boolean("allow_multiple_ratings").notNull().default(false),
-    evaluationMethod: text("evaluation_method", { enum: ["manual", "ai", "both"] }).notNull().default("manual"),
+    evaluationMethod: text("evaluation_method", {
+      enum: ["manual", "ai", "both"],
+    })
+      .notNull()
+      .default("manual"),
     instructions: text("instructions"),
     scenario: text("scenario"),
     selectedDimensionIds: text("selected_dimension_ids").array().notNull(),

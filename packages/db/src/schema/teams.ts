@@ -5,10 +5,14 @@ export const teams = pgTable("teams", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   description: text("description"),
-  plan: text("plan", { enum: ["free", "team", "pro", "enterprise"] }).notNull().default("free"),
+  plan: text("plan", { enum: ["free", "team", "pro", "enterprise"] })
+    .notNull()
+    .default("free"),
   /** Enterprise limits set by an operator; null means the plan's defaults. */
   customLimits: jsonb("custom_limits").$type<Record<string, number> | null>(),
-  personalOwnerId: text("personal_owner_id").references(() => users.id, { onDelete: "set null" }),
+  personalOwnerId: text("personal_owner_id").references(() => users.id, {
+    onDelete: "set null",
+  }),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

@@ -19,7 +19,10 @@ export const sessions = pgTable(
     /** sha256 of the cookie value; the cookie itself is never stored. */
     tokenHash: text("token_hash").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    expiresAt: timestamp("expires_at", {
+      withTimezone: true,
+      mode: "date",
+    }).notNull(),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );

@@ -1,0 +1,9 @@
+import type { Metadata } from "next";
+import { EvaluationDetail } from "@/components/evaluation-detail";
+
+export const metadata: Metadata = { title: "Evaluation" };
+
+export default async function EvaluationPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return <EvaluationDetail id={id} />;
+}

@@ -1,0 +1,99 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { type ReactNode, useEffect, useState } from "react";
+import { errorMessage, isUnauthenticated } from "@/lib/errors";
+import { useTRPC } from "@/lib/trpc";
+
+const NAV = [
+  { href: "/evaluations", label: "Evaluations" },
+  { href: "/api-keys", label: "API keys" },
+];
+
+/** Every dashboard page needs a session: without one, the visitor is sent to sign in and comes back after. */
+export function DashboardShell({ children }: { children: ReactNode }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
+  const signedOut = whoami.isError && isUnauthenticated(whoami.error);
+
+  useEffect(() => {
+    if (signedOut) router.replace(`/sign-in?next=${encodeURIComponent(pathname)}`);
+  }, [signedOut, router, pathname]);
+
+  if (whoami.isPending || signedOut) {
+    return (
+      <div className="page-loading" aria-live="polite">
+        Loading…
+      </div>
+    );
+  }
+
+  return (
+    <>
+      <header className="topbar">
+        <div className="topbar-inner">
+          <Link href="/evaluations" className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              R
+            </span>
+            Rubricon
+          </Link>
+          <nav aria-label="Main" className="nav">
+            {NAV.map((item) => (
+              <Link
+                key={item.href}
+                href={item.href}
+                className="nav-link"
+                aria-current={pathname.startsWith(item.href) ? "page" : undefined}
+              >
+                {item.label}
+              </Link>
+            ))}
+          </nav>
+          <div className="topbar-end">
+            {whoami.data && <span className="muted small">{whoami.data.email}</span>}
+            <SignOutButton />
+          </div>
+        </div>
+      </header>
+      <main className="container">
+        {whoami.isError ? (
+          <p className="alert alert-error" role="alert">
+            {errorMessage(whoami.error)}
+          </p>
+        ) : (
+          children
+        )}
+      </main>
+    </>
+  );
+}
+
+function SignOutButton() {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [pending, setPending] = useState(false);
+
+  async function signOut() {
+    setPending(true);
+    try {
+      await fetch("/api/auth/sign-out", {
+        method: "POST",
+        credentials: "same-origin",
+      });
+    } finally {
+      queryClient.clear();
+      router.replace("/sign-in");
+    }
+  }
+
+  return (
+    <button type="button" className="button button-ghost" onClick={signOut} disabled={pending}>
+      Sign out
+    </button>
+  );
+}

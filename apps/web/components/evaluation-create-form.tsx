@@ -1,0 +1,311 @@
+"use client";
+
+import { EvaluationCreateInput, SHARE_ACCESS } from "@rubricon/contracts";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import type { z } from "zod";
+import { errorMessage, errorParam, paramOf } from "@/lib/errors";
+import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
+import { useTRPC } from "@/lib/trpc";
+
+type EvaluationType = "SSE" | "SxS";
+type ShareAccess = (typeof SHARE_ACCESS)[number];
+interface Pair {
+  key: number;
+  a: string;
+  b: string;
+}
+type FieldErrors = Record<string, string>;
+
+let nextPairKey = 1;
+const newPair = (): Pair => ({ key: nextPairKey++, a: "", b: "" });
+
+/**
+ * Errors are keyed by the field they belong to: `designUrls[2].url` shows under the URL list as "Line 3",
+ * `comparisonPairs[0].variantUrl` under the first pair's B input.
+ */
+function fieldOf(param: string | undefined): string {
+  if (!param) return "form";
+  if (param.startsWith("designUrls")) return "designUrls";
+  const pair = /^comparisonPairs\[(\d+)\]\.(currentUrl|variantUrl)/.exec(param);
+  if (pair) return `pair-${pair[1]}-${pair[2] === "currentUrl" ? "a" : "b"}`;
+  if (param.startsWith("comparisonPairs")) return "comparisonPairs";
+  return ["name", "description", "type", "shareAccess", "sharePassword"].includes(param) ? param : "form";
+}
+
+function describeIssue(param: string | undefined, message: string): string {
+  const line = param && /^designUrls\[(\d+)\]/.exec(param);
+  if (line) return `Line ${Number(line[1]) + 1}: enter a full URL, starting with https://.`;
+  if (param?.startsWith("comparisonPairs[")) return "Enter a full URL, starting with https://.";
+  return message;
+}
+
+function issuesToErrors(issues: z.core.$ZodIssue[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const param = paramOf(issue.path);
+    const key = fieldOf(param);
+    errors[key] ??= describeIssue(param, issue.message);
+  }
+  return errors;
+}
+
+export function EvaluationCreateForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [type, setType] = useState<EvaluationType>("SSE");
+  const [shareAccess, setShareAccess] = useState<ShareAccess>("TEAM_ONLY");
+  const [pairs, setPairs] = useState<Pair[]>(() => [newPair()]);
+  const [errors, setErrors] = useState<FieldErrors>({});
+
+  const create = useMutation(
+    trpc.evaluations.create.mutationOptions({
+      onSuccess: async (result) => {
+        await queryClient.invalidateQueries(trpc.evaluations.pathFilter());
+        if ("id" in result) router.push(`/evaluations/${result.id}`);
+      },
+      onError: (error) => {
+        const param = errorParam(error);
+        setErrors({
+          [fieldOf(param)]: describeIssue(param, errorMessage(error)),
+        });
+      },
+    }),
+  );
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = (name: string) => String(form.get(name) ?? "").trim();
+    const description = text("description");
+    const urls = text("designUrls")
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean);
+    const raw = {
+      name: text("name"),
+      type,
+      shareAccess,
+      ...(description ? { description } : {}),
+      ...(shareAccess === "PASSWORD_PROTECTED"
+        ? { sharePassword: String(form.get("sharePassword") ?? "") }
+        : {}),
+      ...(type === "SSE"
+        ? { designUrls: urls.map((url) => ({ url })) }
+        : {
+            // Blank sides are left out so the contract reports them as missing rather than malformed.
+            comparisonPairs: pairs.map((p) => ({
+              currentUrl: p.a.trim() || undefined,
+              variantUrl: p.b.trim() || undefined,
+            })),
+          }),
+    };
+    // The contract schema checks the form before the round trip, with the same messages the API would give.
+    const parsed = EvaluationCreateInput.safeParse(raw);
+    if (!parsed.success) {
+      setErrors(issuesToErrors(parsed.error.issues));
+      return;
+    }
+    setErrors({});
+    create.mutate(parsed.data);
+  }
+
+  const fieldError = (key: string) =>
+    errors[key] ? (
+      <p className="field-error" id={`${key}-error`} role="alert">
+        {errors[key]}
+      </p>
+    ) : null;
+  const invalid = (key: string) =>
+    errors[key] ? { "aria-invalid": true as const, "aria-describedby": `${key}-error` } : {};
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link href="/evaluations">Evaluations</Link>
+            <span aria-hidden="true">/</span>
+          </nav>
+          <h1>New evaluation</h1>
+        </div>
+      </div>
+
+      <form className="card form-card stack-lg" onSubmit={onSubmit} noValidate>
+        <div className="field">
+          <label htmlFor="name">Name</label>
+          <input id="name" name="name" type="text" maxLength={200} {...invalid("name")} />
+          {fieldError("name")}
+        </div>
+
+        <fieldset className="field">
+          <legend>Type</legend>
+          <div className="choice-grid">
+            <label className={`choice ${type === "SSE" ? "choice-selected" : ""}`}>
+              <input
+                type="radio"
+                name="type"
+                value="SSE"
+                checked={type === "SSE"}
+                onChange={() => setType("SSE")}
+              />
+              <span>
+                <strong>SSE — single design</strong>
+                <span className="muted small">Raters score one design at a time.</span>
+              </span>
+            </label>
+            <label className={`choice ${type === "SxS" ? "choice-selected" : ""}`}>
+              <input
+                type="radio"
+                name="type"
+                value="SxS"
+                checked={type === "SxS"}
+                onChange={() => setType("SxS")}
+              />
+              <span>
+                <strong>SxS — side by side</strong>
+                <span className="muted small">Raters compare version A with version B.</span>
+              </span>
+            </label>
+          </div>
+          {fieldError("type")}
+        </fieldset>
+
+        <div className="field">
+          <label htmlFor="description">
+            Description <span className="muted">(optional)</span>
+          </label>
+          <textarea
+            id="description"
+            name="description"
+            rows={3}
+            maxLength={2000}
+            {...invalid("description")}
+          />
+          {fieldError("description")}
+        </div>
+
+        {type === "SSE" ? (
+          <div className="field">
+            <label htmlFor="designUrls">Design URLs</label>
+            <textarea
+              id="designUrls"
+              name="designUrls"
+              rows={4}
+              className="mono"
+              placeholder={"https://example.com/checkout\nhttps://example.com/pricing"}
+              {...invalid("designUrls")}
+            />
+            <p className="hint">One URL per line; each becomes a comparison for raters.</p>
+            {fieldError("designUrls")}
+          </div>
+        ) : (
+          <fieldset className="field">
+            <legend>Design pairs</legend>
+            <p className="hint">Each pair becomes a comparison: raters see version A beside version B.</p>
+            <div className="stack">
+              {pairs.map((pair, index) => (
+                <div className="pair-row" key={pair.key}>
+                  <div className="field">
+                    <label htmlFor={`pair-${pair.key}-a`}>Pair {index + 1} version A URL</label>
+                    <input
+                      id={`pair-${pair.key}-a`}
+                      type="url"
+                      className="mono"
+                      value={pair.a}
+                      onChange={(e) =>
+                        setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, a: e.target.value } : p)))
+                      }
+                      {...invalid(`pair-${index}-a`)}
+                    />
+                    {fieldError(`pair-${index}-a`)}
+                  </div>
+                  <div className="field">
+                    <label htmlFor={`pair-${pair.key}-b`}>Pair {index + 1} version B URL</label>
+                    <input
+                      id={`pair-${pair.key}-b`}
+                      type="url"
+                      className="mono"
+                      value={pair.b}
+                      onChange={(e) =>
+                        setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, b: e.target.value } : p)))
+                      }
+                      {...invalid(`pair-${index}-b`)}
+                    />
+                    {fieldError(`pair-${index}-b`)}
+                  </div>
+                  <button
+                    type="button"
+                    className="button button-ghost"
+                    onClick={() => setPairs(pairs.filter((p) => p.key !== pair.key))}
+                    disabled={pairs.length === 1}
+                    aria-label={`Remove pair ${index + 1}`}
+                  >
+                    Remove
+                  </button>
+                </div>
+              ))}
+            </div>
+            <div>
+              <button type="button" className="button" onClick={() => setPairs([...pairs, newPair()])}>
+                Add pair
+              </button>
+            </div>
+            {fieldError("comparisonPairs")}
+          </fieldset>
+        )}
+
+        <div className="field">
+          <label htmlFor="shareAccess">Share access</label>
+          <select
+            id="shareAccess"
+            name="shareAccess"
+            value={shareAccess}
+            onChange={(e) => setShareAccess(e.target.value as ShareAccess)}
+            {...invalid("shareAccess")}
+          >
+            {SHARE_ACCESS.map((value) => (
+              <option key={value} value={value}>
+                {SHARE_ACCESS_LABELS[value]}
+              </option>
+            ))}
+          </select>
+          {fieldError("shareAccess")}
+        </div>
+
+        {shareAccess === "PASSWORD_PROTECTED" && (
+          <div className="field">
+            <label htmlFor="sharePassword">Share password</label>
+            <input
+              id="sharePassword"
+              name="sharePassword"
+              type="password"
+              autoComplete="new-password"
+              minLength={4}
+              {...invalid("sharePassword")}
+            />
+            {fieldError("sharePassword")}
+          </div>
+        )}
+
+        {errors.form && (
+          <p className="alert alert-error" role="alert">
+            {errors.form}
+          </p>
+        )}
+
+        <div className="form-actions">
+          <Link href="/evaluations" className="button">
+            Cancel
+          </Link>
+          <button type="submit" className="button button-primary" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create evaluation"}
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,214 @@
+"use client";
+
+import type { Comparison, EvaluationStatus } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { CopyButton } from "@/components/copy-button";
+import { StatusBadge } from "@/components/status-badge";
+import { errorMessage } from "@/lib/errors";
+import { formatDateTime, plural } from "@/lib/format";
+import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
+import { useTRPC } from "@/lib/trpc";
+
+/** The moves the API allows from each status (Archived is final); the API enforces the same table. */
+const MOVES: Record<EvaluationStatus, { to: EvaluationStatus; label: string; confirm?: string }[]> = {
+  Draft: [
+    { to: "Running", label: "Move to Running" },
+    {
+      to: "Archived",
+      label: "Archive",
+      confirm: "Archive this evaluation? Archiving is final.",
+    },
+  ],
+  Running: [
+    {
+      to: "Ended",
+      label: "Move to Ended",
+      confirm: "End this evaluation? Raters will no longer be able to submit.",
+    },
+    {
+      to: "Archived",
+      label: "Archive",
+      confirm: "Archive this evaluation? Archiving is final.",
+    },
+  ],
+  Ended: [
+    {
+      to: "Archived",
+      label: "Archive",
+      confirm: "Archive this evaluation? Archiving is final.",
+    },
+  ],
+  Archived: [],
+};
+
+export function EvaluationDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const evaluation = useQuery(trpc.evaluations.get.queryOptions({ id }));
+  const comparisons = useQuery(trpc.evaluations.comparisons.list.queryOptions({ id, limit: 100 }));
+  const [statusError, setStatusError] = useState<string | null>(null);
+
+  const update = useMutation(
+    trpc.evaluations.update.mutationOptions({
+      onSuccess: async (updated) => {
+        setStatusError(null);
+        queryClient.setQueryData(trpc.evaluations.get.queryKey({ id }), updated);
+        await queryClient.invalidateQueries(trpc.evaluations.list.pathFilter());
+      },
+      onError: (error) => setStatusError(errorMessage(error)),
+    }),
+  );
+
+  if (evaluation.isPending) return <p className="muted">Loading evaluation…</p>;
+  if (evaluation.isError) {
+    return (
+      <div className="stack">
+        <p className="alert alert-error" role="alert">
+          {errorMessage(evaluation.error)}
+        </p>
+        <Link href="/evaluations">Back to evaluations</Link>
+      </div>
+    );
+  }
+
+  const e = evaluation.data;
+  const moves = MOVES[e.status];
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link href="/evaluations">Evaluations</Link>
+            <span aria-hidden="true">/</span>
+          </nav>
+          <h1>{e.name}</h1>
+          <div className="header-meta">
+            <StatusBadge status={e.status} />
+            <span className="type-tag">{e.type}</span>
+            <span className="muted small">{plural(e.comparisonCount, "comparison")}</span>
+          </div>
+        </div>
+        {moves.length > 0 && (
+          <div className="button-row">
+            {moves.map((move) => (
+              <button
+                key={move.to}
+                type="button"
+                className={move.to === "Archived" ? "button" : "button button-primary"}
+                disabled={update.isPending}
+                onClick={() => {
+                  if (move.confirm && !window.confirm(move.confirm)) return;
+                  update.mutate({ id, status: move.to });
+                }}
+              >
+                {move.label}
+              </button>
+            ))}
+          </div>
+        )}
+      </div>
+
+      {statusError && (
+        <p className="alert alert-error" role="alert">
+          {statusError}
+        </p>
+      )}
+
+      <div className="detail-grid">
+        <section className="card" aria-labelledby="details-heading">
+          <h2 id="details-heading">Details</h2>
+          <dl className="facts">
+            <dt>Status</dt>
+            <dd data-testid="evaluation-status">{e.status}</dd>
+            <dt>Type</dt>
+            <dd>{e.type === "SSE" ? "SSE — single design" : "SxS — side by side"}</dd>
+            <dt>Description</dt>
+            <dd>{e.description || <span className="muted">No description</span>}</dd>
+            <dt>Method</dt>
+            <dd className="capitalize">{e.evaluationMethod}</dd>
+            <dt>Share access</dt>
+            <dd>{SHARE_ACCESS_LABELS[e.shareAccess]}</dd>
+            <dt>Created</dt>
+            <dd>{formatDateTime(e.createdAt)}</dd>
+            <dt>Updated</dt>
+            <dd>{formatDateTime(e.updatedAt)}</dd>
+            <dt>ID</dt>
+            <dd className="mono small">{e.id}</dd>
+          </dl>
+        </section>
+
+        <section className="card" aria-labelledby="share-heading">
+          <h2 id="share-heading">Share link</h2>
+          <p className="muted small">
+            {e.status === "Draft"
+              ? "The review page opens once the evaluation is running."
+              : `Access: ${SHARE_ACCESS_LABELS[e.shareAccess]}.`}
+          </p>
+          <div className="copy-box">
+            <code className="copy-value">{e.links.share}</code>
+            <CopyButton value={e.links.share} label="Copy share link" />
+          </div>
+        </section>
+      </div>
+
+      <section className="card" aria-labelledby="comparisons-heading">
+        <h2 id="comparisons-heading">Comparisons</h2>
+        {comparisons.isPending && <p className="muted">Loading comparisons…</p>}
+        {comparisons.isError && (
+          <p className="alert alert-error" role="alert">
+            {errorMessage(comparisons.error)}
+          </p>
+        )}
+        {comparisons.data && comparisons.data.data.length === 0 && (
+          <p className="muted">This evaluation has no comparisons yet.</p>
+        )}
+        {comparisons.data && comparisons.data.data.length > 0 && (
+          <ol className="comparison-list">
+            {/* The API lists by last update; raters see them in position order, so show that. */}
+            {[...comparisons.data.data]
+              .sort((a, b) => a.position - b.position)
+              .map((c) => (
+                <ComparisonItem key={c.id} comparison={c} />
+              ))}
+          </ol>
+        )}
+      </section>
+    </>
+  );
+}
+
+function Stimulus({ url, fileId }: { url: string | null; fileId: string | null }) {
+  if (url) {
+    return (
+      <a href={url} target="_blank" rel="noreferrer noopener" className="mono">
+        {url}
+      </a>
+    );
+  }
+  return <span className="mono muted">{fileId ? `File ${fileId}` : "—"}</span>;
+}
+
+function ComparisonItem({ comparison }: { comparison: Comparison }) {
+  const s = comparison.stimulus;
+  return (
+    <li className="comparison">
+      <span className="comparison-position">{comparison.position + 1}</span>
+      <div className="comparison-body">
+        {comparison.name && <strong>{comparison.name}</strong>}
+        {s.kind === "single" ? (
+          <Stimulus url={s.url} fileId={s.fileId} />
+        ) : (
+          <div className="pair">
+            <span className="pair-side">A</span>
+            <Stimulus url={s.sideA.url} fileId={s.sideA.fileId} />
+            <span className="pair-side">B</span>
+            <Stimulus url={s.sideB.url} fileId={s.sideB.fileId} />
+          </div>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,21 @@
+"use client";
+
+import type { AppRouter } from "@rubricon/api";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import type { inferRouterOutputs } from "@trpc/server";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+export function createApiClient() {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpBatchLink({
+        url: "/api/trpc",
+        fetch: (url, init) => fetch(url, { ...init, credentials: "same-origin" }),
+      }),
+    ],
+  });
+}

@@ -1,0 +1,237 @@
+/**
+ * Operator commands against the database directly (not through the API), e.g. to mint the first API key of a
+ * fresh install. Run from the repository root as `pnpm --silent admin <command> ...`.
+ *
+ * The embedded database (PGlite, used when DATABASE_URL is unset) allows one process per data directory: stop the
+ * server and the worker before running these against it. With DATABASE_URL they can run alongside.
+ */
+import { parseArgs } from "node:util";
+import type { Plan, Scope } from "@rubricon/contracts";
+import {
+  ApiError,
+  bootstrapAccount,
+  type CoreContext,
+  type CustomLimitKey,
+  isPlan,
+  parseScopeList,
+  setTeamLimits,
+  setTeamPlan,
+  systemClock,
+} from "@rubricon/core";
+import { createDatabase, type Database, DataDirLockedError, migrateDatabase } from "@rubricon/db";
+import { loadEnv } from "../config/env";
+
+const USAGE = `Usage: pnpm --silent admin <command> [options]
+
+Commands:
+  bootstrap --email E [--password P] --team NAME [--plan free|team|pro|enterprise] [--scopes '*'] [--json]
+      Find or create the user (an existing user's password is left alone) and the team NAME (joining it as a
+      member if it exists), set the team's plan (default free) and mint an API key named "bootstrap" bound to
+      the team. Scopes are comma- or space-separated (default '*').
+  set-plan --team TEAM_ID --plan free|team|pro|enterprise [--json]
+      Change a team's plan.
+  set-limits --team TEAM_ID [--rpm N] [--autouser-ratings N] [--human-ratings N] [--evals N] [--json]
+      Set Enterprise custom limits (requests per minute, autouser and human ratings per month, evaluations);
+      a value of "default" clears that limit.
+  help
+      Show this text.
+
+Uses DATABASE_URL when set, else the embedded database under DATA_DIR (default .data/), which must not be open
+in another process: stop the server and the worker first.
+
+Exit codes: 0 done, 1 failed (e.g. unknown team), 2 bad arguments.`;
+
+class UsageError extends Error {}
+/** A failure the operator can act on from its message alone; no stack trace. */
+class OperatorError extends Error {}
+
+type Flags = Record<string, string | boolean | undefined>;
+
+function parse(args: string[], options: Record<string, { type: "string" | "boolean" }>): Flags {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
+    return values as Flags;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`--${name} is required.`);
+  return value;
+}
+
+function planFlag(value: string): Plan {
+  if (!isPlan(value))
+    throw new UsageError(`Unknown plan '${value}'; expected free, team, pro or enterprise.`);
+  return value;
+}
+
+function scopesFlag(value: string): Scope[] {
+  try {
+    return parseScopeList(value);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function limitFlag(value: string | boolean | undefined, name: string): number | null | undefined {
+  if (typeof value !== "string") return undefined;
+  if (value === "default") return null;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a non-negative integer or "default".`);
+  return Number(value);
+}
+
+/** Opens the database the app would use, migrated, so a fresh install works without a separate step. */
+async function openDatabase(): Promise<{
+  database: Database;
+  ctx: CoreContext;
+}> {
+  let env: ReturnType<typeof loadEnv>;
+  try {
+    env = loadEnv();
+  } catch (err) {
+    throw new OperatorError((err as Error).message);
+  }
+  const database = createDatabase(
+    env.databaseUrl ? { url: env.databaseUrl, maxConnections: 2 } : { dataDir: `${env.dataDir}/pglite` },
+  );
+  try {
+    await migrateDatabase(database);
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw err;
+  }
+  return {
+    database,
+    ctx: { db: database.db, clock: systemClock, baseUrl: env.baseUrl },
+  };
+}
+
+async function withDatabase<T>(fn: (ctx: CoreContext) => Promise<T>): Promise<T> {
+  const { database, ctx } = await openDatabase();
+  try {
+    return await fn(ctx);
+  } finally {
+    await database.close();
+  }
+}
+
+function print(json: boolean, value: Record<string, unknown>, summary: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${summary}\n`);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+      throw new UsageError("A command is required.");
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    case "bootstrap": {
+      const flags = parse(rest, {
+        email: { type: "string" },
+        password: { type: "string" },
+        team: { type: "string" },
+        plan: { type: "string" },
+        scopes: { type: "string" },
+        json: { type: "boolean" },
+      });
+      const email = required(flags, "email");
+      if (!/^[^\s@]+@[^\s@]+$/.test(email.trim()))
+        throw new UsageError(`'${email}' is not an email address.`);
+      const teamName = required(flags, "team");
+      const plan = planFlag(typeof flags.plan === "string" ? flags.plan : "free");
+      const scopes = scopesFlag(typeof flags.scopes === "string" ? flags.scopes : "*");
+      const password = typeof flags.password === "string" ? flags.password : undefined;
+      const result = await withDatabase((ctx) =>
+        bootstrapAccount(ctx, { email, password, teamName, plan, scopes }),
+      );
+      print(
+        flags.json === true,
+        { userId: result.userId, teamId: result.teamId, apiKey: result.apiKey },
+        [
+          `User:    ${result.userId} (${result.createdUser ? "created" : "existing; password unchanged"})`,
+          `Team:    ${result.teamId} "${teamName}" on ${plan} (${result.createdTeam ? "created" : "existing"})`,
+          `API key: ${result.apiKey}`,
+          `Scopes:  ${scopes.join(" ")}`,
+          "The key is shown only now; store it somewhere safe.",
+        ].join("\n"),
+      );
+      return;
+    }
+    case "set-plan": {
+      const flags = parse(rest, {
+        team: { type: "string" },
+        plan: { type: "string" },
+        json: { type: "boolean" },
+      });
+      const teamId = required(flags, "team");
+      const plan = planFlag(required(flags, "plan"));
+      const result = await withDatabase((ctx) => setTeamPlan(ctx, teamId, plan));
+      print(flags.json === true, result, `Team ${result.teamId} is now on the ${result.plan} plan.`);
+      return;
+    }
+    case "set-limits": {
+      const flags = parse(rest, {
+        team: { type: "string" },
+        rpm: { type: "string" },
+        "autouser-ratings": { type: "string" },
+        "human-ratings": { type: "string" },
+        evals: { type: "string" },
+        json: { type: "boolean" },
+      });
+      const teamId = required(flags, "team");
+      const limits: Partial<Record<CustomLimitKey, number | null>> = {};
+      const names: [string, CustomLimitKey][] = [
+        ["rpm", "requestsPerMinute"],
+        ["autouser-ratings", "autouserRatingsPerMonth"],
+        ["human-ratings", "humanRatingsPerMonth"],
+        ["evals", "evaluations"],
+      ];
+      for (const [flag, key] of names) {
+        const value = limitFlag(flags[flag], flag);
+        if (value !== undefined) limits[key] = value;
+      }
+      if (Object.keys(limits).length === 0)
+        throw new UsageError("Give at least one of --rpm, --autouser-ratings, --human-ratings, --evals.");
+      const result = await withDatabase((ctx) => setTeamLimits(ctx, teamId, limits));
+      const shown = result.customLimits ? JSON.stringify(result.customLimits) : "plan defaults";
+      print(flags.json === true, result, `Team ${result.teamId} (${result.plan}) limits: ${shown}.`);
+      if (result.plan !== "enterprise")
+        process.stderr.write("Note: custom limits apply to Enterprise teams only.\n");
+      return;
+    }
+    default:
+      throw new UsageError(`Unknown command '${command}'.`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  () => {
+    process.exitCode = 0;
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof ApiError || err instanceof DataDirLockedError || err instanceof OperatorError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`admin: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,544 @@
+import { events } from "@rubricon/db";
+import { asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEvaluation, expectError, SSE_BODY } from "./helpers/assertions";
+import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+let user: TestUser;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  user = await signUp(server, "evals");
+  key = await mintApiKey(server, user, ["evaluations:*"]);
+});
+afterAll(() => server?.close());
+
+const url = (path = "") => `${server.api}/evaluations${path}`;
+const post = (body: unknown, headers: Record<string, string> = bearer(key)) =>
+  call(url(), { method: "POST", headers, body });
+const patch = (id: string, body: unknown) =>
+  call(url(`/${id}`), { method: "PATCH", headers: bearer(key), body });
+const get = (id: string, headers: Record<string, string> = bearer(key)) => call(url(`/${id}`), { headers });
+const eventsOf = (objectId: string) =>
+  server.database.db
+    .select()
+    .from(events)
+    .where(eq(events.objectId, objectId))
+    .orderBy(asc(events.createdAt), asc(events.id));
+
+describe("creating", () => {
+  it("creates an SSE evaluation with one comparison per design URL", async () => {
+    const res = await post({
+      name: "Landing page",
+      type: "SSE",
+      designUrls: [{ url: "https://example.com/a", label: "A" }, { url: "https://example.com/b" }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      object: "evaluation",
+      type: "SSE",
+      teamId: user.teamId,
+      comparisonCount: 2,
+      createdBy: user.userId,
+    });
+    const comparisons = await call(url(`/${res.body.id}/comparisons`), {
+      headers: bearer(key),
+    });
+    expect(comparisons.status).toBe(200);
+    expect(comparisons.body.total_count).toBe(2);
+    const stimuli = comparisons.body.data.map((c: { name: string | null; stimulus: { url: string } }) => [
+      c.name,
+      c.stimulus.url,
+    ]);
+    expect(stimuli).toEqual(
+      expect.arrayContaining([
+        ["A", "https://example.com/a"],
+        [null, "https://example.com/b"],
+      ]),
+    );
+    for (const c of comparisons.body.data) expect(c.stimulus.kind).toBe("single");
+  });
+
+  it("creates an SxS evaluation with one comparison per pair", async () => {
+    const res = await post({
+      name: "Old vs new",
+      type: "SxS",
+      comparisonPairs: [
+        {
+          currentUrl: "https://example.com/old",
+          variantUrl: "https://example.com/new",
+          label: "Home",
+        },
+        {
+          currentUrl: "https://example.com/old2",
+          variantUrl: "https://example.com/new2",
+        },
+      ],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.comparisonCount).toBe(2);
+    const comparisons = await call(url(`/${res.body.id}/comparisons`), {
+      headers: bearer(key),
+    });
+    const home = comparisons.body.data.find((c: { name: string | null }) => c.name === "Home");
+    expect(home.stimulus).toEqual({
+      kind: "pair",
+      sideA: { url: "https://example.com/old", fileId: null },
+      sideB: { url: "https://example.com/new", fileId: null },
+    });
+  });
+
+  it("refuses comparisonPairs on SSE and designUrls on SxS", async () => {
+    const sse = await post({
+      name: "x",
+      type: "SSE",
+      comparisonPairs: [{ currentUrl: "https://a.example", variantUrl: "https://b.example" }],
+    });
+    expectError(sse, 400, {
+      type: "invalid_request_error",
+      param: "comparisonPairs",
+    });
+    const sxs = await post({
+      name: "x",
+      type: "SxS",
+      designUrls: [{ url: "https://a.example" }],
+    });
+    expectError(sxs, 400, {
+      type: "invalid_request_error",
+      param: "designUrls",
+    });
+  });
+
+  it("refuses PASSWORD_PROTECTED without a sharePassword", async () => {
+    const res = await post({ ...SSE_BODY, shareAccess: "PASSWORD_PROTECTED" });
+    expectError(res, 400, {
+      type: "invalid_request_error",
+      param: "sharePassword",
+    });
+    const ok = await post({
+      ...SSE_BODY,
+      shareAccess: "PASSWORD_PROTECTED",
+      sharePassword: "s3cret",
+    });
+    expect(ok.status).toBe(201);
+    expect(JSON.stringify(ok.body)).not.toContain("s3cret");
+  });
+
+  it("fills the defaults", async () => {
+    const res = await post({ name: "Defaults", type: "SSE" });
+    expect(res.status).toBe(201);
+    const e = res.body;
+    expect(e).toMatchObject({
+      status: "Draft",
+      shareAccess: "TEAM_ONLY",
+      selectedDimensionIds: ["overall"],
+      selectedAutousers: [],
+      allowMultipleRatings: false,
+      evaluationMethod: "manual",
+      description: null,
+      comparisonCount: 0,
+    });
+    expect(e.id).toMatch(/^eval_/);
+    expect(e.shareToken).toEqual(expect.any(String));
+    expect(e.links.share).toBe(`${server.url}/share/${e.shareToken}`);
+    for (const link of ["preview", "review", "edit", "results"]) {
+      expect(e.links[link]).toBe(`${server.url}/evaluations/${e.id}/${link}`);
+    }
+    expect(e.createdAt).toBe(e.updatedAt);
+    expect((await get(e.id)).body).toEqual(e);
+  });
+
+  it("may start Running but not Ended", async () => {
+    expect((await post({ ...SSE_BODY, status: "Running" })).body.status).toBe("Running");
+    expectError(await post({ ...SSE_BODY, status: "Ended" }), 400, {
+      type: "invalid_request_error",
+      param: "status",
+    });
+  });
+
+  it("prices a dry run without persisting anything", async () => {
+    const fresh = await signUp(server, "dry");
+    const freshKey = await mintApiKey(server, fresh, ["evaluations:*"]);
+    const res = await post(
+      {
+        name: "Dry",
+        type: "SxS",
+        comparisonPairs: [
+          { currentUrl: "https://a.example", variantUrl: "https://b.example" },
+          { currentUrl: "https://c.example", variantUrl: "https://d.example" },
+        ],
+        selectedAutousers: [{ autouserId: "auto_1", agentCount: 3 }],
+        evaluationMethod: "ai",
+        dryRun: true,
+      },
+      bearer(freshKey),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      dryRun: true,
+      persisted: false,
+      wouldRun: { autouserCount: 3, comparisonCount: 2, totalRuns: 6 },
+      costEstimate: { currency: "usd", autouserRatings: 6 },
+      warnings: [],
+    });
+    expect(res.body.id).toBeUndefined();
+    const list = await call(url(), { headers: bearer(freshKey) });
+    expect(list.body.data).toEqual([]);
+    const rows = await server.database.db.select().from(events).where(eq(events.teamId, fresh.teamId));
+    expect(rows).toEqual([]);
+  });
+
+  it("validates a dry run like a real create", async () => {
+    const res = await post({ name: "", type: "SSE", dryRun: true });
+    expectError(res, 400, { type: "invalid_request_error", param: "name" });
+  });
+});
+
+describe("status transitions", () => {
+  it("moves Draft → Running → Ended → Archived, then stays final", async () => {
+    const e = await createEvaluation(server.api, bearer(key));
+    for (const status of ["Running", "Ended", "Archived"]) {
+      const res = await patch(e.id, { status });
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe(status);
+    }
+    const back = await patch(e.id, { status: "Running" });
+    expectError(back, 400, {
+      type: "invalid_request_error",
+      code: "illegal_status_transition",
+      param: "status",
+    });
+    expectError(await patch(e.id, { name: "renamed" }), 400, {
+      type: "invalid_request_error",
+      code: "evaluation_not_editable",
+    });
+    expect((await get(e.id)).body).toMatchObject({
+      status: "Archived",
+      name: e.name,
+    });
+  });
+
+  it("refuses Draft → Ended", async () => {
+    const e = await createEvaluation(server.api, bearer(key));
+    const res = await patch(e.id, { status: "Ended" });
+    expectError(res, 400, {
+      type: "invalid_request_error",
+      code: "illegal_status_transition",
+      param: "status",
+    });
+    expect((await get(e.id)).body.status).toBe("Draft");
+  });
+
+  it("archives a Draft directly", async () => {
+    const e = await createEvaluation(server.api, bearer(key));
+    expect((await patch(e.id, { status: "Archived" })).body.status).toBe("Archived");
+  });
+
+  it("keeps an Ended evaluation read-only except for archiving", async () => {
+    const e = await createEvaluation(server.api, bearer(key), {
+      ...SSE_BODY,
+      status: "Running",
+    });
+    expect((await patch(e.id, { status: "Ended" })).status).toBe(200);
+    expectError(await patch(e.id, { name: "renamed" }), 400, {
+      type: "invalid_request_error",
+      code: "evaluation_not_editable",
+    });
+    expectError(await patch(e.id, { shareAccess: "ANYONE_WITH_LINK" }), 400, {
+      type: "invalid_request_error",
+      code: "evaluation_not_editable",
+    });
+    expect((await get(e.id)).body).toMatchObject({
+      name: e.name,
+      shareAccess: "TEAM_ONLY",
+      status: "Ended",
+    });
+    expect((await patch(e.id, { status: "Archived" })).body.status).toBe("Archived");
+  });
+
+  it("edits fields while Draft and Running and bumps updatedAt", async () => {
+    const e = await createEvaluation(server.api, bearer(key));
+    const res = await patch(e.id, {
+      name: "Renamed",
+      description: "Now with text",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      name: "Renamed",
+      description: "Now with text",
+      status: "Draft",
+    });
+    expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(e.updatedAt).getTime());
+    expectError(await patch(e.id, { shareAccess: "PASSWORD_PROTECTED" }), 400, {
+      type: "invalid_request_error",
+      param: "sharePassword",
+    });
+    expectError(await patch(e.id, { type: "SxS" }), 400, {
+      type: "invalid_request_error",
+      code: "parameter_unknown",
+      param: "type",
+    });
+  });
+});
+
+describe("events", () => {
+  it("records evaluation.created and evaluation.status_changed with the causing request", async () => {
+    const created = await call(url(), {
+      method: "POST",
+      headers: { ...bearer(key), "Idempotency-Key": "create-with-events" },
+      body: SSE_BODY,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const started = await call(url(`/${id}`), {
+      method: "PATCH",
+      headers: { ...bearer(key), "Idempotency-Key": "start-it" },
+      body: { status: "Running" },
+    });
+    expect(started.status).toBe(200);
+    await patch(id, { name: "No status change" });
+
+    const rows = await eventsOf(id);
+    expect(rows.map((r) => r.type)).toEqual(["evaluation.created", "evaluation.status_changed"]);
+    const [createdEvent, changedEvent] = rows;
+    expect(createdEvent).toMatchObject({
+      teamId: user.teamId,
+      requestId: created.headers.get("x-request-id"),
+      idempotencyKey: "create-with-events",
+    });
+    expect(createdEvent!.apiVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(createdEvent!.object).toMatchObject({
+      id,
+      status: "Draft",
+      name: SSE_BODY.name,
+    });
+    expect(Object.keys(createdEvent!.object.links as object).sort()).toEqual([
+      "preview",
+      "results",
+      "review",
+    ]);
+
+    expect(changedEvent).toMatchObject({
+      requestId: started.headers.get("x-request-id"),
+      idempotencyKey: "start-it",
+    });
+    expect(changedEvent!.object).toMatchObject({
+      id,
+      status: "Running",
+      previous_status: "Draft",
+    });
+  });
+
+  it("records no event for a refused transition", async () => {
+    const e = await createEvaluation(server.api, bearer(key));
+    await patch(e.id, { status: "Ended" });
+    expect((await eventsOf(e.id)).map((r) => r.type)).toEqual(["evaluation.created"]);
+  });
+});
+
+describe("comparisons", () => {
+  it("can be added, edited and deleted while Draft only", async () => {
+    const e = await createEvaluation(server.api, bearer(key));
+    const base = url(`/${e.id}/comparisons`);
+    const added = await call(base, {
+      method: "POST",
+      headers: bearer(key),
+      body: { name: "Second", url: "https://example.com/2" },
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({
+      object: "comparison",
+      evaluationId: e.id,
+      name: "Second",
+      position: 1,
+    });
+    expect((await get(e.id)).body.comparisonCount).toBe(2);
+
+    const wrongShape = await call(base, {
+      method: "POST",
+      headers: bearer(key),
+      body: { currentUrl: "https://a.example" },
+    });
+    expectError(wrongShape, 400, {
+      type: "invalid_request_error",
+      param: "url",
+    });
+
+    const edited = await call(`${base}/${added.body.id}`, {
+      method: "PATCH",
+      headers: bearer(key),
+      body: { name: "Renamed" },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({
+      name: "Renamed",
+      stimulus: { kind: "single", url: "https://example.com/2" },
+    });
+
+    const deleted = await call(`${base}/${added.body.id}`, {
+      method: "DELETE",
+      headers: bearer(key),
+    });
+    expect(deleted.body).toEqual({ id: added.body.id, deleted: true });
+    expectError(await call(`${base}/${added.body.id}`, { headers: bearer(key) }), 404, {
+      type: "not_found_error",
+      code: "comparison_not_found",
+    });
+
+    expect((await patch(e.id, { status: "Running" })).status).toBe(200);
+    const [first] = (await call(base, { headers: bearer(key) })).body.data;
+    const locked = {
+      type: "invalid_request_error",
+      code: "evaluation_not_editable",
+    };
+    expectError(
+      await call(base, {
+        method: "POST",
+        headers: bearer(key),
+        body: { url: "https://example.com/3" },
+      }),
+      400,
+      locked,
+    );
+    expectError(
+      await call(`${base}/${first.id}`, {
+        method: "PATCH",
+        headers: bearer(key),
+        body: { name: "x" },
+      }),
+      400,
+      locked,
+    );
+    expectError(
+      await call(`${base}/${first.id}`, {
+        method: "DELETE",
+        headers: bearer(key),
+      }),
+      400,
+      locked,
+    );
+    expect((await get(e.id)).body.comparisonCount).toBe(1);
+  });
+
+  it("does not reach a comparison through another evaluation", async () => {
+    const a = await createEvaluation(server.api, bearer(key));
+    const b = await createEvaluation(server.api, bearer(key));
+    const [cmp] = (await call(url(`/${a.id}/comparisons`), { headers: bearer(key) })).body.data;
+    const res = await call(url(`/${b.id}/comparisons/${cmp.id}`), {
+      method: "DELETE",
+      headers: bearer(key),
+    });
+    expectError(res, 404, {
+      type: "not_found_error",
+      code: "comparison_not_found",
+    });
+    expect((await get(a.id)).body.comparisonCount).toBe(1);
+  });
+});
+
+describe("deleting", () => {
+  it("answers {id, deleted: true} and then 404", async () => {
+    const e = await createEvaluation(server.api, bearer(key));
+    const res = await call(url(`/${e.id}`), {
+      method: "DELETE",
+      headers: bearer(key),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: e.id, deleted: true });
+    expectError(await get(e.id), 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+    expectError(await call(url(`/${e.id}/comparisons`), { headers: bearer(key) }), 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+    expectError(await call(url(`/${e.id}`), { method: "DELETE", headers: bearer(key) }), 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+  });
+});
+
+describe("access from another team", () => {
+  let stranger: TestUser;
+  beforeAll(async () => {
+    stranger = await signUp(server, "stranger");
+  });
+
+  it("answers a signed-in stranger 403 evaluation_no_access on a running link-shared evaluation", async () => {
+    const e = await createEvaluation(server.api, bearer(key), {
+      ...SSE_BODY,
+      status: "Running",
+      shareAccess: "ANYONE_WITH_LINK",
+    });
+    const res = await get(e.id, sessionHeaders(server, stranger));
+    expectError(res, 403, {
+      type: "authorization_error",
+      code: "evaluation_no_access",
+    });
+    const team = await call(`${server.api}/teams/${user.teamId}`, {
+      headers: sessionHeaders(server, user),
+    });
+    expect(res.body.error.details).toEqual({
+      teamName: team.body.name,
+      callerEmail: stranger.email,
+    });
+  });
+
+  it("answers 404 for a TEAM_ONLY one, exactly as for a missing one", async () => {
+    const e = await createEvaluation(server.api, bearer(key), {
+      ...SSE_BODY,
+      status: "Running",
+    });
+    const res = await get(e.id, sessionHeaders(server, stranger));
+    expectError(res, 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+    const missing = await get("eval_doesnotexist", sessionHeaders(server, stranger));
+    expect(missing.body.error.message.replace("eval_doesnotexist", e.id)).toBe(res.body.error.message);
+  });
+
+  it("answers 404 for a link-shared Draft and to a stranger's API key", async () => {
+    const draft = await createEvaluation(server.api, bearer(key), {
+      ...SSE_BODY,
+      shareAccess: "ANYONE_WITH_LINK",
+    });
+    expectError(await get(draft.id, sessionHeaders(server, stranger)), 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+    const running = await createEvaluation(server.api, bearer(key), {
+      ...SSE_BODY,
+      status: "Running",
+      shareAccess: "ANYONE_WITH_LINK",
+    });
+    const strangerKey = await mintApiKey(server, stranger, ["*"]);
+    expectError(await get(running.id, bearer(strangerKey)), 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+  });
+
+  it("never lets a stranger change or delete it", async () => {
+    const e = await createEvaluation(server.api, bearer(key), {
+      ...SSE_BODY,
+      status: "Running",
+      shareAccess: "ANYONE_WITH_LINK",
+    });
+    const headers = sessionHeaders(server, stranger);
+    const changed = await call(url(`/${e.id}`), {
+      method: "PATCH",
+      headers,
+      body: { name: "hijacked" },
+    });
+    expect([403, 404]).toContain(changed.status);
+    const deleted = await call(url(`/${e.id}`), { method: "DELETE", headers });
+    expect([403, 404]).toContain(deleted.status);
+    expect((await get(e.id)).body.name).toBe(SSE_BODY.name);
+  });
+});

@@ -1,0 +1,160 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError, SSE_BODY } from "./helpers/assertions";
+import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+let user: TestUser;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  user = await signUp(server, "idem");
+  key = await mintApiKey(server, user, ["evaluations:*"]);
+});
+afterAll(() => server?.close());
+
+const create = (idempotencyKey: string, body: Record<string, unknown> = SSE_BODY, credential = key) =>
+  call(`${server.api}/evaluations`, {
+    method: "POST",
+    headers: { ...bearer(credential), "Idempotency-Key": idempotencyKey },
+    body,
+  });
+const listIds = async (credential = key): Promise<string[]> =>
+  (
+    await call(`${server.api}/evaluations?limit=100`, {
+      headers: bearer(credential),
+    })
+  ).body.data.map((e: { id: string }) => e.id);
+
+describe("Idempotency-Key", () => {
+  it("replays the first response for the same key and body", async () => {
+    const before = await listIds();
+    const k = randomUUID();
+    const first = await create(k);
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const second = await create(k);
+    expect(second.status).toBe(first.status);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+    expect((await listIds()).length).toBe(before.length + 1);
+  });
+
+  it("treats a body with reordered keys as the same body", async () => {
+    const k = randomUUID();
+    const first = await create(k, { name: "Order", type: "SSE" });
+    const second = await create(k, { type: "SSE", name: "Order" });
+    expect(second.body.id).toBe(first.body.id);
+  });
+
+  it("answers 409 idempotency_key_reused for the same key with another body", async () => {
+    const k = randomUUID();
+    expect((await create(k)).status).toBe(201);
+    const before = await listIds();
+    const res = await create(k, { ...SSE_BODY, name: "Something else" });
+    expectError(res, 409, {
+      type: "invalid_request_error",
+      code: "idempotency_key_reused",
+    });
+    expect(await listIds()).toEqual(before);
+  });
+
+  it("answers 409 for the same key on another route", async () => {
+    const k = randomUUID();
+    const e = await create(k);
+    const res = await call(`${server.api}/evaluations/${e.body.id}/comparisons`, {
+      method: "POST",
+      headers: { ...bearer(key), "Idempotency-Key": k },
+      body: SSE_BODY,
+    });
+    expectError(res, 409, {
+      type: "invalid_request_error",
+      code: "idempotency_key_reused",
+    });
+  });
+
+  it("refuses a key longer than 255 characters and accepts 255", async () => {
+    const res = await create("k".repeat(256));
+    expectError(res, 400, {
+      type: "invalid_request_error",
+      param: "Idempotency-Key",
+    });
+    expect((await create("k".repeat(255))).status).toBe(201);
+  });
+
+  it("does not keep a failed request, so the same key can be retried once the request is fixed", async () => {
+    const k = randomUUID();
+    const first = await create(k, { type: "SSE" });
+    expectError(first, 400, {
+      type: "invalid_request_error",
+      code: "parameter_missing",
+      param: "name",
+    });
+    const before = await listIds();
+    const fixed = await create(k, SSE_BODY);
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers.get("idempotent-replayed")).toBeNull();
+    const replay = await create(k, SSE_BODY);
+    expect(replay.body.id).toBe(fixed.body.id);
+    expect((await listIds()).length).toBe(before.length + 1);
+  });
+
+  it("creates exactly one evaluation for 10 concurrent identical requests", async () => {
+    const before = await listIds();
+    const k = randomUUID();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => create(k, { ...SSE_BODY, name: "Concurrent" })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const createdIds = new Set(results.map((r) => r.body.id));
+    expect(createdIds.size).toBe(1);
+    expect(results.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(9);
+    const after = await listIds();
+    expect(after.length).toBe(before.length + 1);
+    expect(after).toContain([...createdIds][0]);
+  });
+
+  it("keeps keys of different teams independent", async () => {
+    const other = await signUp(server, "idem-other");
+    const otherKey = await mintApiKey(server, other, ["evaluations:*"]);
+    const k = randomUUID();
+    const mine = await create(k);
+    const theirs = await create(k, SSE_BODY, otherKey);
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers.get("idempotent-replayed")).toBeNull();
+    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect(theirs.body.teamId).toBe(other.teamId);
+    // A different body is fine on the other team as well.
+    expect((await create(randomUUID(), { ...SSE_BODY, name: "x" }, otherKey)).status).toBe(201);
+    expect(await listIds(otherKey)).toContain(theirs.body.id);
+  });
+
+  it("shares keys between two API keys of the same team", async () => {
+    const secondKey = await mintApiKey(server, user, ["evaluations:*"]);
+    const k = randomUUID();
+    const first = await create(k);
+    const second = await create(k, SSE_BODY, secondKey);
+    expect(second.body.id).toBe(first.body.id);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("applies to session callers as well", async () => {
+    const k = randomUUID();
+    const headers = { ...sessionHeaders(server, user), "Idempotency-Key": k };
+    const first = await call(`${server.api}/evaluations`, {
+      method: "POST",
+      headers,
+      body: SSE_BODY,
+    });
+    const second = await call(`${server.api}/evaluations`, {
+      method: "POST",
+      headers,
+      body: SSE_BODY,
+    });
+    expect(first.status).toBe(201);
+    expect(second.body.id).toBe(first.body.id);
+  });
+});

@@ -1,0 +1,91 @@
+import { compileErrors, validate } from "@readme/openapi-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RouteTable } from "../src/http/route-table";
+import { appRouter } from "../src/routers/index";
+import { UUID_V7 } from "./helpers/assertions";
+import { call } from "./helpers/clients";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+type Operation = {
+  responses: Record<string, { $ref?: string }>;
+  "x-required-scope"?: string;
+};
+type Document = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+  security: Record<string, string[]>[];
+  components: {
+    securitySchemes: Record<string, { type: string; scheme?: string }>;
+    responses: Record<string, { content: { "application/json": { schema: { $ref: string } } } }>;
+    schemas: Record<string, unknown>;
+  };
+};
+
+let server: TestServer;
+let doc: Document;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const res = await call(`${server.api}/openapi.json`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/application\/json/);
+  expect(res.headers.get("x-request-id")).toMatch(UUID_V7);
+  doc = res.body;
+});
+afterAll(() => server?.close());
+
+describe("OpenAPI document", () => {
+  it("is served without authentication and is a valid OpenAPI 3.1 document", async () => {
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info).toMatchObject({ title: "API", version: "v1" });
+  });
+
+  it("declares exactly one security scheme, http bearer, applied globally", () => {
+    const schemes = Object.values(doc.components.securitySchemes);
+    expect(schemes).toHaveLength(1);
+    expect(schemes[0]).toMatchObject({ type: "http", scheme: "bearer" });
+    const [name] = Object.keys(doc.components.securitySchemes);
+    expect(doc.security).toEqual([{ [name!]: [] }]);
+  });
+
+  it("documents every route of the route table with its method", () => {
+    const routes = new RouteTable(appRouter).routes;
+    expect(routes.length).toBeGreaterThan(10);
+    const missing = routes
+      .filter((r) => !doc.paths[r.path]?.[r.method.toLowerCase()])
+      .map((r) => `${r.method} ${r.path}`);
+    expect(missing).toEqual([]);
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it("documents 201 for POST /evaluations and the scope it needs", () => {
+    const op = doc.paths["/evaluations"]!.post!;
+    expect(op.responses).toHaveProperty("201");
+    expect(op.responses).not.toHaveProperty("200");
+    expect(op["x-required-scope"]).toBe("evaluations:write");
+    expect(doc.paths["/evaluations"]!.get!.responses).toHaveProperty("200");
+  });
+
+  it("points every operation's 4xx responses at the ErrorEnvelope", () => {
+    expect(doc.components.schemas).toHaveProperty("ErrorEnvelope");
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const errors = Object.entries(op.responses).filter(([status]) => /^4\d\d$/.test(status));
+        expect(errors.length, `${method} ${path}`).toBeGreaterThan(0);
+        for (const [status, response] of errors) {
+          const name = response.$ref?.replace("#/components/responses/", "");
+          const resolved = name ? doc.components.responses[name] : (response as never);
+          expect(resolved?.content?.["application/json"]?.schema?.$ref, `${method} ${path} ${status}`).toBe(
+            "#/components/schemas/ErrorEnvelope",
+          );
+        }
+      }
+    }
+  });
+});

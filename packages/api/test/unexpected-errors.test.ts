@@ -1,0 +1,63 @@
+import { systemClock } from "@rubricon/core";
+import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { initTRPC } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { loadEnv } from "../src/config/env";
+import { createRestHandler } from "../src/http/rest-handler";
+import { RouteTable } from "../src/http/route-table";
+import type { RequestContext } from "../src/trpc/context";
+import type { RouteMeta } from "../src/trpc/init";
+import { TEST_SECRETS } from "./helpers/server";
+
+// A router of our own whose procedure fails the way a driver or a bug does: with an internal message.
+const t = initTRPC.context<RequestContext>().meta<RouteMeta>().create();
+const failingRouter = t.router({
+  boom: t.procedure
+    .meta({ openapi: { method: "GET", path: "/boom" } })
+    .input(z.object({}))
+    .output(z.object({}))
+    .query(() => {
+      throw new Error("connect ECONNREFUSED postgres://admin:hunter2@10.0.0.5:5432/prod at Socket.ts:42");
+    }),
+});
+
+let database: TestDatabase;
+let handle: (req: Request) => Promise<Response>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const env = loadEnv({
+    ...TEST_SECRETS,
+    NODE_ENV: "test",
+    BASE_URL: "http://127.0.0.1:1",
+  });
+  handle = createRestHandler({
+    services: { db: database.db, env, clock: systemClock },
+    routes: new RouteTable(failingRouter),
+    createCaller: t.createCallerFactory(failingRouter),
+    openApiDocument: () => ({}),
+  });
+});
+afterAll(() => database?.dispose());
+
+describe("unexpected failures", () => {
+  it("answer 500 api_error with the request id and never the internal message", async () => {
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      const res = await handle(new Request("http://127.0.0.1:1/api/v1/boom"));
+      expect(res.status).toBe(500);
+      const body = (await res.json()) as { error: Record<string, string> };
+      expect(body.error.type).toBe("api_error");
+      expect(body.error.code).toBe("internal_error");
+      expect(body.error.request_id).toBe(res.headers.get("x-request-id"));
+      expect(JSON.stringify(body)).not.toMatch(/hunter2|ECONNREFUSED|postgres|Socket\.ts/);
+      // The operator still gets the cause in the server log, tagged with the request id.
+      expect(JSON.stringify(errors.map(String))).toContain(body.error.request_id);
+    } finally {
+      console.error = original;
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import autocannon from "autocannon";
+
+export interface LoadTarget {
+  url: string;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadOptions {
+  connections: number;
+  durationS: number;
+  warmupS: number;
+}
+
+export interface LoadResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  /** Responses outside 2xx plus socket errors and timeouts; any makes the figures suspect. */
+  failures: number;
+}
+
+function once(target: LoadTarget, connections: number, durationS: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: target.url,
+        method: target.method,
+        headers: target.headers,
+        body: target.body,
+        connections,
+        duration: durationS,
+        timeout: 10,
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+/** Closed loop: a fixed number of keep-alive connections, each sending its next request when the last answers. */
+export async function runLoad(target: LoadTarget, opts: LoadOptions): Promise<LoadResult> {
+  // The warm-up lets JIT, connection pools and the database's caches settle; its figures are thrown away.
+  if (opts.warmupS > 0) await once(target, opts.connections, opts.warmupS);
+  const r = await once(target, opts.connections, opts.durationS);
+  return {
+    requestsPerSec: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    requests: r.requests.total,
+    failures: r.non2xx + r.errors + r.timeouts,
+  };
+}

@@ -1,0 +1,31 @@
+import { type DbOrTx, idempotencyRecords, sessions } from "@rubricon/db";
+import { lt } from "drizzle-orm";
+
+/** Idempotency keys are honoured for 24 hours; after that a retry is a new request. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export async function deleteExpiredIdempotencyRecords(db: DbOrTx, now: Date): Promise<number> {
+  const rows = await db
+    .delete(idempotencyRecords)
+    .where(lt(idempotencyRecords.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)))
+    .returning({ key: idempotencyRecords.key });
+  return rows.length;
+}
+
+export async function deleteExpiredSessions(db: DbOrTx, now: Date): Promise<number> {
+  const rows = await db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ id: sessions.id });
+  return rows.length;
+}
+
+export interface MaintenanceResult {
+  idempotencyRecords: number;
+  sessions: number;
+}
+
+/** One pass of the periodic cleanup the worker runs. */
+export async function runMaintenance(db: DbOrTx, now: Date): Promise<MaintenanceResult> {
+  return {
+    idempotencyRecords: await deleteExpiredIdempotencyRecords(db, now),
+    sessions: await deleteExpiredSessions(db, now),
+  };
+}

@@ -1,0 +1,41 @@
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, unique } from "drizzle-orm/pg-core";
+import { teams } from "./teams";
+
+/** A template's body fields beyond the columns below, exactly as the API shows them. */
+export type TemplateBodyRow = Record<string, unknown>;
+
+export const templates = pgTable(
+  "templates",
+  {
+    id: text("id").primaryKey(),
+    /** Null for system templates, which every team sees. */
+    teamId: text("team_id").references(() => teams.id, { onDelete: "cascade" }),
+    isSystem: boolean("is_system").notNull().default(false),
+    name: text("name").notNull(),
+    version: integer("version").notNull().default(1),
+    body: jsonb("body").$type<TemplateBodyRow>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("templates_team_order_idx").on(t.teamId, t.updatedAt.desc(), t.id.desc())],
+);
+
+export const templateVersions = pgTable(
+  "template_versions",
+  {
+    id: text("id").primaryKey(),
+    templateId: text("template_id")
+      .notNull()
+      .references(() => templates.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    changeType: text("change_type", {
+      enum: ["created", "updated", "duplicated"],
+    }).notNull(),
+    changeSummary: text("change_summary"),
+    /** The whole template (name and body) as it was at this version, so it can be restored. */
+    snapshot: jsonb("snapshot").$type<{ name: string; body: TemplateBodyRow }>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [unique("template_versions_template_version_uq").on(t.templateId, t.version)],
+);

@@ -1,0 +1,97 @@
+// `npm test` / `pnpm test`: the whole suite (unit, API and end-to-end tests) through Turborepo.
+// Plain Node, no dependencies, so it runs before anything is installed.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PNPM_VERSION = "10.34.9";
+const DEFAULT_CHROMIUM = "/usr/bin/chromium";
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const started = Date.now();
+
+function log(message) {
+  process.stdout.write(`test: ${message}\n`);
+}
+
+function elapsed() {
+  return `${Math.round((Date.now() - started) / 1000)}s`;
+}
+
+function finish(code, summary) {
+  process.stdout.write(`\n${code === 0 ? "PASS" : "FAIL"}: ${summary} (${elapsed()})\n`);
+  process.exit(code);
+}
+
+/** Runs a command with the terminal attached; answers its exit code (1 when it could not start or was killed). */
+function run(command, args, env = process.env) {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: "inherit", env });
+  if (result.error) {
+    log(`could not run ${command}: ${result.error.message}`);
+    return 1;
+  }
+  if (result.signal) log(`${command} was stopped by ${result.signal}`);
+  return result.status ?? 1;
+}
+
+function isRoot() {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+/** The Playwright test drives Debian's Chromium (the Playwright-managed browsers are never downloaded). */
+function ensureChromium(env) {
+  const wanted = env.CHROMIUM_PATH || DEFAULT_CHROMIUM;
+  if (existsSync(wanted)) return wanted;
+  if (!isRoot()) {
+    log(`Chromium not found at ${wanted}; the end-to-end test needs it.`);
+    log("Install it (Debian/Ubuntu: sudo apt-get install -y --no-install-recommends chromium),");
+    log("or point CHROMIUM_PATH at an installed Chromium or Chrome binary, then run the tests again.");
+    finish(1, "Chromium is missing");
+  }
+  log(`Chromium not found at ${wanted}; installing Debian's chromium with apt-get`);
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  if (run("apt-get", ["update"], aptEnv) !== 0) finish(1, "apt-get update failed");
+  if (run("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], aptEnv) !== 0) {
+    finish(1, "apt-get install chromium failed");
+  }
+  if (!existsSync(DEFAULT_CHROMIUM)) finish(1, `chromium installed but ${DEFAULT_CHROMIUM} is missing`);
+  return DEFAULT_CHROMIUM;
+}
+
+function works(command, args) {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: "ignore" });
+  return !result.error && result.status === 0;
+}
+
+/** The repository's own pnpm, else one on PATH, else a pinned one through npx. */
+function findPnpm() {
+  const local = join(ROOT, "node_modules", ".bin", "pnpm");
+  if (existsSync(local)) return { command: local, prefix: [] };
+  if (works("pnpm", ["--version"])) return { command: "pnpm", prefix: [] };
+  return { command: "npx", prefix: ["-y", `pnpm@${PNPM_VERSION}`] };
+}
+
+const env = { ...process.env };
+env.CHROMIUM_PATH = ensureChromium(env);
+
+const BIN = join(ROOT, "node_modules", ".bin");
+const turbo = join(BIN, "turbo");
+if (!existsSync(turbo)) {
+  const pnpm = findPnpm();
+  log("dependencies are not installed; running pnpm install --frozen-lockfile");
+  if (run(pnpm.command, [...pnpm.prefix, "install", "--frozen-lockfile"], env) !== 0) {
+    finish(1, "pnpm install failed");
+  }
+  if (!existsSync(turbo)) finish(1, `turbo not found at ${turbo} after installing`);
+}
+
+// Turbo is started directly, with the repository's bin folder first on PATH by its absolute path: it then runs
+// each package's script with the workspace's pnpm. (`pnpm exec` puts a relative `./node_modules/.bin` first on
+// PATH, which turbo resolves from the root but spawns from each package folder, where it does not exist.)
+env.PATH = `${BIN}${delimiter}${env.PATH ?? ""}`;
+
+// Tests share one machine (ports, databases, a browser); one task at a time keeps them stable.
+const database = env.DATABASE_URL ? "Postgres from DATABASE_URL" : "embedded PGlite";
+log(`running the test suite (database: ${database})`);
+const code = run(turbo, ["run", "test", "--concurrency=1"], env);
+finish(code, code === 0 ? "all test tasks passed" : `test run failed (turbo exited with code ${code})`);
