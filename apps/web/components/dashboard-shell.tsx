@@ -9,6 +9,7 @@ import { useTRPC } from "@/lib/trpc";
 
 const NAV = [
   { href: "/evaluations", label: "Evaluations" },
+  { href: "/templates", label: "Templates" },
   { href: "/api-keys", label: "API keys" },
 ];
 

@@ -1,16 +1,12 @@
 import { expect, test } from "@playwright/test";
+import { signUp, uniqueEmail } from "./helpers";
 
 test("sign up, create and run an evaluation, and read it back with an API key", async ({ page, request }) => {
-  const email = `e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const email = uniqueEmail();
   const evaluationName = `Checkout redesign ${Date.now()}`;
 
   await test.step("sign up", async () => {
-    await page.goto("/sign-up");
-    await page.getByLabel("Name").fill("E2E Tester");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await expect(page).toHaveURL(/\/evaluations$/);
+    await signUp(page, email);
     await expect(page.getByRole("heading", { name: "No evaluations yet" })).toBeVisible();
   });
 

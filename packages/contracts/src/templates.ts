@@ -176,3 +176,71 @@ export const TemplateListQuery = withCursorRules(
       .optional(),
   }),
 );
+
+const SCALE_TYPE_NAMES = {
+  THREE_POINT: "three-point",
+  FIVE_POINT: "five-point",
+  SEVEN_POINT: "seven-point",
+} as const;
+
+export interface TemplateScaleIssue {
+  param: string;
+  message: string;
+}
+
+/**
+ * The checks no single field's schema can make: the scale is ordered, has as many points as its type says, and
+ * its labels fit it. Shared by the server (which enforces them) and the dashboard (which shows them as you type).
+ */
+export function templateScaleIssues(
+  body: Pick<TemplateBody, "scaleType" | "scaleMin" | "scaleMax" | "scaleLabels"> &
+    Partial<
+      Pick<
+        TemplateBody,
+        "sseScaleLabels" | "sseScaleDescriptions" | "sxsScaleLabels" | "sxsScaleDescriptions"
+      >
+    >,
+): TemplateScaleIssue[] {
+  const issues: TemplateScaleIssue[] = [];
+  const { scaleMin: min, scaleMax: max, scaleType } = body;
+  const points = SCALE_POINTS[scaleType];
+  if (min >= max) {
+    issues.push({
+      param: "scaleMax",
+      message: `\`scaleMax\` (${max}) must be greater than \`scaleMin\` (${min}).`,
+    });
+  } else if (max - min + 1 !== points) {
+    issues.push({
+      param: "scaleMax",
+      message: `A ${SCALE_TYPE_NAMES[scaleType]} scale has ${points} points, so \`scaleMax\` must be ${min + points - 1} (\`scaleMin\` + ${points - 1}).`,
+    });
+  }
+  for (const key of Object.keys(body.scaleLabels)) {
+    const point = Number(key);
+    if (point < min || point > max) {
+      issues.push({
+        param: `scaleLabels.${key}`,
+        message: `Scale label ${key} is outside the scale ${min}..${max}.`,
+      });
+    }
+  }
+  for (const field of ["sseScaleLabels", "sseScaleDescriptions"] as const) {
+    const list = body[field];
+    if (list && list.length > points) {
+      issues.push({
+        param: field,
+        message: `\`${field}\` has ${list.length} entries but the scale has ${points} points.`,
+      });
+    }
+  }
+  for (const field of ["sxsScaleLabels", "sxsScaleDescriptions"] as const) {
+    const list = body[field];
+    if (list && list.length > 7) {
+      issues.push({
+        param: field,
+        message: `\`${field}\` has ${list.length} entries but the side-by-side scale (-3..+3) has 7.`,
+      });
+    }
+  }
+  return issues;
+}

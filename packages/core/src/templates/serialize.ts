@@ -4,6 +4,7 @@ import {
   type Template,
   type TemplateBody,
   type TemplateVersion,
+  templateScaleIssues,
 } from "@rubricon/contracts";
 import type { templates, templateVersions } from "@rubricon/db";
 import { ApiError } from "../shared/errors";
@@ -59,46 +60,8 @@ export function bodyWithDefaults(input: Partial<StoredBody>): StoredBody {
   } as unknown as StoredBody;
 }
 
-/** The checks one field's schema cannot make alone: the scale is ordered, sized by its type, and labels fit it. */
+/** Enforces the contract's cross-field scale rules, reporting the first problem with its field. */
 export function assertScaleConsistent(body: StoredBody): void {
-  if (body.scaleMin >= body.scaleMax) {
-    throw ApiError.invalid(
-      "scaleMax",
-      `\`scaleMax\` (${body.scaleMax}) must be greater than \`scaleMin\` (${body.scaleMin}).`,
-    );
-  }
-  const points = SCALE_POINTS[body.scaleType];
-  if (body.scaleMax - body.scaleMin + 1 !== points) {
-    throw ApiError.invalid(
-      "scaleMax",
-      `A ${body.scaleType} scale has ${points} points, so \`scaleMax\` must be \`scaleMin\` + ${points - 1} (got ${body.scaleMin}..${body.scaleMax}).`,
-    );
-  }
-  for (const key of Object.keys(body.scaleLabels)) {
-    const point = Number(key);
-    if (point < body.scaleMin || point > body.scaleMax) {
-      throw ApiError.invalid(
-        `scaleLabels.${key}`,
-        `Scale label ${key} is outside the scale ${body.scaleMin}..${body.scaleMax}.`,
-      );
-    }
-  }
-  for (const field of ["sseScaleLabels", "sseScaleDescriptions"] as const) {
-    const list = body[field];
-    if (list && list.length > points) {
-      throw ApiError.invalid(
-        field,
-        `\`${field}\` has ${list.length} entries but the scale has ${points} points.`,
-      );
-    }
-  }
-  for (const field of ["sxsScaleLabels", "sxsScaleDescriptions"] as const) {
-    const list = body[field];
-    if (list && list.length > 7) {
-      throw ApiError.invalid(
-        field,
-        `\`${field}\` has ${list.length} entries but the side-by-side scale (-3..+3) has 7.`,
-      );
-    }
-  }
+  const [issue] = templateScaleIssues(body);
+  if (issue) throw ApiError.invalid(issue.param, issue.message);
 }

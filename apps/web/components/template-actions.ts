@@ -1,0 +1,52 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { errorMessage } from "@/lib/errors";
+import { useTRPC } from "@/lib/trpc";
+
+/**
+ * Duplicate and delete, shared by the list and the detail page. Duplicating opens the copy; deleting asks first
+ * and, on failure, keeps the server's message (e.g. which evaluations still use the template).
+ */
+export function useTemplateActions({ afterDelete }: { afterDelete?: () => void } = {}) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+
+  const duplicate = useMutation(
+    trpc.templates.duplicate.mutationOptions({
+      onSuccess: async (copy) => {
+        setError(null);
+        queryClient.setQueryData(trpc.templates.get.queryKey({ id: copy.id }), copy);
+        await queryClient.invalidateQueries(trpc.templates.list.pathFilter());
+        router.push(`/templates/${copy.id}`);
+      },
+      onError: (e) => setError(errorMessage(e)),
+    }),
+  );
+
+  const remove = useMutation(
+    trpc.templates.delete.mutationOptions({
+      onSuccess: async ({ id }) => {
+        setError(null);
+        queryClient.removeQueries(trpc.templates.get.queryFilter({ id }));
+        await queryClient.invalidateQueries(trpc.templates.list.pathFilter());
+        afterDelete?.();
+      },
+      onError: (e) => setError(errorMessage(e)),
+    }),
+  );
+
+  return {
+    error,
+    pending: duplicate.isPending || remove.isPending,
+    duplicate: (id: string) => duplicate.mutate({ id }),
+    remove: (id: string, name: string) => {
+      if (!window.confirm(`Delete the template “${name}”? This cannot be undone.`)) return;
+      remove.mutate({ id });
+    },
+  };
+}

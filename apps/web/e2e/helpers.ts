@@ -1,0 +1,17 @@
+import { expect, type Page } from "@playwright/test";
+
+/** A mailbox no earlier run has used, so each test signs up a fresh user with an empty team. */
+export function uniqueEmail(): string {
+  return `e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+}
+
+/** Signs up through the form and waits for the dashboard's landing page. */
+export async function signUp(page: Page, email = uniqueEmail()): Promise<string> {
+  await page.goto("/sign-up");
+  await page.getByLabel("Name").fill("E2E Tester");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("correct horse battery");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page).toHaveURL(/\/evaluations$/);
+  return email;
+}
