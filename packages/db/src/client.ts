@@ -39,7 +39,7 @@ export function createDatabase(opts: DatabaseOptions): Database {
       onnotice: () => {},
       connection: { application_name: "rubricon" },
     });
-    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
   const release = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
@@ -56,6 +56,34 @@ export function createDatabase(opts: DatabaseOptions): Database {
       }
     },
   };
+}
+
+/**
+ * Drizzle runs every query without a name unless it was built with `.prepare()`, and postgres.js sends such a
+ * query with parameters as parse + describe, a wait, then bind + execute: two round trips each time. Prepared,
+ * postgres.js keeps the statement per connection by its text and sends only bind + execute from then on.
+ * Queries without parameters stay on the simple protocol (migrations hold several statements), and
+ * `prepare: false` on the client still turns this off (e.g. behind a transaction-mode pooler).
+ */
+function preparing(client: postgres.Sql): postgres.Sql {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop === "unsafe") {
+        return (query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+          // biome-ignore lint/suspicious/noExplicitAny: postgres.js types parameters per client generics
+          target.unsafe(query, args as any, { ...options, prepare: true });
+      }
+      if (prop === "begin" || prop === "savepoint") {
+        // Transactions run on a reserved connection handed to the callback; it prepares the same way.
+        return (...args: unknown[]) => {
+          const callback = args.pop() as (sql: postgres.Sql) => unknown;
+          const open = Reflect.get(target, prop) as (...a: unknown[]) => unknown;
+          return open.apply(target, [...args, (sql: postgres.Sql) => callback(preparing(sql))]);
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
 }
 
 /** Raised when another live process holds the embedded database's data directory. */

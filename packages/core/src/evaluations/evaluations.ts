@@ -5,7 +5,7 @@ import type {
   PageQuery,
 } from "@rubricon/contracts";
 import { comparisons, type DbOrTx, evaluations, newId, type StimulusRow, templates } from "@rubricon/db";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
 import { paginate, recordTombstone } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
@@ -13,7 +13,13 @@ import { hashPassword, randomToken } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
 import { actorTeamIds, resolveTargetTeam } from "../teams/access";
 import { unknownTemplateIds } from "../templates/templates";
-import { loadVisibleEvaluation } from "./access";
+import {
+  type EvaluationWithExtras,
+  evaluationExtras,
+  loadVisibleEvaluation,
+  loadVisibleEvaluationWithExtras,
+  templateRefsOf,
+} from "./access";
 import { countComparisons, stimulusFor } from "./comparisons";
 import type { TemplateRefs } from "./serialize";
 import { type EvaluationRow, toEvaluation, toEvaluationEventObject } from "./serialize";
@@ -123,7 +129,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
         createdAt: now,
         updatedAt: now,
       })
-      .returning();
+      .returning({ ...getTableColumns(evaluations), templateRefs: evaluationExtras.templateRefs });
     if (items.length > 0) {
       await tx.insert(comparisons).values(
         items.map((c, position) => ({
@@ -137,7 +143,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
         })),
       );
     }
-    const evaluation = toEvaluation(row!, items.length, ctx.baseUrl, await templateRefs(tx, [row!]));
+    const evaluation = toEvaluation(row!, items.length, ctx.baseUrl, templateRefsOf([row!]));
     await emitEvent(tx, ctx, {
       type: "evaluation.created",
       teamId: team.id,
@@ -148,9 +154,8 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
 }
 
 export async function getEvaluation(ctx: CoreContext, actor: Actor, id: string): Promise<Evaluation> {
-  const row = await loadVisibleEvaluation(ctx.db, actor, id);
-  const counts = await countComparisons(ctx.db, [row.id]);
-  return toEvaluation(row, counts.get(row.id) ?? 0, ctx.baseUrl, await templateRefs(ctx.db, [row]));
+  const row = await loadVisibleEvaluationWithExtras(ctx.db, actor, id);
+  return toEvaluation(row, row.comparisonCount, ctx.baseUrl, templateRefsOf([row]));
 }
 
 export async function listEvaluations(
@@ -170,7 +175,7 @@ export async function listEvaluations(
       hasMore: false,
       usedLegacyCursor: query.cursor !== undefined,
     };
-  const page = await paginate<EvaluationRow>({
+  const page = await paginate<EvaluationWithExtras>({
     db: ctx.db,
     table: evaluations,
     resource: "evaluation",
@@ -178,16 +183,13 @@ export async function listEvaluations(
       inArray(evaluations.teamId, teamIds),
       query.status ? eq(evaluations.status, query.status) : undefined,
     ),
+    extras: evaluationExtras,
     query,
   });
-  const counts = await countComparisons(
-    ctx.db,
-    page.data.map((r) => r.id),
-  );
-  const refs = await templateRefs(ctx.db, page.data);
+  const refs = templateRefsOf(page.data);
   return {
     ...page,
-    data: page.data.map((r) => toEvaluation(r, counts.get(r.id) ?? 0, ctx.baseUrl, refs)),
+    data: page.data.map((r) => toEvaluation(r, r.comparisonCount, ctx.baseUrl, refs)),
   };
 }
 
