@@ -1,7 +1,15 @@
-/** Opens the database (and runs migrations) when the server starts, not on the first request. */
+/**
+ * Opens the database (and runs migrations) when the server starts, not on the first request, and runs the
+ * background loops in this process unless a separate worker does (`EMBEDDED_WORKER=false`).
+ */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { getRubricon } = await import("@rubricon/api");
-    await getRubricon();
+    const { backgroundLoops, getRubricon, startLoops } = await import("@rubricon/api");
+    const app = await getRubricon();
+    if (app.services.env.embeddedWorker) {
+      startLoops(backgroundLoops(app.services), (line) =>
+        process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+      );
+    }
   }
 }

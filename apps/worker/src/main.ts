@@ -1,12 +1,10 @@
 /**
- * The background process (`pnpm worker`). For now it runs the periodic database maintenance; webhook delivery and
- * autouser runs will join it here.
+ * The background process (`pnpm worker`): periodic maintenance and the sweep that ends evaluations whose rating
+ * window closed. Deployments that run it set `EMBEDDED_WORKER=false` on the web processes.
  */
-import { loadEnv } from "@rubricon/api";
-import { runMaintenance, systemClock } from "@rubricon/core";
+import { backgroundLoops, loadEnv, startLoops } from "@rubricon/api";
+import { systemClock } from "@rubricon/core";
 import { sharedDatabase } from "@rubricon/db";
-
-const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 
 function log(message: string): void {
   process.stdout.write(`${new Date().toISOString()} worker ${message}\n`);
@@ -20,37 +18,17 @@ async function main(): Promise<void> {
     migrate: true,
   });
   log(`started (${database.kind})`);
+  const loops = startLoops(backgroundLoops({ db: database.db, env, clock: systemClock }), log);
 
+  // The loops' timers are unref'd (so embedding them never holds a process open); this keeps the worker up.
+  const keepAlive = setInterval(() => {}, 1 << 30);
   let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
-  const maintain = async () => {
-    const started = Date.now();
-    try {
-      const removed = await runMaintenance(database.db, systemClock.now());
-      log(
-        `maintenance removed ${removed.idempotencyRecords} idempotency records and ${removed.sessions} sessions in ${Date.now() - started} ms`,
-      );
-    } catch (err) {
-      // A failed pass (e.g. the database restarting) is retried on the next tick rather than ending the worker.
-      log(`maintenance failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
-  const tick = () => {
-    running = maintain().finally(() => {
-      if (!stopping) timer = setTimeout(tick, MAINTENANCE_INTERVAL_MS);
-    });
-  };
-  tick();
-
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     log(`${signal} received, stopping`);
-    clearTimeout(timer);
-    // Let a pass in flight finish so its deletes are not cut off mid-statement.
-    await running;
+    clearInterval(keepAlive);
+    await loops.stop();
     await database.close();
     log("stopped");
   };

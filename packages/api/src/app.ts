@@ -1,13 +1,16 @@
-import { ApiError, type Clock, systemClock } from "@rubricon/core";
+import { ApiError, type Clock, systemClock, withLimitPolicy } from "@rubricon/core";
 import { type Database, sharedDatabase } from "@rubricon/db";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { type Env, loadEnv } from "./config/env";
 import { AUTH_PREFIX, createAuthHandler } from "./http/auth-handler";
+import { clientIp } from "./http/client-ip";
 import { assertSameOrigin } from "./http/csrf";
 import { resolvePrincipal } from "./http/principal";
 import { uuidv7 } from "./http/request-id";
 import { API_PREFIX, createRestHandler } from "./http/rest-handler";
 import { RouteTable } from "./http/route-table";
+import { createShareHandler, SHARE_PREFIX } from "./http/share-handler";
+import { createRateLimits } from "./limits/rate-limits";
 import { buildOpenApiDocument } from "./openapi/document";
 import { appRouter } from "./routers/index";
 import type { AppServices, RequestContext } from "./trpc/context";
@@ -18,11 +21,13 @@ export const TRPC_PREFIX = "/api/trpc";
 export interface Rubricon {
   services: AppServices;
   database: Database;
-  /** Serves `/api/v1/*` (REST) and `/api/auth/*` (sign-in). */
+  /** Serves `/api/v1/*` (REST), `/api/auth/*` (sign-in) and `/api/share/*` (public share links). */
   handle(req: Request): Promise<Response>;
   /** Serves `/api/trpc/*` for the dashboard (session cookie only). */
   handleTrpc(req: Request): Promise<Response>;
   openApiDocument(): Record<string, unknown>;
+  /** Closes the connections the app opened besides the database (Redis); the database's owner closes it. */
+  close(): Promise<void>;
 }
 
 export interface RubriconOptions {
@@ -35,6 +40,7 @@ const createCaller = createCallerFactory(appRouter);
 
 export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubricon> {
   const env = opts.env ?? loadEnv();
+  const clock = opts.clock ?? systemClock;
   const database =
     opts.database ??
     (await sharedDatabase({
@@ -45,7 +51,8 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
   const services: AppServices = {
     db: database.db,
     env,
-    clock: opts.clock ?? systemClock,
+    clock,
+    limits: await createRateLimits(env, database.db, clock),
   };
   const routes = new RouteTable(appRouter);
   let document: Record<string, unknown> | undefined;
@@ -60,50 +67,62 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
     openApiDocument,
   });
   const auth = createAuthHandler(services);
+  const share = createShareHandler(services);
 
   return {
     services,
     database,
     openApiDocument,
+    close: () => services.limits.close(),
     handle(req) {
       const { pathname } = new URL(req.url);
-      if (pathname.startsWith(AUTH_PREFIX)) return auth(req);
-      if (pathname === API_PREFIX || pathname.startsWith(`${API_PREFIX}/`)) return rest(req);
-      return Promise.resolve(new Response("Not found", { status: 404 }));
+      // Every handler's counted work (e.g. ratings through share links) follows the deployment's limit mode.
+      const policy = { mode: services.limits.mode, requestId: null, route: `${req.method} ${pathname}` };
+      return withLimitPolicy(policy, () => {
+        if (pathname.startsWith(AUTH_PREFIX)) return auth(req);
+        if (pathname.startsWith(`${SHARE_PREFIX}/`)) return share(req);
+        if (pathname === API_PREFIX || pathname.startsWith(`${API_PREFIX}/`)) return rest(req);
+        return Promise.resolve(new Response("Not found", { status: 404 }));
+      });
     },
     handleTrpc(req) {
-      return fetchRequestHandler({
-        endpoint: TRPC_PREFIX,
-        req,
-        router: appRouter,
-        async createContext(): Promise<RequestContext> {
-          const principal = await resolvePrincipal(req, services);
-          // The dashboard speaks tRPC with the session cookie only; bearer credentials use /api/v1.
-          const sessionPrincipal = principal?.kind === "session" ? principal : null;
-          if (sessionPrincipal && req.method !== "GET") assertSameOrigin(req, env.baseUrl);
-          return {
-            services,
-            principal: sessionPrincipal,
-            requestId: uuidv7(),
-            idempotencyKey: null,
-            response: { headers: {} },
-          };
-        },
-        // tRPC would answer 500 for any thrown ApiError; the dashboard and proxies should see its real status.
-        responseMeta({ errors, data }) {
-          if (errors.length === 0 || errors.length !== data.length) return {};
-          const statuses = new Set(
-            errors.map((e) => (e.cause instanceof ApiError ? e.cause.status : undefined)),
-          );
-          const [status] = statuses;
-          return statuses.size === 1 && status !== undefined ? { status } : {};
-        },
-        onError({ error, path }) {
-          if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause && "status" in error.cause)) {
-            console.error(`tRPC ${path} failed:`, error);
-          }
-        },
-      });
+      const requestId = uuidv7();
+      const policy = { mode: services.limits.mode, requestId, route: `tRPC ${new URL(req.url).pathname}` };
+      return withLimitPolicy(policy, () =>
+        fetchRequestHandler({
+          endpoint: TRPC_PREFIX,
+          req,
+          router: appRouter,
+          async createContext(): Promise<RequestContext> {
+            const principal = await resolvePrincipal(req, services);
+            // The dashboard speaks tRPC with the session cookie only; bearer credentials use /api/v1.
+            const sessionPrincipal = principal?.kind === "session" ? principal : null;
+            if (sessionPrincipal && req.method !== "GET") assertSameOrigin(req, env.baseUrl);
+            return {
+              services,
+              principal: sessionPrincipal,
+              clientIp: clientIp(req.headers, env.trustedProxyCount),
+              requestId,
+              idempotencyKey: null,
+              response: { headers: {} },
+            };
+          },
+          // tRPC would answer 500 for any thrown ApiError; the dashboard and proxies should see its real status.
+          responseMeta({ errors, data }) {
+            if (errors.length === 0 || errors.length !== data.length) return {};
+            const statuses = new Set(
+              errors.map((e) => (e.cause instanceof ApiError ? e.cause.status : undefined)),
+            );
+            const [status] = statuses;
+            return statuses.size === 1 && status !== undefined ? { status } : {};
+          },
+          onError({ error, path }) {
+            if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause && "status" in error.cause)) {
+              console.error(`tRPC ${path} failed:`, error);
+            }
+          },
+        }),
+      );
     },
   };
 }

@@ -5,6 +5,7 @@ export {
   type RubriconOptions,
   TRPC_PREFIX,
 } from "./app";
+export { type BackgroundLoop, backgroundLoops, type RunningLoops, startLoops } from "./background/loops";
 export { type Env, loadEnv } from "./config/env";
 export { API_PREFIX } from "./http/rest-handler";
 export { type AppRouter, appRouter } from "./routers/index";

@@ -8,7 +8,7 @@ let user: TestUser;
 
 beforeAll(async () => {
   server = await startTestServer();
-  user = await signUp(server, "session");
+  user = await signUp(server, "session", { plan: "free" });
 });
 afterAll(() => server?.close());
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { loadEnv } from "../src/config/env";
 import { createRestHandler } from "../src/http/rest-handler";
 import { RouteTable } from "../src/http/route-table";
+import { createRateLimits } from "../src/limits/rate-limits";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
 import { TEST_SECRETS } from "./helpers/server";
@@ -33,7 +34,12 @@ beforeAll(async () => {
     BASE_URL: "http://127.0.0.1:1",
   });
   handle = createRestHandler({
-    services: { db: database.db, env, clock: systemClock },
+    services: {
+      db: database.db,
+      env,
+      clock: systemClock,
+      limits: await createRateLimits(env, database.db, systemClock),
+    },
     routes: new RouteTable(failingRouter),
     createCaller: t.createCallerFactory(failingRouter),
     openApiDocument: () => ({}),

@@ -77,6 +77,8 @@ export async function seed(database: Database, count: number, baseUrl: string): 
       status: "Draft",
       shareAccess: "TEAM_ONLY",
       allowMultipleRatings: false,
+      collectRaterName: false,
+      collectRaterEmail: false,
       evaluationMethod: "manual",
       dryRun: false,
       designUrls: Array.from({ length: 1 + (i % 3) }, (_, j) => ({

@@ -28,6 +28,9 @@ export const ERROR_CODES = {
   email_taken: { type: "invalid_request_error", status: 400 },
   template_read_only: { type: "invalid_request_error", status: 400 },
   template_in_use: { type: "invalid_request_error", status: 400 },
+  plan_not_self_service: { type: "invalid_request_error", status: 400 },
+  evaluation_not_running: { type: "invalid_request_error", status: 400 },
+  rater_details_required: { type: "invalid_request_error", status: 400 },
   // 401
   authentication_required: { type: "authentication_error", status: 401 },
   invalid_api_key: { type: "authentication_error", status: 401 },
@@ -44,6 +47,10 @@ export const ERROR_CODES = {
   session_required: { type: "authorization_error", status: 403 },
   insufficient_role: { type: "authorization_error", status: 403 },
   cross_site_request: { type: "authorization_error", status: 403 },
+  share_password_required: { type: "authorization_error", status: 403 },
+  share_password_incorrect: { type: "authorization_error", status: 403 },
+  share_autousers_only: { type: "authorization_error", status: 403 },
+  share_team_members_only: { type: "authorization_error", status: 403 },
   // 404
   route_not_found: { type: "not_found_error", status: 404 },
   resource_not_found: { type: "not_found_error", status: 404 },
@@ -53,9 +60,12 @@ export const ERROR_CODES = {
   template_version_not_found: { type: "not_found_error", status: 404 },
   team_not_found: { type: "not_found_error", status: 404 },
   api_key_not_found: { type: "not_found_error", status: 404 },
+  rating_not_found: { type: "not_found_error", status: 404 },
+  share_not_found: { type: "not_found_error", status: 404 },
   // other 4xx
   method_not_allowed: { type: "invalid_request_error", status: 405 },
   idempotency_key_reused: { type: "invalid_request_error", status: 409 },
+  rating_already_exists: { type: "invalid_request_error", status: 409 },
   idempotency_request_in_progress: {
     type: "invalid_request_error",
     status: 409,

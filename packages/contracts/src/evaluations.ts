@@ -68,6 +68,16 @@ export const Evaluation = z
       }),
     selectedAutousers: z.array(SelectedAutouser),
     comparisonCount: z.number().int(),
+    ratingDeadline: DateTime.nullable().meta({
+      description:
+        "The human rating window closes at this instant (with `targetRatingsPerComparison`, whichever comes first).",
+    }),
+    targetRatingsPerComparison: z.number().int().nullable().meta({
+      description: "The human rating window closes once every comparison has this many human ratings.",
+    }),
+    collectRaterName: z.boolean(),
+    collectRaterEmail: z.boolean(),
+    endedAt: DateTime.nullable(),
     createdBy: z.string().nullable(),
     createdAt: DateTime,
     updatedAt: DateTime,
@@ -123,6 +133,15 @@ const EvaluationFields = {
   evaluationMethod: z.enum(EVALUATION_METHODS),
   instructions: z.string().max(8000).nullable(),
   scenario: z.string().max(8000).nullable(),
+  ratingDeadline: z.iso
+    .datetime({ offset: true })
+    .nullable()
+    .meta({ description: "When the human rating window closes (ISO 8601); null for no deadline." }),
+  targetRatingsPerComparison: z.number().int().min(1).max(10000).nullable().meta({
+    description: "Close the human rating window once every comparison has this many human ratings.",
+  }),
+  collectRaterName: z.boolean().meta({ description: "Ask public raters for their name." }),
+  collectRaterEmail: z.boolean().meta({ description: "Ask public raters for their email." }),
 };
 
 export const EvaluationCreateInput = z
@@ -152,6 +171,10 @@ export const EvaluationCreateInput = z
     evaluationMethod: EvaluationFields.evaluationMethod.default("manual"),
     instructions: EvaluationFields.instructions.optional(),
     scenario: EvaluationFields.scenario.optional(),
+    ratingDeadline: EvaluationFields.ratingDeadline.optional(),
+    targetRatingsPerComparison: EvaluationFields.targetRatingsPerComparison.optional(),
+    collectRaterName: EvaluationFields.collectRaterName.default(false),
+    collectRaterEmail: EvaluationFields.collectRaterEmail.default(false),
     dryRun: z
       .boolean()
       .default(false)
@@ -196,6 +219,10 @@ export const EvaluationUpdateInput = z
     evaluationMethod: EvaluationFields.evaluationMethod.optional(),
     instructions: EvaluationFields.instructions.optional(),
     scenario: EvaluationFields.scenario.optional(),
+    ratingDeadline: EvaluationFields.ratingDeadline.optional(),
+    targetRatingsPerComparison: EvaluationFields.targetRatingsPerComparison.optional(),
+    collectRaterName: EvaluationFields.collectRaterName.optional(),
+    collectRaterEmail: EvaluationFields.collectRaterEmail.optional(),
   })
   .strict();
 export type EvaluationUpdateInput = z.infer<typeof EvaluationUpdateInput>;

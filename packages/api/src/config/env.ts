@@ -8,11 +8,18 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{0,64}$/, "must be at most 64 letters, digits, `_`, `:`, `.` or `-`")
+    .default("rubricon:"),
+  RATE_LIMIT_MODE: z.enum(["enforce", "log"]).default("enforce"),
+  TRUSTED_PROXY_COUNT: z.coerce.number().int().min(0).max(10).default(0),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   BASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().optional(),
   OAUTH_JWT_SECRET: Secret.optional(),
   PLUGIN_JWT_SECRET: Secret.optional(),
+  EMBEDDED_WORKER: z.enum(["true", "false"]).default("true"),
   ENCRYPTION_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (a 256-bit key)")
@@ -23,6 +30,12 @@ export interface Env {
   nodeEnv: "development" | "production" | "test";
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key, so deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
+  /** `log` serves over-limit requests and logs them: for rolling limits out. */
+  rateLimitMode: "enforce" | "log";
+  /** Reverse proxies in front of the app that append to X-Forwarded-For; 0 when clients connect directly. */
+  trustedProxyCount: number;
   port: number;
   /** Public origin without a trailing slash. */
   baseUrl: string;
@@ -30,6 +43,8 @@ export interface Env {
   oauthJwtSecret: string;
   pluginJwtSecret: string;
   encryptionKey: string;
+  /** Run the background loops inside the web process (the default); false when `pnpm worker` runs them. */
+  embeddedWorker: boolean;
 }
 
 /** The repository root (where pnpm-workspace.yaml is), so `.data/` is one place whichever package runs. */
@@ -93,11 +108,15 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     nodeEnv: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    rateLimitMode: e.RATE_LIMIT_MODE,
+    trustedProxyCount: e.TRUSTED_PROXY_COUNT,
     port: e.PORT,
     baseUrl,
     dataDir,
     oauthJwtSecret: e.OAUTH_JWT_SECRET ?? generated!.OAUTH_JWT_SECRET,
     pluginJwtSecret: e.PLUGIN_JWT_SECRET ?? generated!.PLUGIN_JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY ?? generated!.ENCRYPTION_KEY,
+    embeddedWorker: e.EMBEDDED_WORKER === "true",
   };
 }

@@ -2,19 +2,13 @@ import { API_KEY_PREFIX, SCOPES, type Scope } from "@rubricon/contracts";
 import { ApiError, authenticateApiKey, findSessionUser, recordApiKeyUse } from "@rubricon/core";
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { AppServices, Principal } from "../trpc/context";
+import { clientIp } from "./client-ip";
 import { readCookie, SESSION_COOKIE } from "./cookies";
 
 export const OAUTH_MAX_LIFETIME_S = 15 * 60;
 export const PLUGIN_MAX_LIFETIME_S = 7 * 24 * 60 * 60;
 
 const encoder = new TextEncoder();
-
-export function clientIp(req: Request): string | null {
-  // Behind a proxy the deployment sets X-Forwarded-For; the first entry is the client.
-  const forwarded = req.headers.get("x-forwarded-for");
-  if (forwarded) return forwarded.split(",")[0]!.trim() || null;
-  return req.headers.get("x-real-ip");
-}
 
 function parseScopes(claim: unknown): Scope[] {
   if (typeof claim !== "string")
@@ -116,7 +110,7 @@ export async function resolvePrincipal(req: Request, services: AppServices): Pro
   if (token.startsWith(API_KEY_PREFIX)) {
     const now = services.clock.now();
     const key = await authenticateApiKey(services.db, token, now);
-    await recordApiKeyUse(services.db, key, clientIp(req), now);
+    await recordApiKeyUse(services.db, key, clientIp(req.headers, services.env.trustedProxyCount), now);
     return {
       kind: "api_key",
       userId: key.userId,

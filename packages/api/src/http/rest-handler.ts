@@ -1,7 +1,9 @@
 import { API_VERSION } from "@rubricon/contracts";
-import { ApiError } from "@rubricon/core";
+import { ApiError, withLimitPolicy } from "@rubricon/core";
 import type { AnyRouter } from "@trpc/server";
+import { meterRequest } from "../limits/requests-per-minute";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
+import { clientIp } from "./client-ip";
 import { assertSameOrigin } from "./csrf";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
 import {
@@ -113,6 +115,7 @@ export function createRestHandler(deps: HandlerDeps) {
     const ctx: RequestContext = {
       services,
       principal: null,
+      clientIp: clientIp(req.headers, services.env.trustedProxyCount),
       requestId,
       idempotencyKey: null,
       response: { headers },
@@ -150,6 +153,11 @@ export function createRestHandler(deps: HandlerDeps) {
       const principal = await resolvePrincipal(req, services);
       ctx.principal = principal;
       if (principal?.kind === "session") assertSameOrigin(req, services.env.baseUrl);
+      // Limits apply once the caller is known: requests refused before (unknown route, no or bad credentials)
+      // spend and report no budget.
+      const routeLabel = `${route.method} ${route.path}`;
+      if (principal)
+        await meterRequest(ctx, principal, { label: routeLabel, unmetered: !!route.meta.unmetered });
 
       const body = BODY_METHODS.has(method) ? await readJsonBody(req) : {};
       const input = {
@@ -167,7 +175,8 @@ export function createRestHandler(deps: HandlerDeps) {
         try {
           let fn = deps.createCaller(ctx);
           for (const seg of route.procedurePath.split(".")) fn = fn[seg];
-          const output = await fn(input);
+          const policy = { mode: services.limits.mode, requestId, route: routeLabel };
+          const output = await withLimitPolicy(policy, () => fn(input));
           return {
             status: ctx.response.status ?? route.meta.successStatus ?? 200,
             body: output,
@@ -185,6 +194,13 @@ export function createRestHandler(deps: HandlerDeps) {
 
       if (!useIdempotency) {
         const result = await run();
+        const raw = ctx.response.raw;
+        if (raw && result.status < 300 && typeof result.body === "string") {
+          return new Response(result.body, {
+            status: result.status,
+            headers: { ...headers, ...raw.headers, "Content-Type": raw.contentType },
+          });
+        }
         return json(result.status, result.body, headers);
       }
       const scope = idempotencyScope(principal!);

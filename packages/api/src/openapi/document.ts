@@ -6,6 +6,8 @@ import type { RouteTable } from "../http/route-table";
 
 type Operation = {
   responses?: Record<string, unknown>;
+  "x-unmetered"?: boolean;
+  "x-route-limit"?: unknown;
   security?: unknown;
   deprecated?: boolean;
   parameters?: unknown[];
@@ -18,8 +20,36 @@ const ERROR_STATUSES: Record<string, string> = {
   "403": "Authenticated but lacking a scope or team permission (`authorization_error`).",
   "404": "No such resource, or the caller may not see it (`not_found_error`).",
   "409": "`Idempotency-Key` reused with a different request.",
-  "429": "Rate limit or monthly quota exceeded (`rate_limit_error`).",
+  "429":
+    "Too many requests (`rate_limit_exceeded`, with `Retry-After`) or a monthly quota used up (`quota_exceeded`, " +
+    "without); `rate_limit_error`.",
   "500": "Unexpected server error (`api_error`).",
+};
+
+const RATE_LIMIT_HEADER_COMPONENTS = {
+  XRateLimitLimit: {
+    description:
+      "Requests allowed per window: the team's per-minute budget, or a route's own stricter limit.",
+    schema: { type: "integer" },
+  },
+  XRateLimitRemaining: {
+    description: "Requests left in the window.",
+    schema: { type: "integer" },
+  },
+  XRateLimitReset: {
+    description: "Unix seconds when the oldest counted request leaves the sliding window (a slot frees).",
+    schema: { type: "integer" },
+  },
+  RetryAfter: {
+    description: "Seconds until a slot frees; sent with `rate_limit_exceeded`, not with `quota_exceeded`.",
+    schema: { type: "integer" },
+  },
+};
+
+const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": { $ref: "#/components/headers/XRateLimitLimit" },
+  "X-RateLimit-Remaining": { $ref: "#/components/headers/XRateLimitRemaining" },
+  "X-RateLimit-Reset": { $ref: "#/components/headers/XRateLimitReset" },
 };
 
 /**
@@ -66,6 +96,7 @@ export function buildOpenApiDocument(
       description: "uuid v7 of this request; equals `error.request_id`.",
       schema: { type: "string", format: "uuid" },
     },
+    ...RATE_LIMIT_HEADER_COMPONENTS,
   };
   doc.components.responses = Object.fromEntries(
     Object.entries(ERROR_STATUSES).map(([status, description]) => [
@@ -74,6 +105,8 @@ export function buildOpenApiDocument(
         description,
         headers: {
           "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
+          ...RATE_LIMIT_HEADERS,
+          ...(status === "429" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {}),
         },
         content: {
           "application/json": {
@@ -97,13 +130,15 @@ export function buildOpenApiDocument(
     for (const key of Object.keys(responses)) if (/^[45]\d\d$/.test(key)) delete responses[key];
     responses[success] = {
       ...ok,
-      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" }, ...RATE_LIMIT_HEADERS },
     };
     for (const status of Object.keys(ERROR_STATUSES))
       responses[status] = { $ref: `#/components/responses/Error${status}` };
     op.responses = responses;
     if (route.meta.scope) op["x-required-scope"] = route.meta.scope;
     if (route.meta.deprecation) op.deprecated = true;
+    if (route.meta.unmetered) op["x-unmetered"] = true;
+    if (route.meta.routeLimit) op["x-route-limit"] = route.meta.routeLimit;
   }
   return doc as unknown as Record<string, unknown>;
 }

@@ -13,6 +13,7 @@ export const authRouter = router({
         tags: ["Auth"],
         summary: "Identify the caller",
       },
+      unmetered: true,
     })
     .input(z.object({}).strict())
     .output(WhoAmI)

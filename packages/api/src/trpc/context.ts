@@ -2,6 +2,7 @@ import type { Scope } from "@rubricon/contracts";
 import type { Actor, Clock, CoreContext } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
 import type { Env } from "../config/env";
+import type { RateLimits } from "../limits/rate-limits";
 
 export type Principal =
   | { kind: "session"; userId: string; sessionId: string }
@@ -26,17 +27,22 @@ export interface ResponseState {
   headers: Record<string, string>;
   /** Overrides the route's success status for this response (a dry run creates nothing: 200, not 201). */
   status?: number;
+  /** Set by routes that answer something other than JSON (a CSV export): the body is the procedure's string. */
+  raw?: { contentType: string; headers?: Record<string, string> };
 }
 
 export interface AppServices {
   db: Db;
   env: Env;
   clock: Clock;
+  limits: RateLimits;
 }
 
 export interface RequestContext {
   services: AppServices;
   principal: Principal | null;
+  /** The caller's address as the trusted proxies report it (see `clientIp`). */
+  clientIp: string | null;
   requestId: string;
   idempotencyKey: string | null;
   response: ResponseState;

@@ -2,6 +2,7 @@ import { type RequiredScope, scopeGrants } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
+import { enforceRouteLimit, type RouteLimit } from "../limits/route-limit";
 import { actorOf, coreContext, type Principal, type RequestContext } from "./context";
 
 export interface Deprecation {
@@ -22,6 +23,10 @@ export type RouteMeta = OpenApiMeta<{
   deprecation?: Deprecation;
   /** POSTs that create nothing may opt out of Idempotency-Key handling. */
   idempotent?: boolean;
+  /** Spends nothing of the team's requests-per-minute budget (the headers still report it). */
+  unmetered?: boolean;
+  /** The route's own, stricter limit, on top of the team's budget. */
+  routeLimit?: RouteLimit;
 }>;
 
 const t = initTRPC
@@ -86,5 +91,13 @@ const authed = t.middleware(({ ctx, meta, next }) => {
   });
 });
 
-/** Every API procedure: authenticated, scope- and session-checked from its meta. */
-export const apiProcedure = t.procedure.use(authed);
+const routeLimited = t.middleware(async ({ ctx, meta, path, next }) => {
+  if (meta?.routeLimit) await enforceRouteLimit(ctx, meta.routeLimit, path);
+  return next();
+});
+
+/** Every API procedure: authenticated, scope- and session-checked and route-limited from its meta. */
+export const apiProcedure = t.procedure.use(authed).use(routeLimited);
+
+/** A route callers reach without credentials (e.g. device pairing); its meta's `routeLimit` still applies. */
+export const publicProcedure = t.procedure.use(routeLimited);

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import type { Plan } from "@rubricon/contracts";
+import { setTeamPlan } from "@rubricon/core";
 import { SignJWT } from "jose";
 import { TEST_SECRETS, type TestServer } from "./server";
 
@@ -14,8 +16,16 @@ export function uniqueEmail(label = "user"): string {
   return `${label}-${randomBytes(5).toString("hex")}@example.com`;
 }
 
-/** Signs up through /api/auth/sign-up and keeps the session cookie. */
-export async function signUp(server: TestServer, label = "user"): Promise<TestUser> {
+/**
+ * Signs up through /api/auth/sign-up and keeps the session cookie. The personal team is then put on `plan`
+ * (default Pro, whose per-minute budget and unlimited evaluations suit tests that make many requests); tests of
+ * limits pick the plan they test.
+ */
+export async function signUp(
+  server: TestServer,
+  label = "user",
+  opts: { plan?: Plan } = {},
+): Promise<TestUser> {
   const email = uniqueEmail(label);
   const password = "correct horse battery";
   const res = await fetch(`${server.url}/api/auth/sign-up`, {
@@ -26,6 +36,12 @@ export async function signUp(server: TestServer, label = "user"): Promise<TestUs
   if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { user: { id: string }; teamId: string };
   const cookie = res.headers.getSetCookie()[0]!.split(";")[0]!;
+  const { services } = server.app;
+  await setTeamPlan(
+    { db: services.db, clock: services.clock, baseUrl: services.env.baseUrl },
+    body.teamId,
+    opts.plan ?? "pro",
+  );
   return { email, password, userId: body.user.id, teamId: body.teamId, cookie };
 }
 

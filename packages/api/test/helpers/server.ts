@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { type Clock, systemClock } from "@rubricon/core";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
@@ -19,9 +20,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The real HTTP surface on a loopback port with a fresh, migrated database of its own. */
-export async function startTestServer(opts: { clock?: Clock } = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+export interface TestServerOptions {
+  clock?: Clock;
+  /** Settings on top of the test defaults, e.g. `RATE_LIMIT_MODE` or a shared `REDIS_KEY_PREFIX`. */
+  env?: Record<string, string>;
+  /** Another server's database, to run a second instance of the app on it; its owner disposes of it. */
+  database?: TestDatabase;
+}
+
+/**
+ * The real HTTP surface on a loopback port with a fresh, migrated database of its own. With `REDIS_URL` set (CI)
+ * rate limits live in that Redis under a key prefix of this server's own, unless `env` names a shared one.
+ */
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;
   const { server, url } = await listen((req) => app!.handle(req));
   const env = loadEnv({
@@ -29,6 +41,9 @@ export async function startTestServer(opts: { clock?: Clock } = {}): Promise<Tes
     NODE_ENV: "test",
     BASE_URL: url,
     DATA_DIR: "/tmp/rubricon-test-data",
+    REDIS_URL: process.env.REDIS_URL,
+    REDIS_KEY_PREFIX: `rubricon-test:${randomBytes(6).toString("hex")}:`,
+    ...opts.env,
   });
   app = await createRubricon({
     env,
@@ -42,7 +57,8 @@ export async function startTestServer(opts: { clock?: Clock } = {}): Promise<Tes
     database,
     async close() {
       await new Promise<void>((resolve) => (server as Server).close(() => resolve()));
-      await database.dispose();
+      await app?.close();
+      if (!opts.database) await database.dispose();
     },
   };
 }

@@ -4,7 +4,7 @@ import type {
   EvaluationUpdateInput,
   PageQuery,
 } from "@rubricon/contracts";
-import { comparisons, type DbOrTx, evaluations, newId, type StimulusRow, templates } from "@rubricon/db";
+import { comparisons, type DbOrTx, evaluations, newId, type StimulusRow } from "@rubricon/db";
 import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
 import { paginate, recordTombstone } from "../pagination/paginate";
@@ -13,6 +13,7 @@ import { hashPassword, randomToken } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
 import { actorTeamIds, resolveTargetTeam } from "../teams/access";
 import { unknownTemplateIds } from "../templates/templates";
+import { recordUsage } from "../usage/usage";
 import {
   type EvaluationWithExtras,
   evaluationExtras,
@@ -20,25 +21,10 @@ import {
   loadVisibleEvaluationWithExtras,
   templateRefsOf,
 } from "./access";
-import { countComparisons, stimulusFor } from "./comparisons";
-import type { TemplateRefs } from "./serialize";
+import { stimulusFor } from "./comparisons";
+import { emitStatusChange, serializeEvaluation } from "./lifecycle";
 import { type EvaluationRow, toEvaluation, toEvaluationEventObject } from "./serialize";
 import { assertTransition, isEditable } from "./status";
-
-/** Name and current version of each template the given evaluations use, in one query. */
-async function templateRefs(db: DbOrTx, rows: EvaluationRow[]): Promise<TemplateRefs> {
-  const ids = [...new Set(rows.flatMap((r) => r.selectedDimensionIds))];
-  if (ids.length === 0) return new Map();
-  const found = await db
-    .select({
-      id: templates.id,
-      name: templates.name,
-      version: templates.version,
-    })
-    .from(templates)
-    .where(inArray(templates.id, ids));
-  return new Map(found.map((t) => [t.id, { name: t.name, version: t.version }]));
-}
 
 async function assertTemplatesVisible(db: DbOrTx, actor: Actor, ids: string[] | undefined): Promise<void> {
   if (!ids) return;
@@ -107,6 +93,8 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : null;
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
+    // Counted in the insert's transaction: a refusal leaves nothing behind, and racing creates cannot pass it.
+    await recordUsage(tx, team.id, "evals_mo", now);
     const [row] = await tx
       .insert(evaluations)
       .values({
@@ -126,6 +114,10 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
         scenario: input.scenario ?? null,
         selectedDimensionIds: input.selectedDimensionIds ?? [DEFAULT_TEMPLATE_ID],
         selectedAutousers: input.selectedAutousers ?? [],
+        ratingDeadline: input.ratingDeadline ? new Date(input.ratingDeadline) : null,
+        targetRatingsPerComparison: input.targetRatingsPerComparison ?? null,
+        collectRaterName: input.collectRaterName,
+        collectRaterEmail: input.collectRaterEmail,
         createdAt: now,
         updatedAt: now,
       })
@@ -205,7 +197,13 @@ export async function updateEvaluation(
       forUpdate: true,
     });
     await assertTemplatesVisible(tx, actor, input.selectedDimensionIds);
-    const { status, sharePassword: _omit, ...fields } = input;
+    const { status, sharePassword: _omit, ratingDeadline, ...rest } = input;
+    const fields = {
+      ...rest,
+      ...(ratingDeadline !== undefined
+        ? { ratingDeadline: ratingDeadline ? new Date(ratingDeadline) : null }
+        : {}),
+    };
     const changesFields = Object.keys(fields).length > 0 || sharePasswordHash !== undefined;
     if (changesFields && !isEditable(current.status)) {
       throw new ApiError(
@@ -220,39 +218,22 @@ export async function updateEvaluation(
       throw ApiError.invalid("sharePassword", "PASSWORD_PROTECTED needs a `sharePassword`.");
     }
     if (!changesFields && !statusChanges) {
-      return toEvaluation(
-        current,
-        (await countComparisons(tx, [id])).get(id) ?? 0,
-        ctx.baseUrl,
-        await templateRefs(tx, [current]),
-      );
+      return serializeEvaluation(tx, ctx, current);
     }
+    const now = ctx.clock.now();
     const [row] = await tx
       .update(evaluations)
       .set({
         ...fields,
         ...(sharePasswordHash ? { sharePasswordHash } : {}),
         ...(statusChanges ? { status } : {}),
-        updatedAt: ctx.clock.now(),
+        ...(statusChanges && status === "Ended" ? { endedAt: now } : {}),
+        updatedAt: now,
       })
       .where(eq(evaluations.id, id))
       .returning();
-    const evaluation = toEvaluation(
-      row!,
-      (await countComparisons(tx, [id])).get(id) ?? 0,
-      ctx.baseUrl,
-      await templateRefs(tx, [row!]),
-    );
-    if (statusChanges) {
-      await emitEvent(tx, ctx, {
-        type: "evaluation.status_changed",
-        teamId: row!.teamId,
-        object: {
-          ...toEvaluationEventObject(evaluation),
-          previous_status: current.status,
-        },
-      });
-    }
+    const evaluation = await serializeEvaluation(tx, ctx, row!);
+    if (statusChanges) await emitStatusChange(tx, ctx, row!, evaluation, current.status);
     return evaluation;
   });
 }

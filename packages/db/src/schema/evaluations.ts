@@ -47,6 +47,14 @@ export const evaluations = pgTable(
     scenario: text("scenario"),
     selectedDimensionIds: text("selected_dimension_ids").array().notNull(),
     selectedAutousers: jsonb("selected_autousers").$type<SelectedAutouserRow[]>().notNull().default([]),
+    /** The human rating window closes at this instant, or once every comparison has the target count. */
+    ratingDeadline: timestamp("rating_deadline", { withTimezone: true, mode: "date" }),
+    targetRatingsPerComparison: integer("target_ratings_per_comparison"),
+    collectRaterName: boolean("collect_rater_name").notNull().default(false),
+    collectRaterEmail: boolean("collect_rater_email").notNull().default(false),
+    /** Bumped with every change to the evaluation's ratings; cached statistics of an older revision are stale. */
+    ratingsRevision: integer("ratings_revision").notNull().default(0),
+    endedAt: timestamp("ended_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

@@ -1,0 +1,76 @@
+import { closeDueEvaluations, runMaintenance } from "@rubricon/core";
+import type { AppServices } from "../trpc/context";
+
+/** A periodic job of the background process; `run` answers a line worth logging, or null for a quiet pass. */
+export interface BackgroundLoop {
+  name: string;
+  intervalMs: number;
+  run(): Promise<string | null>;
+}
+
+export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
+/** How late, at most, an evaluation whose rating deadline passed is ended by the sweep. */
+export const COMPLETION_SWEEP_INTERVAL_MS = 15 * 1000;
+
+/** Every loop the worker runs; the web process runs the same ones when no separate worker is deployed. */
+export function backgroundLoops(services: Pick<AppServices, "db" | "env" | "clock">): BackgroundLoop[] {
+  const core = { db: services.db, clock: services.clock, baseUrl: services.env.baseUrl };
+  return [
+    {
+      name: "maintenance",
+      intervalMs: MAINTENANCE_INTERVAL_MS,
+      async run() {
+        const removed = await runMaintenance(services.db, services.clock.now());
+        return `removed ${removed.idempotencyRecords} idempotency records and ${removed.sessions} sessions`;
+      },
+    },
+    {
+      name: "completion",
+      intervalMs: COMPLETION_SWEEP_INTERVAL_MS,
+      async run() {
+        const ended = await closeDueEvaluations(core);
+        return ended > 0 ? `ended ${ended} evaluations whose rating window closed` : null;
+      },
+    },
+  ];
+}
+
+export interface RunningLoops {
+  /** Stops scheduling and waits for passes in flight, so none is cut off mid-statement. */
+  stop(): Promise<void>;
+}
+
+export function startLoops(loops: BackgroundLoop[], log: (line: string) => void): RunningLoops {
+  let stopping = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<void>>();
+  const schedule = (loop: BackgroundLoop, delay: number) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const pass = loop
+        .run()
+        .then((line) => {
+          if (line) log(`${loop.name}: ${line}`);
+        })
+        // A failed pass (the database restarting, say) is retried on the next tick instead of ending the loop.
+        .catch((err: unknown) =>
+          log(`${loop.name} failed: ${err instanceof Error ? err.message : String(err)}`),
+        )
+        .finally(() => {
+          inFlight.delete(pass);
+          if (!stopping) schedule(loop, loop.intervalMs);
+        });
+      inFlight.add(pass);
+    }, delay);
+    timer.unref?.();
+    timers.add(timer);
+  };
+  for (const loop of loops) schedule(loop, 0);
+  return {
+    async stop() {
+      stopping = true;
+      for (const t of timers) clearTimeout(t);
+      await Promise.all(inFlight);
+    },
+  };
+}

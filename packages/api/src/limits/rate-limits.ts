@@ -1,0 +1,35 @@
+import type { Clock, EnforcementMode } from "@rubricon/core";
+import type { Db } from "@rubricon/db";
+import type { Env } from "../config/env";
+import { MeterCache } from "./meter-cache";
+import { RedisSlidingWindow } from "./redis-sliding-window";
+import { MemorySlidingWindow, type SlidingWindow } from "./sliding-window";
+
+/** Everything limits need at run time, built once per app. */
+export interface RateLimits {
+  mode: EnforcementMode;
+  window: SlidingWindow;
+  meters: MeterCache;
+  /** Reports a failing window store at most once a minute, and lets the request through. */
+  storeFailed(err: unknown): void;
+  close(): Promise<void>;
+}
+
+export async function createRateLimits(env: Env, db: Db, clock: Clock): Promise<RateLimits> {
+  const window: SlidingWindow = env.redisUrl
+    ? await RedisSlidingWindow.connect(env.redisUrl, env.redisKeyPrefix)
+    : new MemorySlidingWindow();
+  let lastReport = 0;
+  return {
+    mode: env.rateLimitMode,
+    window,
+    meters: new MeterCache(db, clock),
+    storeFailed(err) {
+      // Failing open: an outage of the limit store should not take the API down with it.
+      if (Date.now() - lastReport < 60_000) return;
+      lastReport = Date.now();
+      console.error(`Rate limits not applied (store failed): ${(err as Error).message}`);
+    },
+    close: () => window.close(),
+  };
+}

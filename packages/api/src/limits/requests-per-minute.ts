@@ -1,0 +1,57 @@
+import { PLAN_LIMITS } from "@rubricon/contracts";
+import { logOverLimit } from "@rubricon/core";
+import type { Principal, RequestContext } from "../trpc/context";
+import { rateLimitExceeded, setRateLimitHeaders } from "./headers";
+
+export const RPM_WINDOW_MS = 60_000;
+
+/**
+ * The team's requests-per-minute budget, spent by every `/api/v1` request of a known caller and shared by all of
+ * the team's keys, tokens and sessions. An unmetered route (whoami, usage) only reports the budget. Sets the
+ * `X-RateLimit-*` headers, which then ride on every response of the request, error or not.
+ */
+export async function meterRequest(
+  ctx: RequestContext,
+  principal: Principal,
+  route: { label: string; unmetered: boolean },
+): Promise<void> {
+  const { limits, clock } = ctx.services;
+  const nowMs = clock.now().getTime();
+  let teamId: string | null = null;
+  let state: Awaited<ReturnType<typeof limits.window.hit>>;
+  try {
+    const team = await limits.meters.teamOf(principal);
+    teamId = team?.teamId ?? null;
+    state = await limits.window.hit({
+      key: teamId ? `rpm:team:${teamId}` : `rpm:user:${principal.userId}`,
+      // A user in no team can still call a few routes (whoami, creating a team): the Free budget.
+      limit: team?.limits.rpm ?? PLAN_LIMITS.free.rpm,
+      windowMs: RPM_WINDOW_MS,
+      nowMs,
+      id: ctx.requestId,
+      consume: !route.unmetered,
+    });
+  } catch (err) {
+    limits.storeFailed(err);
+    return;
+  }
+  setRateLimitHeaders(ctx.response.headers, state);
+  if (state.allowed || route.unmetered) return;
+  if (limits.mode === "log") {
+    logOverLimit({
+      limit: "rpm",
+      teamId,
+      userId: principal.userId,
+      max: state.limit,
+      mode: "log",
+      route: route.label,
+      requestId: ctx.requestId,
+    });
+    return;
+  }
+  throw rateLimitExceeded(
+    state,
+    nowMs,
+    `Too many requests: this team's plan allows ${state.limit} per minute. Retry after the Retry-After seconds.`,
+  );
+}

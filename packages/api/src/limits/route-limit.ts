@@ -1,0 +1,64 @@
+import { logOverLimit } from "@rubricon/core";
+import type { RequestContext } from "../trpc/context";
+import { rateLimitExceeded, setTighterRateLimitHeaders } from "./headers";
+
+/** Window entries must be unique; one tRPC batch can call the same route twice under one request id. */
+let sequence = 0;
+
+/**
+ * A route's own limit, declared in its meta beside its scope: `limit` requests per `windowSec` per user (the
+ * signed-in or credential's user) or per client address. Routes naming the same `bucket` share one window
+ * (e.g. a family of pairing routes); by default each route has its own.
+ */
+export interface RouteLimit {
+  key: "user" | "ip";
+  limit: number;
+  windowSec: number;
+  bucket?: string;
+}
+
+/** Counts the request against the route's window; refuses with 429 and `Retry-After` when it is full. */
+export async function enforceRouteLimit(
+  ctx: RequestContext,
+  rule: RouteLimit,
+  routeName: string,
+): Promise<void> {
+  const { limits, clock } = ctx.services;
+  const nowMs = clock.now().getTime();
+  // A per-user limit on a route a caller reached without credentials falls back to the address.
+  const subject =
+    rule.key === "user" && ctx.principal ? `user:${ctx.principal.userId}` : `ip:${ctx.clientIp ?? "unknown"}`;
+  const bucket = rule.bucket ?? routeName;
+  let state: Awaited<ReturnType<typeof limits.window.hit>>;
+  try {
+    state = await limits.window.hit({
+      key: `route:${bucket}:${subject}`,
+      limit: rule.limit,
+      windowMs: rule.windowSec * 1000,
+      nowMs,
+      id: `${ctx.requestId}:${++sequence}`,
+    });
+  } catch (err) {
+    limits.storeFailed(err);
+    return;
+  }
+  setTighterRateLimitHeaders(ctx.response.headers, state);
+  if (state.allowed) return;
+  if (limits.mode === "log") {
+    logOverLimit({
+      limit: "route",
+      name: bucket,
+      userId: ctx.principal?.userId ?? null,
+      max: rule.limit,
+      mode: "log",
+      requestId: ctx.requestId,
+    });
+    return;
+  }
+  const per = subject.startsWith("user:") ? "user" : "client address";
+  throw rateLimitExceeded(
+    state,
+    nowMs,
+    `Too many requests to this route: at most ${rule.limit} every ${rule.windowSec} seconds per ${per}.`,
+  );
+}

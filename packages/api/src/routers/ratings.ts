@@ -1,0 +1,97 @@
+import {
+  IdParam,
+  PageQueryShape,
+  PublicRaterList,
+  Rating,
+  RatingBulkDeleteInput,
+  RatingBulkDeleteResult,
+  RatingFilterShape,
+  RatingList,
+  RatingSubmission,
+  withCursorRules,
+} from "@rubricon/contracts";
+import * as core from "@rubricon/core";
+import { z } from "zod";
+import { apiProcedure, router } from "../trpc/init";
+import { toList } from "./list";
+
+const tags = ["Ratings"];
+
+export const ratingsRouter = router({
+  // GET /evaluations/{id}/ratings — the evaluation's ratings, newest first
+  list: apiProcedure
+    .meta({
+      openapi: { method: "GET", path: "/evaluations/{id}/ratings", tags, summary: "List ratings" },
+      scope: "ratings:read",
+    })
+    .input(withCursorRules(z.object({ ...PageQueryShape, ...RatingFilterShape, id: IdParam })))
+    .output(RatingList)
+    .query(async ({ ctx, input: { id, ...query } }) =>
+      toList(ctx, await core.listRatings(ctx.core, ctx.actor, id, query)),
+    ),
+
+  // POST /evaluations/{id}/ratings — submit one rating of one comparison
+  create: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/evaluations/{id}/ratings",
+        tags,
+        summary: "Submit a rating",
+        description:
+          "Rates one comparison as the caller. Only Running evaluations take ratings; one per rater and comparison unless `allowMultipleRatings`.",
+      },
+      scope: "ratings:write",
+      successStatus: 201,
+    })
+    .input(RatingSubmission.extend({ id: IdParam }))
+    .output(Rating)
+    .mutation(({ ctx, input: { id, ...rating } }) => core.createRating(ctx.core, ctx.actor, id, rating)),
+
+  // GET /evaluations/{id}/ratings/{ratingId} — one rating
+  get: apiProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/evaluations/{id}/ratings/{ratingId}",
+        tags,
+        summary: "Retrieve a rating",
+      },
+      scope: "ratings:read",
+    })
+    .input(z.object({ id: IdParam, ratingId: IdParam }))
+    .output(Rating)
+    .query(({ ctx, input }) => core.getRating(ctx.core, ctx.actor, input.id, input.ratingId)),
+
+  // POST /evaluations/{id}/ratings/bulk-delete — delete several ratings of a Running evaluation
+  bulkDelete: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/evaluations/{id}/ratings/bulk-delete",
+        tags,
+        summary: "Delete ratings",
+      },
+      scope: "ratings:write",
+    })
+    .input(RatingBulkDeleteInput.extend({ id: IdParam }))
+    .output(RatingBulkDeleteResult)
+    .mutation(({ ctx, input }) => core.bulkDeleteRatings(ctx.core, ctx.actor, input.id, input.ids)),
+
+  // GET /evaluations/{id}/public-raters — people who rated through the share link
+  publicRaters: apiProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/evaluations/{id}/public-raters",
+        tags: ["Evaluations"],
+        summary: "List public raters",
+      },
+      scope: "evaluations:read",
+    })
+    .input(withCursorRules(z.object({ ...PageQueryShape, id: IdParam })))
+    .output(PublicRaterList)
+    .query(async ({ ctx, input: { id, ...query } }) =>
+      toList(ctx, await core.listPublicRaters(ctx.core, ctx.actor, id, query)),
+    ),
+});

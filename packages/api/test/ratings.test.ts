@@ -1,0 +1,330 @@
+import { Rating, RatingList } from "@rubricon/contracts";
+import { events, usageCounters } from "@rubricon/db";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEvaluation, expectError } from "./helpers/assertions";
+import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { runningEvaluation } from "./helpers/ratings";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+let user: TestUser;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  user = await signUp(server, "rater");
+  key = await mintApiKey(server, user, ["evaluations:*", "ratings:*", "templates:*"]);
+});
+afterAll(() => server?.close());
+
+const rate = (evaluationId: string, body: unknown, k = key) =>
+  call(`${server.api}/evaluations/${evaluationId}/ratings`, { method: "POST", headers: bearer(k), body });
+
+describe("submitting", () => {
+  it("stores a rating with the template versions it was made against, and writes rating.created", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
+    const res = await rate(evaluation.id, {
+      comparisonId: comparisonIds[0],
+      dimensionRatings: { overall: 6 },
+      openTextResponses: { notes: "Clear layout" },
+      factors: ["layout"],
+      justification: "Easy to scan",
+      timeSpentSeconds: 42,
+    });
+    expect(res.status).toBe(201);
+    const rating = Rating.parse(res.body);
+    expect(rating).toMatchObject({
+      evaluationId: evaluation.id,
+      comparisonId: comparisonIds[0],
+      raterType: "user",
+      userId: user.userId,
+      publicRaterId: null,
+      dimensionRatings: { overall: 6 },
+      templateVersions: { overall: 1 },
+      openTextResponses: { notes: "Clear layout" },
+      factors: ["layout"],
+      timeSpentSeconds: 42,
+      skipReason: null,
+    });
+    const [event] = await server.database.db.select().from(events).where(eq(events.objectId, rating.id));
+    expect(event).toMatchObject({ type: "rating.created", teamId: user.teamId });
+    expect(event!.object).toMatchObject({
+      id: rating.id,
+      dimensionRatings: { overall: 6 },
+      rubricVersion: null,
+    });
+    expect(event!.requestId).toBe(res.headers.get("x-request-id"));
+
+    const got = await call(`${server.api}/evaluations/${evaluation.id}/ratings/${rating.id}`, {
+      headers: bearer(key),
+    });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(res.body);
+  });
+
+  it("counts human ratings against the team's monthly quota", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
+    const counter = async () => {
+      const rows = await server.database.db
+        .select()
+        .from(usageCounters)
+        .where(and(eq(usageCounters.teamId, user.teamId), eq(usageCounters.metric, "human_ratings_mo")));
+      return rows.reduce((n, r) => n + r.count, 0);
+    };
+    const before = await counter();
+    expect(
+      (await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: 3 } }))
+        .status,
+    ).toBe(201);
+    expect(await counter()).toBe(before + 1);
+  });
+
+  it("validates values against the templates: scale, unknown and missing keys, skips", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
+    const c = comparisonIds[0];
+    expectError(await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 8 } }), 400, {
+      type: "invalid_request_error",
+      code: "parameter_invalid",
+      param: "dimensionRatings.overall",
+    });
+    expectError(await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 0 } }), 400, {
+      type: "invalid_request_error",
+      param: "dimensionRatings.overall",
+    });
+    expectError(await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 4.5 } }), 400, {
+      type: "invalid_request_error",
+      param: "dimensionRatings.overall",
+    });
+    expectError(
+      await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 4, usability: 3 } }),
+      400,
+      {
+        type: "invalid_request_error",
+        param: "dimensionRatings.usability",
+      },
+    );
+    expectError(await rate(evaluation.id, { comparisonId: c, dimensionRatings: {} }), 400, {
+      type: "invalid_request_error",
+      code: "parameter_missing",
+      param: "dimensionRatings.overall",
+    });
+    expectError(
+      await rate(evaluation.id, {
+        comparisonId: c,
+        dimensionRatings: { overall: 4 },
+        skipReason: "Broken page",
+      }),
+      400,
+      { type: "invalid_request_error", param: "skipReason" },
+    );
+    expectError(
+      await rate(evaluation.id, { comparisonId: "cmp_nope", dimensionRatings: { overall: 4 } }),
+      400,
+      {
+        type: "invalid_request_error",
+        param: "comparisonId",
+      },
+    );
+    expectError(
+      await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 4 }, extra: 1 }),
+      400,
+      {
+        type: "invalid_request_error",
+        code: "parameter_unknown",
+        param: "extra",
+      },
+    );
+    expectError(
+      await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 4 }, timeSpentSeconds: -1 }),
+      400,
+      {
+        type: "invalid_request_error",
+        param: "timeSpentSeconds",
+      },
+    );
+    const skipped = await rate(evaluation.id, { comparisonId: c, skipReason: "The page did not load" });
+    expect(skipped.status).toBe(201);
+    expect(skipped.body).toMatchObject({
+      skipReason: "The page did not load",
+      dimensionRatings: {},
+      templateVersions: {},
+    });
+  });
+
+  it("takes SxS preferences from -3 to +3 and rates every selected template", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      type: "SxS",
+      extra: { selectedDimensionIds: ["overall", "usability"] },
+    });
+    const c = comparisonIds[0];
+    expectError(
+      await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: -4, usability: 0 } }),
+      400,
+      {
+        type: "invalid_request_error",
+        param: "dimensionRatings.overall",
+      },
+    );
+    expectError(await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 3 } }), 400, {
+      type: "invalid_request_error",
+      param: "dimensionRatings.usability",
+    });
+    const ok = await rate(evaluation.id, {
+      comparisonId: c,
+      dimensionRatings: { overall: -3, usability: 3 },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.templateVersions).toEqual({ overall: 1, usability: 1 });
+  });
+
+  it("takes ratings only while Running", async () => {
+    const draft = await createEvaluation(server.api, bearer(key), {
+      name: "Draft",
+      type: "SSE",
+      designUrls: [{ url: "https://example.com/x" }],
+    });
+    const comps = await call(`${server.api}/evaluations/${draft.id}/comparisons`, { headers: bearer(key) });
+    expectError(
+      await rate(draft.id, { comparisonId: comps.body.data[0].id, dimensionRatings: { overall: 4 } }),
+      400,
+      {
+        type: "invalid_request_error",
+        code: "evaluation_not_running",
+      },
+    );
+  });
+
+  it("allows one rating per rater and comparison unless allowMultipleRatings, even when sent at once", async () => {
+    const single = await runningEvaluation(server, bearer(key));
+    const body = { comparisonId: single.comparisonIds[0], dimensionRatings: { overall: 5 } };
+    const results = await Promise.all([
+      rate(single.evaluation.id, body),
+      rate(single.evaluation.id, body),
+      rate(single.evaluation.id, body),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    expectError(results.find((r) => r.status === 409)!, 409, {
+      type: "invalid_request_error",
+      code: "rating_already_exists",
+    });
+    // Another comparison is fine.
+    expect(
+      (await rate(single.evaluation.id, { ...body, comparisonId: single.comparisonIds[1] })).status,
+    ).toBe(201);
+
+    const multi = await runningEvaluation(server, bearer(key), { extra: { allowMultipleRatings: true } });
+    const again = { comparisonId: multi.comparisonIds[0], dimensionRatings: { overall: 5 } };
+    expect((await rate(multi.evaluation.id, again)).status).toBe(201);
+    expect((await rate(multi.evaluation.id, again)).status).toBe(201);
+  });
+});
+
+describe("reading and deleting", () => {
+  it("lists newest first with filters, and bulk-deletes reporting unknown ids", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      count: 3,
+      extra: { allowMultipleRatings: true },
+    });
+    const ids: string[] = [];
+    for (const [i, c] of comparisonIds.entries()) {
+      const res = await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: i + 1 } });
+      ids.push(res.body.id);
+    }
+    const list = await call(`${server.api}/evaluations/${evaluation.id}/ratings?limit=2`, {
+      headers: bearer(key),
+    });
+    expect(list.status).toBe(200);
+    const page = RatingList.parse(list.body);
+    expect(page.data.map((r) => r.id)).toEqual([ids[2], ids[1]]);
+    expect(page.has_more).toBe(true);
+    const next = await call(
+      `${server.api}/evaluations/${evaluation.id}/ratings?limit=2&starting_after=${page.next_cursor}`,
+      {
+        headers: bearer(key),
+      },
+    );
+    expect(next.body.data.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
+
+    const filtered = await call(
+      `${server.api}/evaluations/${evaluation.id}/ratings?comparisonId=${comparisonIds[1]}`,
+      {
+        headers: bearer(key),
+      },
+    );
+    expect(filtered.body.data.map((r: { id: string }) => r.id)).toEqual([ids[1]]);
+
+    const del = await call(`${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`, {
+      method: "POST",
+      headers: bearer(key),
+      body: { ids: [ids[0], "rat_missing"] },
+    });
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ object: "rating_bulk_delete", deleted: [ids[0]], notFound: ["rat_missing"] });
+    expectError(
+      await call(`${server.api}/evaluations/${evaluation.id}/ratings/${ids[0]}`, { headers: bearer(key) }),
+      404,
+      {
+        type: "not_found_error",
+        code: "rating_not_found",
+      },
+    );
+    // A cursor naming the deleted rating still works.
+    const after = await call(`${server.api}/evaluations/${evaluation.id}/ratings?starting_after=${ids[0]}`, {
+      headers: bearer(key),
+    });
+    expect(after.status).toBe(200);
+    expectError(
+      await call(`${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`, {
+        method: "POST",
+        headers: bearer(key),
+        body: { ids: [] },
+      }),
+      400,
+      { type: "invalid_request_error", param: "ids" },
+    );
+  });
+
+  it("hides other teams' ratings and needs the ratings scopes", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
+    const stranger = await signUp(server, "stranger");
+    const strangerKey = await mintApiKey(server, stranger, ["*"]);
+    expectError(
+      await call(`${server.api}/evaluations/${evaluation.id}/ratings`, { headers: bearer(strangerKey) }),
+      404,
+      {
+        type: "not_found_error",
+        code: "evaluation_not_found",
+      },
+    );
+    expectError(
+      await rate(
+        evaluation.id,
+        { comparisonId: comparisonIds[0], dimensionRatings: { overall: 2 } },
+        strangerKey,
+      ),
+      404,
+      {
+        type: "not_found_error",
+        code: "evaluation_not_found",
+      },
+    );
+    const readOnly = await mintApiKey(server, user, ["ratings:read", "evaluations:read"]);
+    const denied = await rate(
+      evaluation.id,
+      { comparisonId: comparisonIds[0], dimensionRatings: { overall: 2 } },
+      readOnly,
+    );
+    expectError(denied, 403, { type: "authorization_error", code: "missing_required_scope" });
+    expect(denied.body.error.message).toContain("ratings:write");
+    const noRatings = await mintApiKey(server, user, ["evaluations:*"]);
+    expectError(
+      await call(`${server.api}/evaluations/${evaluation.id}/ratings`, { headers: bearer(noRatings) }),
+      403,
+      {
+        type: "authorization_error",
+        code: "missing_required_scope",
+      },
+    );
+  });
+});

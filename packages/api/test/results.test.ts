@@ -1,0 +1,255 @@
+import { EvaluationAgreement, EvaluationResults } from "@rubricon/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError } from "./helpers/assertions";
+import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+let user: TestUser;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  user = await signUp(server, "results");
+  key = await mintApiKey(server, user, ["evaluations:*", "ratings:*", "templates:*"]);
+});
+afterAll(() => server?.close());
+
+const rate = (evaluationId: string, body: unknown) =>
+  call(`${server.api}/evaluations/${evaluationId}/ratings`, { method: "POST", headers: bearer(key), body });
+const results = async (id: string) => {
+  const res = await call(`${server.api}/evaluations/${id}/results`, { headers: bearer(key) });
+  expect(res.status).toBe(200);
+  return EvaluationResults.parse(res.body);
+};
+
+describe("results", () => {
+  it("gives SSE distribution, mean, standard deviation and a t-based 95% interval, excluding skips", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true },
+    });
+    for (const v of [5, 6, 7])
+      await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: v } });
+    await rate(evaluation.id, { comparisonId: comparisonIds[1], skipReason: "Did not load" });
+
+    const r = await results(evaluation.id);
+    expect(r).toMatchObject({
+      ratingCount: 4,
+      humanRatingCount: 4,
+      autouserRatingCount: 0,
+      excludedCount: 1,
+    });
+    const [overall] = r.dimensions;
+    if (overall?.kind !== "sse") throw new Error("expected an SSE dimension");
+    expect(overall).toMatchObject({
+      templateId: "overall",
+      n: 3,
+      scaleMin: 1,
+      scaleMax: 7,
+      mean: 6,
+      stdDev: 1,
+    });
+    expect(overall.distribution).toEqual({ "1": 0, "2": 0, "3": 0, "4": 0, "5": 1, "6": 1, "7": 1 });
+    // 6 ± t(0.975, 2) · 1/√3 = 6 ± 4.303 · 0.5774
+    expect(overall.ci95!.lower).toBeCloseTo(3.516, 3);
+    expect(overall.ci95!.upper).toBeCloseTo(8.484, 3);
+    const [first, second] = r.perComparison;
+    expect(first).toMatchObject({ comparisonId: comparisonIds[0], ratingCount: 3, excludedCount: 0 });
+    expect(first!.dimensions.overall).toEqual({ n: 3, mean: 6 });
+    expect(second).toMatchObject({ ratingCount: 1, excludedCount: 1 });
+    expect(second!.dimensions.overall).toEqual({ n: 0, mean: null });
+    expect(r.perRater).toEqual([
+      expect.objectContaining({ raterType: "user", raterId: user.userId, ratingCount: 4, excludedCount: 1 }),
+    ]);
+  });
+
+  it("gives SxS wins, ties, the mean preference with its interval and a winner", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      type: "SxS",
+      extra: { allowMultipleRatings: true },
+    });
+    for (const v of [-3, -2, -3, -1]) {
+      await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: v } });
+    }
+    const r = await results(evaluation.id);
+    const [overall] = r.dimensions;
+    if (overall?.kind !== "sxs") throw new Error("expected an SxS dimension");
+    expect(overall).toMatchObject({
+      n: 4,
+      sideAWins: 4,
+      sideBWins: 0,
+      ties: 0,
+      meanPreference: -2.25,
+      winner: "A",
+    });
+    // -2.25 ± t(0.975, 3) · s/√4 with s = 0.9574
+    expect(overall.ci95!.lower).toBeCloseTo(-3.773, 2);
+    expect(overall.ci95!.upper).toBeCloseTo(-0.727, 2);
+    expect(overall.distribution).toEqual({ "-3": 2, "-2": 1, "-1": 1, "0": 0, "1": 0, "2": 0, "3": 0 });
+
+    // Mixed preferences leave the interval across 0: no winner.
+    const mixed = await runningEvaluation(server, bearer(key), {
+      type: "SxS",
+      extra: { allowMultipleRatings: true },
+    });
+    for (const v of [-2, 2, 0, 1]) {
+      await rate(mixed.evaluation.id, {
+        comparisonId: mixed.comparisonIds[0],
+        dimensionRatings: { overall: v },
+      });
+    }
+    const m = (await results(mixed.evaluation.id)).dimensions[0];
+    expect(m).toMatchObject({ sideAWins: 1, sideBWins: 2, ties: 1, winner: "inconclusive" });
+  });
+
+  it("caches results and recomputes them when the ratings change", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true },
+    });
+    await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: 2 } });
+    const first = await results(evaluation.id);
+    const again = await results(evaluation.id);
+    expect(again).toEqual(first);
+    await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: 4 } });
+    const third = await results(evaluation.id);
+    expect(third.ratingCount).toBe(2);
+    expect(third.dimensions[0]).toMatchObject({ mean: 3 });
+  });
+});
+
+/** Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", example C: four observers, twelve units. */
+const EXAMPLE_C: (number | null)[][] = [
+  [1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null],
+  [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, null, 3],
+  [null, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, null],
+  [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, null],
+];
+
+describe("agreement", () => {
+  it("reproduces Krippendorff's published example through public raters on the share link", async () => {
+    const template = await call(`${server.api}/templates`, {
+      method: "POST",
+      headers: bearer(key),
+      body: { teamId: user.teamId, name: "Five point", scaleType: "FIVE_POINT", scaleMin: 1, scaleMax: 5 },
+    });
+    expect(template.status).toBe(201);
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      count: 12,
+      extra: { shareAccess: "ANYONE_WITH_LINK", selectedDimensionIds: [template.body.id] },
+    });
+    for (const observer of EXAMPLE_C) {
+      const started = await startPublicRater(server, evaluation.shareToken);
+      expect(started.status).toBe(201);
+      for (const [unit, value] of observer.entries()) {
+        if (value === null) continue;
+        const res = await shareRate(server, evaluation.shareToken, started.cookie, {
+          comparisonId: comparisonIds[unit],
+          dimensionRatings: { [template.body.id]: value },
+        });
+        expect(res.status).toBe(201);
+      }
+    }
+    const expected = { nominal: 0.743, ordinal: 0.815, interval: 0.849, ratio: 0.797 } as const;
+    for (const [metric, alpha] of Object.entries(expected)) {
+      const res = await call(`${server.api}/evaluations/${evaluation.id}/agreement?metric=${metric}`, {
+        headers: bearer(key),
+      });
+      expect(res.status).toBe(200);
+      const a = EvaluationAgreement.parse(res.body);
+      expect(a.overall.metric).toBe(metric);
+      expect(a.overall.alpha).toBeCloseTo(alpha, 3);
+      expect(a.overall).toMatchObject({ raters: 4, units: 11, values: 40 });
+      expect(a.dimensions[0]!.alpha).toBeCloseTo(alpha, 3);
+      expect(a.groups.humans.overall.alpha).toBeCloseTo(alpha, 3);
+      expect(a.groups.autousers.overall).toMatchObject({
+        alpha: null,
+        undefinedReason: "no_pairable_values",
+      });
+      expect(a.overall.ci95!.lower).toBeLessThanOrEqual(a.overall.alpha!);
+      expect(a.overall.ci95!.upper).toBeGreaterThanOrEqual(a.overall.alpha! - 1e-9);
+    }
+    // The default for an SSE scale is ordinal, and the seeded interval is the same on every read.
+    const byDefault = await call(`${server.api}/evaluations/${evaluation.id}/agreement`, {
+      headers: bearer(key),
+    });
+    expect(byDefault.body.overall.metric).toBe("ordinal");
+    const again = await call(`${server.api}/evaluations/${evaluation.id}/agreement`, {
+      headers: bearer(key),
+    });
+    expect(again.body.overall.ci95).toEqual(byDefault.body.overall.ci95);
+    const r = await results(evaluation.id);
+    expect(r.agreement.alpha).toBeCloseTo(0.815, 3);
+    expect(r.perRater).toHaveLength(4);
+
+    expectError(
+      await call(`${server.api}/evaluations/${evaluation.id}/agreement?metric=cosine`, {
+        headers: bearer(key),
+      }),
+      400,
+      {
+        type: "invalid_request_error",
+        param: "metric",
+      },
+    );
+  });
+
+  it("says why alpha is undefined when every value is the same", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true },
+    });
+    for (const c of comparisonIds) {
+      for (let i = 0; i < 2; i++)
+        await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 4 } });
+    }
+    const res = await call(`${server.api}/evaluations/${evaluation.id}/agreement`, { headers: bearer(key) });
+    expect(res.body.overall).toMatchObject({ alpha: null, undefinedReason: "no_variation", ci95: null });
+  });
+});
+
+describe("export", () => {
+  it("answers one CSV row per rating and template, and the ratings as JSON", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      type: "SxS",
+      extra: { selectedDimensionIds: ["overall", "usability"], allowMultipleRatings: true },
+    });
+    await rate(evaluation.id, {
+      comparisonId: comparisonIds[0],
+      dimensionRatings: { overall: -1, usability: 2 },
+      justification: '=HYPERLINK("x"), "quoted"',
+    });
+    await rate(evaluation.id, { comparisonId: comparisonIds[1], skipReason: "Broken" });
+
+    const res = await fetch(`${server.api}/evaluations/${evaluation.id}/export?format=csv`, {
+      headers: bearer(key),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(res.headers.get("content-disposition")).toContain(`${evaluation.id}-ratings.csv`);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    const lines = (await res.text()).trimEnd().split("\r\n");
+    expect(lines[0]).toBe(
+      "rating_id,evaluation_id,comparison_id,comparison_name,rater_type,rater_id,template_id,template_version,value,skip_reason,time_spent_seconds,justification,created_at",
+    );
+    expect(lines).toHaveLength(4);
+    expect(lines.filter((l) => l.includes(",overall,1,-1,"))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(",usability,1,2,"))).toHaveLength(1);
+    expect(lines.some((l) => l.includes(`"'=HYPERLINK(""x""), ""quoted"""`))).toBe(true);
+    expect(lines.filter((l) => l.includes(",,,,Broken,"))).toHaveLength(1);
+
+    const json = await call(`${server.api}/evaluations/${evaluation.id}/export?format=json`, {
+      headers: bearer(key),
+    });
+    expect(json.status).toBe(200);
+    expect(json.body).toMatchObject({ object: "evaluation_export", evaluationId: evaluation.id });
+    expect(json.body.ratings).toHaveLength(2);
+    expectError(
+      await call(`${server.api}/evaluations/${evaluation.id}/export?format=xml`, { headers: bearer(key) }),
+      400,
+      {
+        type: "invalid_request_error",
+        param: "format",
+      },
+    );
+  });
+});

@@ -1,0 +1,143 @@
+import type { Evaluation } from "@rubricon/contracts";
+import { comparisons, type DbOrTx, evaluations, ratings, templates } from "@rubricon/db";
+import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { emitEvent } from "../events/emit";
+import { overallAgreement } from "../results/agreement";
+import { loadRatingsForStats } from "../results/load";
+import type { CoreContext } from "../shared/context";
+import { countComparisons } from "./comparisons";
+import { type EvaluationRow, type TemplateRefs, toEvaluation, toEvaluationEventObject } from "./serialize";
+
+/** Name and current version of each template the given evaluations use, in one query. */
+export async function templateRefs(db: DbOrTx, rows: EvaluationRow[]): Promise<TemplateRefs> {
+  const ids = [...new Set(rows.flatMap((r) => r.selectedDimensionIds))];
+  if (ids.length === 0) return new Map();
+  const found = await db
+    .select({ id: templates.id, name: templates.name, version: templates.version })
+    .from(templates)
+    .where(inArray(templates.id, ids));
+  return new Map(found.map((t) => [t.id, { name: t.name, version: t.version }]));
+}
+
+export async function serializeEvaluation(
+  db: DbOrTx,
+  ctx: CoreContext,
+  row: EvaluationRow,
+): Promise<Evaluation> {
+  const counts = await countComparisons(db, [row.id]);
+  return toEvaluation(row, counts.get(row.id) ?? 0, ctx.baseUrl, await templateRefs(db, [row]));
+}
+
+export interface CompletionSummary {
+  ratingCount: number;
+  autouserRatingCount: number;
+  humanRatingCount: number;
+  krippendorffAlpha: number | null;
+  completedRunCount: number;
+  failedRunCount: number;
+}
+
+/** What `evaluation.completed` reports. Autouser runs are not counted yet: none can be queued today. */
+export async function completionSummary(tx: DbOrTx, row: EvaluationRow): Promise<CompletionSummary> {
+  const data = await loadRatingsForStats(tx, row);
+  const autouserRatingCount = data.ratings.filter((r) => r.raterType === "autouser").length;
+  return {
+    ratingCount: data.ratings.length,
+    autouserRatingCount,
+    humanRatingCount: data.ratings.length - autouserRatingCount,
+    krippendorffAlpha: overallAgreement(data).alpha,
+    completedRunCount: 0,
+    failedRunCount: 0,
+  };
+}
+
+/**
+ * Records a status change as events, in the caller's transaction: always `evaluation.status_changed`, and on
+ * reaching Ended also `evaluation.completed` with the summary.
+ */
+export async function emitStatusChange(
+  tx: DbOrTx,
+  ctx: CoreContext,
+  row: EvaluationRow,
+  evaluation: Evaluation,
+  previousStatus: EvaluationRow["status"],
+): Promise<void> {
+  const object = toEvaluationEventObject(evaluation);
+  await emitEvent(tx, ctx, {
+    type: "evaluation.status_changed",
+    teamId: row.teamId,
+    object: { ...object, previous_status: previousStatus },
+  });
+  if (row.status === "Ended") {
+    await emitEvent(tx, ctx, {
+      type: "evaluation.completed",
+      teamId: row.teamId,
+      object: { ...object, summary: await completionSummary(tx, row) },
+    });
+  }
+}
+
+/** Moves a Running evaluation (locked by the caller) to Ended and records it. */
+export async function endEvaluation(
+  tx: DbOrTx,
+  ctx: CoreContext,
+  row: EvaluationRow,
+): Promise<EvaluationRow> {
+  const now = ctx.clock.now();
+  const [ended] = await tx
+    .update(evaluations)
+    .set({ status: "Ended", endedAt: now, updatedAt: now })
+    .where(eq(evaluations.id, row.id))
+    .returning();
+  await emitStatusChange(tx, ctx, ended!, await serializeEvaluation(tx, ctx, ended!), row.status);
+  return ended!;
+}
+
+export function deadlinePassed(row: EvaluationRow, now: Date): boolean {
+  return row.ratingDeadline !== null && row.ratingDeadline.getTime() <= now.getTime();
+}
+
+/** Whether every comparison has reached the evaluation's target of human (non-skipped) ratings. */
+export async function targetReached(tx: DbOrTx, row: EvaluationRow): Promise<boolean> {
+  const target = row.targetRatingsPerComparison;
+  if (target === null) return false;
+  const [result] = await tx
+    .select({ short: sql<number>`count(*)::int` })
+    .from(comparisons)
+    .where(
+      and(
+        eq(comparisons.evaluationId, row.id),
+        sql`(select count(*) from ${ratings} r where r.comparison_id = ${comparisons.id}
+          and r.rater_type <> 'autouser' and r.skip_reason is null) < ${target}`,
+      ),
+    );
+  const [any] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(comparisons)
+    .where(eq(comparisons.evaluationId, row.id));
+  return (any?.n ?? 0) > 0 && (result?.short ?? 0) === 0;
+}
+
+/**
+ * Ends every Running evaluation whose rating deadline has passed. Rows are claimed with SKIP LOCKED, so any
+ * number of workers may sweep at once. Answers how many were ended.
+ */
+export async function closeDueEvaluations(ctx: CoreContext, batch = 50): Promise<number> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const due = await tx
+      .select()
+      .from(evaluations)
+      .where(
+        and(
+          eq(evaluations.status, "Running"),
+          lte(evaluations.ratingDeadline, now),
+          isNull(evaluations.endedAt),
+        ),
+      )
+      .limit(batch)
+      .for("update", { skipLocked: true });
+    for (const row of due) await endEvaluation(tx, ctx, row);
+    return due.length;
+  });
+}

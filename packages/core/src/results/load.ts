@@ -1,0 +1,87 @@
+import type { RaterType } from "@rubricon/contracts";
+import { comparisons, type DbOrTx, ratings, templates } from "@rubricon/db";
+import { asc, eq, inArray } from "drizzle-orm";
+import type { EvaluationRow } from "../evaluations/serialize";
+
+export interface StatsTemplate {
+  id: string;
+  name: string;
+  version: number;
+  scaleMin: number;
+  scaleMax: number;
+}
+
+export interface StatsRating {
+  id: string;
+  comparisonId: string;
+  raterType: RaterType;
+  /** The user, public rater or autouser who rated. */
+  raterId: string | null;
+  dimensionRatings: Record<string, number>;
+  skipped: boolean;
+}
+
+/** Everything results and agreement are computed from, read once. */
+export interface StatsData {
+  evaluation: EvaluationRow;
+  templates: StatsTemplate[];
+  comparisons: { id: string; name: string | null; position: number }[];
+  ratings: StatsRating[];
+}
+
+function scaleOf(body: Record<string, unknown>): { scaleMin: number; scaleMax: number } {
+  const min = typeof body.scaleMin === "number" ? body.scaleMin : 1;
+  const max = typeof body.scaleMax === "number" ? body.scaleMax : 7;
+  return { scaleMin: min, scaleMax: max };
+}
+
+/** The evaluation's templates in selection order, with the scale each one rates on. */
+export async function loadStatsTemplates(db: DbOrTx, row: EvaluationRow): Promise<StatsTemplate[]> {
+  const found = await db
+    .select({ id: templates.id, name: templates.name, version: templates.version, body: templates.body })
+    .from(templates)
+    .where(inArray(templates.id, row.selectedDimensionIds));
+  const byId = new Map(found.map((t) => [t.id, t]));
+  return row.selectedDimensionIds.flatMap((id) => {
+    const t = byId.get(id);
+    return t ? [{ id, name: t.name, version: t.version, ...scaleOf(t.body) }] : [];
+  });
+}
+
+export async function loadRatingsForStats(db: DbOrTx, row: EvaluationRow): Promise<StatsData> {
+  const [tpls, comps, rows] = await Promise.all([
+    loadStatsTemplates(db, row),
+    db
+      .select({ id: comparisons.id, name: comparisons.name, position: comparisons.position })
+      .from(comparisons)
+      .where(eq(comparisons.evaluationId, row.id))
+      .orderBy(asc(comparisons.position), asc(comparisons.id)),
+    db
+      .select({
+        id: ratings.id,
+        comparisonId: ratings.comparisonId,
+        raterType: ratings.raterType,
+        userId: ratings.userId,
+        publicRaterId: ratings.publicRaterId,
+        autouserId: ratings.autouserId,
+        dimensionRatings: ratings.dimensionRatings,
+        skipReason: ratings.skipReason,
+      })
+      .from(ratings)
+      .where(eq(ratings.evaluationId, row.id))
+      .orderBy(asc(ratings.createdAt), asc(ratings.id)),
+  ]);
+  return {
+    evaluation: row,
+    templates: tpls,
+    comparisons: comps,
+    ratings: rows.map((r) => ({
+      id: r.id,
+      comparisonId: r.comparisonId,
+      raterType: r.raterType,
+      raterId: r.userId ?? r.publicRaterId ?? r.autouserId,
+      dimensionRatings: r.dimensionRatings,
+      skipped: r.skipReason !== null,
+    })),
+  };
+}

@@ -1,0 +1,311 @@
+import type { PageQuery, RatingSubmission, ShareStartInput, ShareView } from "@rubricon/contracts";
+import {
+  comparisons,
+  type DbOrTx,
+  evaluations,
+  newId,
+  publicRaters,
+  ratings,
+  teams,
+  templates,
+  users,
+} from "@rubricon/db";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { loadVisibleEvaluation } from "../evaluations/access";
+import { toComparison } from "../evaluations/comparisons";
+import type { EvaluationRow } from "../evaluations/serialize";
+import { paginate } from "../pagination/paginate";
+import { submitRating } from "../ratings/ratings";
+import type { Actor, CoreContext } from "../shared/context";
+import { randomToken, sha256Hex, verifyPassword } from "../shared/crypto";
+import { ApiError } from "../shared/errors";
+import { findMembership } from "../teams/access";
+
+/** Who opened the share link: maybe a signed-in user, maybe a public rater holding its cookie token. */
+export interface ShareViewer {
+  userId: string | null;
+  raterToken: string | null;
+}
+
+type RaterIdentity =
+  | { kind: "user"; id: string; name: string | null }
+  | { kind: "public"; id: string; name: string | null };
+
+function shareNotFound(): ApiError {
+  return ApiError.notFound("share_not_found", "No evaluation is shared at this link.");
+}
+
+/** The evaluation behind a share token. Drafts (not started) and archived evaluations are not shared. */
+async function loadShared(db: DbOrTx, token: string): Promise<EvaluationRow> {
+  const [row] = await db.select().from(evaluations).where(eq(evaluations.shareToken, token)).limit(1);
+  if (!row || row.status === "Draft" || row.status === "Archived") throw shareNotFound();
+  return row;
+}
+
+async function memberRater(
+  db: DbOrTx,
+  row: EvaluationRow,
+  userId: string | null,
+): Promise<RaterIdentity | null> {
+  if (!userId) return null;
+  const actor: Actor = { userId, boundTeamId: null, principal: "session" };
+  if (!(await findMembership(db, actor, row.teamId))) return null;
+  const [user] = await db
+    .select({ name: users.name, email: users.email })
+    .from(users)
+    .where(eq(users.id, userId));
+  return { kind: "user", id: userId, name: user?.name ?? user?.email ?? null };
+}
+
+async function publicRater(
+  db: DbOrTx,
+  row: EvaluationRow,
+  token: string | null,
+): Promise<RaterIdentity | null> {
+  if (!token) return null;
+  const [rater] = await db
+    .select({ id: publicRaters.id, name: publicRaters.name })
+    .from(publicRaters)
+    .where(and(eq(publicRaters.tokenHash, sha256Hex(token)), eq(publicRaters.evaluationId, row.id)))
+    .limit(1);
+  return rater ? { kind: "public", ...rater } : null;
+}
+
+/**
+ * Who may rate through the link: a signed-in team member always (as themselves); anyone else only on
+ * ANYONE_WITH_LINK and PASSWORD_PROTECTED links, once they have started as a public rater.
+ */
+async function resolveRater(db: DbOrTx, row: EvaluationRow, viewer: ShareViewer) {
+  const member = await memberRater(db, row, viewer.userId);
+  if (member) return { state: "ready" as const, rater: member };
+  switch (row.shareAccess) {
+    case "AUTOUSERS_LINK":
+      return { state: "autousers_only" as const, rater: null };
+    case "TEAM_ONLY":
+      return {
+        state: viewer.userId ? ("not_a_member" as const) : ("sign_in_required" as const),
+        rater: null,
+      };
+    default: {
+      const rater = await publicRater(db, row, viewer.raterToken);
+      return rater ? { state: "ready" as const, rater } : { state: "start" as const, rater: null };
+    }
+  }
+}
+
+function text(body: Record<string, unknown>, key: string): string | null {
+  const v = body[key];
+  return typeof v === "string" && v.length > 0 ? v : null;
+}
+
+export async function shareView(ctx: CoreContext, token: string, viewer: ShareViewer): Promise<ShareView> {
+  const row = await loadShared(ctx.db, token);
+  const { state, rater } = await resolveRater(ctx.db, row, viewer);
+  const [team] = await ctx.db.select({ name: teams.name }).from(teams).where(eq(teams.id, row.teamId));
+  const open = state === "ready";
+  const [comps, tpls, rated] = open
+    ? await Promise.all([
+        ctx.db
+          .select()
+          .from(comparisons)
+          .where(eq(comparisons.evaluationId, row.id))
+          .orderBy(asc(comparisons.position), asc(comparisons.id)),
+        ctx.db.select().from(templates).where(inArray(templates.id, row.selectedDimensionIds)),
+        ctx.db
+          .selectDistinct({ id: ratings.comparisonId })
+          .from(ratings)
+          .where(
+            and(
+              eq(ratings.evaluationId, row.id),
+              rater!.kind === "user" ? eq(ratings.userId, rater!.id) : eq(ratings.publicRaterId, rater!.id),
+            ),
+          ),
+      ])
+    : [[], [], []];
+  const byId = new Map(tpls.map((t) => [t.id, t]));
+  const sse = row.type === "SSE";
+  return {
+    object: "share",
+    evaluation: {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      instructions: row.instructions,
+      scenario: row.scenario,
+      type: row.type,
+      status: row.status,
+      shareAccess: row.shareAccess,
+      teamName: team?.name ?? "",
+    },
+    access: {
+      state: row.status === "Ended" && state === "ready" ? "ended" : state,
+      start: {
+        password: row.shareAccess === "PASSWORD_PROTECTED",
+        name: row.collectRaterName,
+        email: row.collectRaterEmail,
+      },
+      rater,
+    },
+    comparisons: comps.map(toComparison),
+    templates: row.selectedDimensionIds.flatMap((id) => {
+      const t = byId.get(id);
+      if (!t) return [];
+      const b = t.body;
+      const labels = b[sse ? "sseScaleLabels" : "sxsScaleLabels"];
+      return [
+        {
+          id,
+          name: t.name,
+          version: t.version,
+          scaleMin: typeof b.scaleMin === "number" ? b.scaleMin : 1,
+          scaleMax: typeof b.scaleMax === "number" ? b.scaleMax : 7,
+          question: text(b, sse ? "sseQuestion" : "scaleQuestion"),
+          labels: Array.isArray(labels) ? (labels as (string | null)[]) : null,
+          guidelines: text(b, "guidelines"),
+        },
+      ];
+    }),
+    ratedComparisonIds: rated.map((r) => r.id),
+  };
+}
+
+/**
+ * Registers a public rater after the link's checks (password, the details the evaluation asks for) and answers
+ * the token their browser keeps; only its hash is stored.
+ */
+export async function startPublicRater(
+  ctx: CoreContext,
+  token: string,
+  viewer: ShareViewer,
+  input: ShareStartInput,
+): Promise<{ rater: { id: string; name: string | null }; token: string }> {
+  const row = await loadShared(ctx.db, token);
+  const { state } = await resolveRater(ctx.db, row, { ...viewer, raterToken: null });
+  if (state === "autousers_only") {
+    throw ApiError.forbidden(
+      "share_autousers_only",
+      "This link is for autousers; people rate through another link.",
+    );
+  }
+  if (state === "sign_in_required" || state === "not_a_member") {
+    throw ApiError.forbidden(
+      "share_team_members_only",
+      "Only members of the evaluation's team can rate it; sign in first.",
+    );
+  }
+  if (row.status !== "Running") {
+    throw new ApiError("evaluation_not_running", "This evaluation is not taking ratings.");
+  }
+  if (row.shareAccess === "PASSWORD_PROTECTED") {
+    if (!input.password) {
+      throw new ApiError(
+        "share_password_required",
+        "This evaluation is password protected; send its `password`.",
+        {
+          param: "password",
+        },
+      );
+    }
+    if (!row.sharePasswordHash || !(await verifyPassword(input.password, row.sharePasswordHash))) {
+      throw new ApiError("share_password_incorrect", "The password is not correct.", { param: "password" });
+    }
+  }
+  if (row.collectRaterName && !input.name) {
+    throw new ApiError("rater_details_required", "This evaluation asks for your name.", { param: "name" });
+  }
+  if (row.collectRaterEmail && !input.email) {
+    throw new ApiError("rater_details_required", "This evaluation asks for your email.", { param: "email" });
+  }
+  const raterToken = randomToken(24);
+  const now = ctx.clock.now();
+  const [rater] = await ctx.db
+    .insert(publicRaters)
+    .values({
+      id: newId("publicRater"),
+      evaluationId: row.id,
+      name: input.name ?? null,
+      email: input.email ?? null,
+      tokenHash: sha256Hex(raterToken),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning({ id: publicRaters.id, name: publicRaters.name });
+  return { rater: rater!, token: raterToken };
+}
+
+/** A rating through the share link, by a signed-in team member or a started public rater. */
+export async function submitShareRating(
+  ctx: CoreContext,
+  token: string,
+  viewer: ShareViewer,
+  input: RatingSubmission,
+) {
+  const row = await loadShared(ctx.db, token);
+  const { state, rater } = await resolveRater(ctx.db, row, viewer);
+  if (state === "autousers_only") {
+    throw ApiError.forbidden(
+      "share_autousers_only",
+      "This link is for autousers; people rate through another link.",
+    );
+  }
+  if (state === "sign_in_required" || state === "not_a_member") {
+    throw ApiError.forbidden(
+      "share_team_members_only",
+      "Only members of the evaluation's team can rate it; sign in first.",
+    );
+  }
+  if (!rater) {
+    throw ApiError.forbidden(
+      row.shareAccess === "PASSWORD_PROTECTED" ? "share_password_required" : "share_team_members_only",
+      "Start rating first (POST /api/share/{token}/start).",
+    );
+  }
+  return submitRating(
+    ctx,
+    row.id,
+    rater.kind === "user" ? { type: "user", userId: rater.id } : { type: "public", publicRaterId: rater.id },
+    input,
+  );
+}
+
+/** `GET /evaluations/{id}/public-raters`: who rated through the link, with their name and email. */
+export async function listPublicRaters(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  query: PageQuery,
+) {
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  const page = await paginate<typeof publicRaters.$inferSelect>({
+    db: ctx.db,
+    table: publicRaters,
+    resource: "public_rater",
+    where: eq(publicRaters.evaluationId, evaluationId),
+    query,
+  });
+  const counts = page.data.length
+    ? await ctx.db
+        .select({ id: ratings.publicRaterId, n: count() })
+        .from(ratings)
+        .where(
+          inArray(
+            ratings.publicRaterId,
+            page.data.map((r) => r.id),
+          ),
+        )
+        .groupBy(ratings.publicRaterId)
+    : [];
+  const byId = new Map(counts.map((c) => [c.id, c.n]));
+  return {
+    ...page,
+    data: page.data.map((r) => ({
+      id: r.id,
+      object: "public_rater" as const,
+      evaluationId: r.evaluationId,
+      name: r.name,
+      email: r.email,
+      ratingCount: byId.get(r.id) ?? 0,
+      createdAt: r.createdAt.toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,127 @@
+import { QUOTA_METRICS, type QuotaMetric, UNLIMITED, type Usage } from "@rubricon/contracts";
+import { type DbOrTx, teams, usageCounters } from "@rubricon/db";
+import { and, eq, sql } from "drizzle-orm";
+import { ApiError } from "../shared/errors";
+import { currentLimitPolicy, logOverLimit } from "./enforcement";
+import { limitsFor, type TeamPlan } from "./plans";
+
+export type UsageMetric = QuotaMetric;
+
+const METRIC_NOUN: Record<QuotaMetric, string> = {
+  autouser_ratings_mo: "autouser ratings",
+  human_ratings_mo: "human ratings",
+  evals_mo: "evaluations",
+};
+
+/** Billing periods are calendar months in UTC; the period holding `now` starts at its first instant. */
+export function billingPeriod(now: Date): { start: Date; end: Date } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return { start, end };
+}
+
+async function teamPlan(db: DbOrTx, teamId: string): Promise<TeamPlan> {
+  const [team] = await db
+    .select({ plan: teams.plan, customLimits: teams.customLimits })
+    .from(teams)
+    .where(eq(teams.id, teamId))
+    .limit(1);
+  if (!team) throw ApiError.notFound("team_not_found", `No such team: ${teamId}.`);
+  return team;
+}
+
+function quotaExceeded(metric: QuotaMetric, limit: number, periodEnd: Date): ApiError {
+  return new ApiError(
+    "quota_exceeded",
+    `This team has used its ${limit} ${METRIC_NOUN[metric]} for this billing period; the quota renews on ` +
+      `${periodEnd.toISOString()}. Upgrade the plan for more.`,
+    { details: { metric, limit, periodEnd: periodEnd.toISOString() } },
+  );
+}
+
+/**
+ * Counts `amount` of billable work against the team's monthly quota, in the caller's transaction, so the count
+ * exists exactly when the work does. Refuses with 429 `quota_exceeded` when the work would pass the quota: the
+ * increment is one conditional upsert, and Postgres re-checks its condition against the latest committed count
+ * when concurrent transactions race for the row, so the quota is never over-issued. Under the request's `log`
+ * policy the work is counted, logged and allowed. Answers the period's new total.
+ *
+ * Autouser ratings are counted when a run completes (a failed run consumes nothing): check `quotaRemaining`
+ * before starting a run and call this in the transaction that marks it completed.
+ */
+export async function recordUsage(
+  tx: DbOrTx,
+  teamId: string,
+  metric: UsageMetric,
+  now: Date,
+  amount = 1,
+): Promise<number> {
+  if (!Number.isInteger(amount) || amount < 0)
+    throw new Error(`usage amount must be a whole number: ${amount}`);
+  const { start, end } = billingPeriod(now);
+  const limit = limitsFor(await teamPlan(tx, teamId))[metric];
+  const policy = currentLimitPolicy();
+  const enforce = limit !== null && policy.mode === "enforce";
+  if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
+
+  const [row] = await tx
+    .insert(usageCounters)
+    .values({ teamId, periodStart: start, metric, count: amount })
+    .onConflictDoUpdate({
+      target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric],
+      set: { count: sql`${usageCounters.count} + ${amount}` },
+      ...(enforce ? { setWhere: sql`${usageCounters.count} + ${amount} <= ${limit}` } : {}),
+    })
+    .returning({ count: usageCounters.count });
+  if (!row) throw quotaExceeded(metric, limit!, end);
+  if (limit !== null && row.count > limit) {
+    logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: policy.mode });
+  }
+  return row.count;
+}
+
+async function usedThisPeriod(db: DbOrTx, teamId: string, now: Date): Promise<Record<QuotaMetric, number>> {
+  const rows = await db
+    .select({ metric: usageCounters.metric, count: usageCounters.count })
+    .from(usageCounters)
+    .where(and(eq(usageCounters.teamId, teamId), eq(usageCounters.periodStart, billingPeriod(now).start)));
+  const used = { autouser_ratings_mo: 0, human_ratings_mo: 0, evals_mo: 0 };
+  for (const r of rows) used[r.metric] = r.count;
+  return used;
+}
+
+/** What is left of a quota this period: null when unlimited. A pre-flight check; `recordUsage` decides. */
+export async function quotaRemaining(
+  db: DbOrTx,
+  teamId: string,
+  metric: UsageMetric,
+  now: Date,
+): Promise<number | null> {
+  const limit = limitsFor(await teamPlan(db, teamId))[metric];
+  if (limit === null) return null;
+  return Math.max(0, limit - (await usedThisPeriod(db, teamId, now))[metric]);
+}
+
+/** The Usage object of the contract; unlimited quotas show as -1. */
+export async function teamUsage(db: DbOrTx, teamId: string, now: Date): Promise<Usage> {
+  const team = await teamPlan(db, teamId);
+  const limits = limitsFor(team);
+  const used = await usedThisPeriod(db, teamId, now);
+  const { start, end } = billingPeriod(now);
+  const quota = (m: QuotaMetric) => limits[m] ?? UNLIMITED;
+  const left = (m: QuotaMetric) => {
+    const limit = limits[m];
+    return limit === null ? UNLIMITED : Math.max(0, limit - used[m]);
+  };
+  const per = <T>(f: (m: QuotaMetric) => T) =>
+    Object.fromEntries(QUOTA_METRICS.map((m) => [m, f(m)])) as Record<QuotaMetric, T>;
+  return {
+    object: "usage",
+    teamId,
+    plan: team.plan,
+    period: { start: start.toISOString(), end: end.toISOString() },
+    limits: { rpm: limits.rpm, ...per(quota) },
+    used,
+    remaining: per(left),
+  };
+}
