@@ -7,6 +7,9 @@ export {
 } from "./app";
 export { type BackgroundLoop, backgroundLoops, type RunningLoops, startLoops } from "./background/loops";
 export { type Env, loadEnv } from "./config/env";
+export { listen } from "./http/node-server";
 export { API_PREFIX } from "./http/rest-handler";
+export { RedisSlidingWindow } from "./limits/redis-sliding-window";
+export { MemorySlidingWindow, type SlidingWindow, type WindowState } from "./limits/sliding-window";
 export { type AppRouter, appRouter } from "./routers/index";
 export type { Principal, RequestContext } from "./trpc/context";

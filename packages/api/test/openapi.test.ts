@@ -89,3 +89,15 @@ describe("OpenAPI document", () => {
     }
   });
 });
+
+describe("ratings and results in the document", () => {
+  it("documents the rating, results, agreement and export routes with their statuses", () => {
+    expect(doc.paths["/evaluations/{id}/ratings"]!.post!.responses).toHaveProperty("201");
+    expect(doc.paths["/evaluations/{id}/ratings/bulk-delete"]!.post!.responses).toHaveProperty("200");
+    expect(doc.paths["/evaluations/{id}/results"]!.get!.responses).toHaveProperty("200");
+    expect(doc.paths["/evaluations/{id}/agreement"]!.get!.responses).toHaveProperty("200");
+    expect(doc.paths["/evaluations/{id}/public-raters"]!.get!.responses).toHaveProperty("200");
+    const exported = doc.paths["/evaluations/{id}/export"]!.get!.responses["200"] as { content: Record<string, unknown> };
+    expect(Object.keys(exported.content)).toEqual(expect.arrayContaining(["application/json", "text/csv"]));
+  });
+});

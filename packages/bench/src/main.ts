@@ -9,7 +9,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
+import { benchRatings, printRatingsRows } from "./ratings-bench";
 import { type BenchDatabase, createBenchDatabase, DEFAULT_ADMIN_URL, seed } from "./seed";
 
 const TARGET_RATIO = 0.67;
@@ -60,11 +62,11 @@ function startServer(
   command: string,
   args: string[],
   cwd: string,
-  env: NodeJS.ProcessEnv,
+  env: Record<string, string | undefined>,
 ): ChildProcess {
   const child = spawn(command, args, {
     cwd,
-    env,
+    env: env as NodeJS.ProcessEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -163,7 +165,8 @@ function table(rows: RouteResult[]): string {
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
 }
 
-async function main(): Promise<number> {
+/** The API against the yardstick: answers 0 when every route reaches the target ratio. */
+async function benchApi(): Promise<number> {
   const adminUrl = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
   if (!existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) {
     log("apps/web has no production build; running pnpm --filter @rubricon/web build");
@@ -334,6 +337,46 @@ async function main(): Promise<number> {
   } finally {
     await cleanup();
   }
+}
+
+async function benchRatingsSection(): Promise<number> {
+  const bench = await createBenchDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL);
+  try {
+    const rows = await benchRatings(bench, log);
+    printRatingsRows(rows);
+    return rows.every((r) => r.pass !== false) ? 0 : 1;
+  } finally {
+    await bench.drop();
+  }
+}
+
+async function benchLimitsSection(): Promise<number> {
+  const rows = await benchLimits(log);
+  printLimitsRows(rows);
+  return rows.every((r) => r.pass !== false) ? 0 : 1;
+}
+
+/** Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. */
+const SECTIONS: Record<string, () => Promise<number>> = {
+  api: benchApi,
+  ratings: benchRatingsSection,
+  limits: benchLimitsSection,
+};
+
+async function main(): Promise<number> {
+  const wanted = process.argv.slice(2).filter((a) => a !== "--");
+  const unknown = wanted.filter((name) => !(name in SECTIONS));
+  if (unknown.length > 0) {
+    log(`unknown section ${unknown.join(", ")}; sections: ${Object.keys(SECTIONS).join(", ")}`);
+    return 2;
+  }
+  let code = 0;
+  for (const [name, run] of Object.entries(SECTIONS)) {
+    if (wanted.length > 0 && !wanted.includes(name)) continue;
+    log(`section ${name}`);
+    code = Math.max(code, await run());
+  }
+  return code;
 }
 
 main().then(

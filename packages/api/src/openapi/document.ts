@@ -128,8 +128,12 @@ export function buildOpenApiDocument(
     const ok = (responses["200"] ?? { description: "Success" }) as Record<string, unknown>;
     delete responses["200"];
     for (const key of Object.keys(responses)) if (/^[45]\d\d$/.test(key)) delete responses[key];
+    const extra = Object.fromEntries(
+      (route.meta.produces ?? []).map((type) => [type, { schema: { type: "string" } }]),
+    );
     responses[success] = {
       ...ok,
+      ...(route.meta.produces ? { content: { ...(ok.content as object), ...extra } } : {}),
       headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" }, ...RATE_LIMIT_HEADERS },
     };
     for (const status of Object.keys(ERROR_STATUSES))

@@ -67,6 +67,7 @@ export const resultsRouter = router({
           "`format=csv` answers `text/csv` with one row per rating and template; `json` the ratings.",
       },
       scope: "evaluations:read",
+      produces: ["text/csv"],
     })
     .input(ExportQuery.extend({ id: IdParam }))
     .output(z.union([RatingExport, z.string()]))

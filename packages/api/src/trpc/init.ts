@@ -21,6 +21,8 @@ export type RouteMeta = OpenApiMeta<{
   /** Success status when not 200. */
   successStatus?: 200 | 201 | 202 | 204 | 302;
   deprecation?: Deprecation;
+  /** Media types the route can answer besides JSON (a CSV export), listed on its success response. */
+  produces?: string[];
   /** POSTs that create nothing may opt out of Idempotency-Key handling. */
   idempotent?: boolean;
   /** Spends nothing of the team's requests-per-minute budget (the headers still report it). */

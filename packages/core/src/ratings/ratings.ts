@@ -60,6 +60,25 @@ export async function submitRating(
   input: RatingSubmission,
 ): Promise<Rating> {
   const now = ctx.clock.now();
+  // Read and checked before the row lock is taken, so concurrent raters of one evaluation queue for as short a
+  // time as possible; the template selection is compared again under the lock.
+  const [before] = await ctx.db.select().from(evaluations).where(eq(evaluations.id, evaluationId)).limit(1);
+  if (!before) throw evaluationNotFound(evaluationId);
+  if (before.status !== "Running") throw notRunning(before);
+  const [comparison] = await ctx.db
+    .select({ id: comparisons.id })
+    .from(comparisons)
+    .where(and(eq(comparisons.id, input.comparisonId), eq(comparisons.evaluationId, evaluationId)))
+    .limit(1);
+  if (!comparison) {
+    throw ApiError.invalid(
+      "comparisonId",
+      `No such comparison in evaluation ${evaluationId}: ${input.comparisonId}.`,
+    );
+  }
+  let templates = await loadStatsTemplates(ctx.db, before);
+  validateDimensionRatings(before, templates, input);
+
   const outcome = await ctx.db.transaction(async (tx) => {
     const row = await lockForRatingChange(tx, evaluationId);
     if (row.status !== "Running") throw notRunning(row);
@@ -68,19 +87,10 @@ export async function submitRating(
       await endEvaluation(tx, ctx, row);
       return { rating: null, closedAt: row.ratingDeadline! };
     }
-    const [comparison] = await tx
-      .select({ id: comparisons.id })
-      .from(comparisons)
-      .where(and(eq(comparisons.id, input.comparisonId), eq(comparisons.evaluationId, evaluationId)))
-      .limit(1);
-    if (!comparison) {
-      throw ApiError.invalid(
-        "comparisonId",
-        `No such comparison in evaluation ${evaluationId}: ${input.comparisonId}.`,
-      );
+    if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
+      templates = await loadStatsTemplates(tx, row);
+      validateDimensionRatings(row, templates, input);
     }
-    const templates = await loadStatsTemplates(tx, row);
-    validateDimensionRatings(row, templates, input);
 
     const key = raterKey(rater);
     if (!row.allowMultipleRatings) {

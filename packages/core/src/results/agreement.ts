@@ -1,6 +1,6 @@
 import type { AlphaMetric, AlphaStat, EvaluationAgreement } from "@rubricon/contracts";
-import { bootstrapAlpha, krippendorffAlpha } from "../stats/krippendorff";
-import type { StatsData, StatsRating } from "./load";
+import { bootstrapAlpha, krippendorffAlpha, prepareReliabilityData } from "../stats/krippendorff";
+import type { StatsData } from "./load";
 
 export const BOOTSTRAP_SAMPLES = 1000;
 
@@ -19,33 +19,53 @@ export function seedFor(id: string): number {
   return h >>> 0;
 }
 
-type RaterFilter = (r: StatsRating) => boolean;
-const everyone: RaterFilter = () => true;
-const humans: RaterFilter = (r) => r.raterType !== "autouser";
-const autousers: RaterFilter = (r) => r.raterType === "autouser";
+type Group = "all" | "humans" | "autousers" | "humansVsAutousers";
 
 interface Units {
   units: number[][];
-  raters: Set<string>;
+  raters: number;
 }
 
-/** One unit per comparison and template: the values its raters gave, skipped ratings left out. */
-function unitsOf(data: StatsData, templateIds: string[], filter: RaterFilter): Units {
-  const cells = new Map<string, number[]>();
-  const raters = new Set<string>();
+/**
+ * The ratings indexed once: per template and comparison (a cell, one unit of reliability data), the values
+ * humans and autousers gave, skipped ratings left out; and who rated each template.
+ */
+interface Cells {
+  comparisons: number;
+  human: number[][];
+  autouser: number[][];
+  /** Rater keys per template index, by kind. */
+  humanRaters: Set<string>[];
+  autouserRaters: Set<string>[];
+}
+
+function indexCells(data: StatsData): Cells {
+  const comparisonIndex = new Map<string, number>();
   for (const r of data.ratings) {
-    if (r.skipped || !filter(r)) continue;
-    for (const id of templateIds) {
-      const v = r.dimensionRatings[id];
+    if (!comparisonIndex.has(r.comparisonId)) comparisonIndex.set(r.comparisonId, comparisonIndex.size);
+  }
+  const n = comparisonIndex.size;
+  const size = n * data.templates.length;
+  const cells: Cells = {
+    comparisons: n,
+    human: Array.from({ length: size }, () => []),
+    autouser: Array.from({ length: size }, () => []),
+    humanRaters: data.templates.map(() => new Set()),
+    autouserRaters: data.templates.map(() => new Set()),
+  };
+  for (const r of data.ratings) {
+    if (r.skipped) continue;
+    const c = comparisonIndex.get(r.comparisonId)!;
+    const autouser = r.raterType === "autouser";
+    const rater = `${r.raterType}:${r.raterId ?? r.id}`;
+    for (const [t, template] of data.templates.entries()) {
+      const v = r.dimensionRatings[template.id];
       if (v === undefined) continue;
-      const key = `${r.comparisonId}\u0000${id}`;
-      const cell = cells.get(key);
-      if (cell) cell.push(v);
-      else cells.set(key, [v]);
-      raters.add(`${r.raterType}:${r.raterId ?? r.id}`);
+      (autouser ? cells.autouser : cells.human)[t * n + c]!.push(v);
+      (autouser ? cells.autouserRaters : cells.humanRaters)[t]!.add(rater);
     }
   }
-  return { units: [...cells.values()], raters };
+  return cells;
 }
 
 function median(values: number[]): number {
@@ -54,40 +74,54 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
 }
 
-/** Two raters per unit, the humans and the autousers, each speaking with its median. */
-function humanVsAutouserUnits(data: StatsData, templateIds: string[]): Units {
-  const h = new Map<string, number[]>();
-  const a = new Map<string, number[]>();
-  for (const r of data.ratings) {
-    if (r.skipped) continue;
-    const side = r.raterType === "autouser" ? a : h;
-    for (const id of templateIds) {
-      const v = r.dimensionRatings[id];
-      if (v === undefined) continue;
-      const key = `${r.comparisonId}\u0000${id}`;
-      const cell = side.get(key);
-      if (cell) cell.push(v);
-      else side.set(key, [v]);
+function union(sets: Set<string>[]): number {
+  if (sets.length === 1) return sets[0]!.size;
+  const all = new Set<string>();
+  for (const s of sets) for (const k of s) all.add(k);
+  return all.size;
+}
+
+/** The units of one rater group over the given templates (by index). */
+function unitsOf(cells: Cells, templates: number[], group: Group): Units {
+  const units: number[][] = [];
+  for (const t of templates) {
+    for (let c = 0; c < cells.comparisons; c++) {
+      const h = cells.human[t * cells.comparisons + c]!;
+      const a = cells.autouser[t * cells.comparisons + c]!;
+      if (group === "humans") units.push(h);
+      else if (group === "autousers") units.push(a);
+      else if (group === "all") units.push(a.length === 0 ? h : h.length === 0 ? a : h.concat(a));
+      // Two raters per unit, the humans and the autousers, each speaking with its median.
+      else if (h.length > 0 && a.length > 0) units.push([median(h), median(a)]);
     }
   }
-  const units: number[][] = [];
-  for (const [key, values] of h) {
-    const other = a.get(key);
-    if (other) units.push([median(values), median(other)]);
-  }
-  return { units, raters: new Set(units.length > 0 ? ["humans", "autousers"] : []) };
+  const humanRaters = () => union(templates.map((t) => cells.humanRaters[t]!));
+  const autouserRaters = () => union(templates.map((t) => cells.autouserRaters[t]!));
+  const raters =
+    group === "humans"
+      ? humanRaters()
+      : group === "autousers"
+        ? autouserRaters()
+        : group === "all"
+          ? humanRaters() + autouserRaters()
+          : units.length > 0
+            ? 2
+            : 0;
+  return { units, raters };
 }
 
 function alphaStat({ units, raters }: Units, metric: AlphaMetric, seed: number | null): AlphaStat {
-  const result = krippendorffAlpha(units, metric);
+  // Checked and indexed once, then shared by the point estimate and the bootstrap.
+  const data = prepareReliabilityData(units);
+  const result = krippendorffAlpha(data, metric);
   const ci =
     seed !== null && result.alpha !== null
-      ? bootstrapAlpha(units, metric, { seed, samples: BOOTSTRAP_SAMPLES })
+      ? bootstrapAlpha(data, metric, { seed, samples: BOOTSTRAP_SAMPLES })
       : null;
   return {
     alpha: result.alpha,
     metric,
-    raters: raters.size,
+    raters,
     units: result.units,
     values: result.values,
     ci95: ci ? { lower: ci.lower, upper: ci.upper } : null,
@@ -95,18 +129,22 @@ function alphaStat({ units, raters }: Units, metric: AlphaMetric, seed: number |
   };
 }
 
-function group(
+function groupStats(
   data: StatsData,
+  cells: Cells,
+  group: Group,
   metric: AlphaMetric,
   seed: number | null,
-  unitsFor: (templateIds: string[]) => Units,
 ): EvaluationAgreement["groups"]["humans"] {
+  const every = data.templates.map((_, i) => i);
+  const overall = alphaStat(unitsOf(cells, every, group), metric, seed);
   return {
-    overall: alphaStat(unitsFor(data.templates.map((t) => t.id)), metric, seed),
-    dimensions: data.templates.map((t) => ({
+    overall,
+    dimensions: data.templates.map((t, i) => ({
       templateId: t.id,
       name: t.name,
-      ...alphaStat(unitsFor([t.id]), metric, seed),
+      // With a single template the dimension is the whole evaluation: same units, same figures.
+      ...(data.templates.length === 1 ? overall : alphaStat(unitsOf(cells, [i], group), metric, seed)),
     })),
   };
 }
@@ -118,9 +156,9 @@ export function overallAgreement(
 ): AlphaStat {
   return alphaStat(
     unitsOf(
-      data,
-      data.templates.map((t) => t.id),
-      everyone,
+      indexCells(data),
+      data.templates.map((_, i) => i),
+      "all",
     ),
     opts.metric ?? defaultMetric(data.evaluation.type),
     opts.interval ? seedFor(data.evaluation.id) : null,
@@ -134,16 +172,20 @@ export function computeAgreement(
 ): EvaluationAgreement {
   const m = metric ?? defaultMetric(data.evaluation.type);
   const seed = seedFor(data.evaluation.id);
-  const all = group(data, m, seed, (ids) => unitsOf(data, ids, everyone));
+  const cells = indexCells(data);
+  const all = groupStats(data, cells, "all", m, seed);
+  // With one kind of rater only, that kind's figures are the evaluation's: computed once.
+  const anyAutouser = data.ratings.some((r) => r.raterType === "autouser");
+  const anyHuman = data.ratings.some((r) => r.raterType !== "autouser");
   return {
     object: "evaluation_agreement",
     evaluationId: data.evaluation.id,
     computedAt: computedAt.toISOString(),
     ...all,
     groups: {
-      humans: group(data, m, seed, (ids) => unitsOf(data, ids, humans)),
-      autousers: group(data, m, seed, (ids) => unitsOf(data, ids, autousers)),
-      humansVsAutousers: group(data, m, seed, (ids) => humanVsAutouserUnits(data, ids)),
+      humans: anyAutouser ? groupStats(data, cells, "humans", m, seed) : all,
+      autousers: anyHuman ? groupStats(data, cells, "autousers", m, seed) : all,
+      humansVsAutousers: groupStats(data, cells, "humansVsAutousers", m, seed),
     },
     bootstrap: { samples: BOOTSTRAP_SAMPLES, seed },
   };

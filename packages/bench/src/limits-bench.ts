@@ -1,0 +1,183 @@
+/**
+ * The limits part of `pnpm bench`: what the per-minute limiter adds to a request. In process: hits per second
+ * and memory per counted request. With Redis: the round trip a request waits for, beside a bare PING, the hits
+ * per second with many requests in flight, and Redis memory per counted request.
+ */
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { MemorySlidingWindow, RedisSlidingWindow } from "@rubricon/api";
+
+const MINUTE = 60_000;
+const TEAMS = 1000;
+const RPM = 600;
+const IN_PROCESS_HITS = 2_000_000;
+const REDIS_SEQUENTIAL = 5000;
+const REDIS_CONCURRENT = 50_000;
+const IN_FLIGHT = 32;
+const TARGET_IN_PROCESS_US = 2;
+const TARGET_REDIS_P50_US = 500;
+
+export interface LimitsBenchRow {
+  measure: string;
+  value: string;
+  target: string;
+  pass: boolean | null;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+function collectGarbage(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+
+function inProcess(rows: LimitsBenchRow[]): void {
+  const window = new MemorySlidingWindow();
+  const t0 = Date.now();
+  // 1,000 teams at 20,000 requests a second in all: the clock moves 50 µs a request.
+  const run = (n: number) => {
+    for (let i = 0; i < n; i++) {
+      window.hitSync({
+        key: `rpm:team:${i % TEAMS}`,
+        limit: RPM,
+        windowMs: MINUTE,
+        nowMs: t0 + i / 20,
+        id: "x",
+      });
+    }
+  };
+  run(200_000);
+  const start = performance.now();
+  run(IN_PROCESS_HITS);
+  const seconds = (performance.now() - start) / 1000;
+  const perHitUs = (seconds * 1e6) / IN_PROCESS_HITS;
+  rows.push({
+    measure: `in-process hit (${TEAMS} teams, ${RPM}/min each)`,
+    value: `${Math.round(IN_PROCESS_HITS / seconds).toLocaleString("en")} hits/s, ${perHitUs.toFixed(2)} µs/hit`,
+    target: `≤ ${TARGET_IN_PROCESS_US} µs`,
+    pass: perHitUs <= TARGET_IN_PROCESS_US,
+  });
+
+  const gc = collectGarbage();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const full = new MemorySlidingWindow();
+  const counted = 100 * RPM;
+  for (let i = 0; i < counted; i++) {
+    full.hitSync({ key: `rpm:team:${i % 100}`, limit: RPM, windowMs: MINUTE, nowMs: t0 + i, id: "x" });
+  }
+  gc();
+  const bytes = (process.memoryUsage().heapUsed - before) / counted;
+  rows.push({
+    measure: "in-process memory per counted request",
+    value: `${bytes.toFixed(1)} bytes (a full Free team: ${((bytes * 60) / 1024).toFixed(1)} KiB)`,
+    target: "",
+    pass: null,
+  });
+  if (full.size !== 100) throw new Error("the memory sample lost keys");
+}
+
+async function withRedis(rows: LimitsBenchRow[], url: string, log: (m: string) => void): Promise<void> {
+  let window: RedisSlidingWindow;
+  try {
+    window = await RedisSlidingWindow.connect(url, `rubricon-bench:${randomUUID()}:`);
+  } catch (err) {
+    log(`Redis rows skipped: ${(err as Error).message}`);
+    return;
+  }
+  const { redis } = window;
+  try {
+    const t0 = Date.now();
+    const hit = (i: number) =>
+      window.hit({
+        key: `rpm:team:${i % TEAMS}`,
+        limit: RPM,
+        windowMs: MINUTE,
+        nowMs: t0 + i,
+        id: randomUUID(),
+      });
+    for (let i = 0; i < 500; i++) await hit(i);
+
+    const timings = async (fn: (i: number) => Promise<unknown>) => {
+      const us: number[] = [];
+      for (let i = 0; i < REDIS_SEQUENTIAL; i++) {
+        const start = performance.now();
+        await fn(i);
+        us.push((performance.now() - start) * 1000);
+      }
+      return us.sort((a, b) => a - b);
+    };
+    const ping = await timings(() => redis.ping());
+    const hits = await timings((i) => hit(1000 + i));
+    const p50 = percentile(hits, 0.5);
+    rows.push({
+      measure: "Redis PING round trip (baseline)",
+      value: `p50 ${percentile(ping, 0.5).toFixed(0)} µs, p99 ${percentile(ping, 0.99).toFixed(0)} µs`,
+      target: "",
+      pass: null,
+    });
+    rows.push({
+      measure: "Redis hit round trip (what a request waits)",
+      value: `p50 ${p50.toFixed(0)} µs, p99 ${percentile(hits, 0.99).toFixed(0)} µs`,
+      target: `p50 ≤ ${TARGET_REDIS_P50_US} µs`,
+      pass: p50 <= TARGET_REDIS_P50_US,
+    });
+
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < REDIS_CONCURRENT) await hit(10_000 + next++);
+      }),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    rows.push({
+      measure: `Redis hits, ${IN_FLIGHT} in flight`,
+      value: `${Math.round(REDIS_CONCURRENT / seconds).toLocaleString("en")} hits/s`,
+      target: "",
+      pass: null,
+    });
+
+    const key = `rubricon-bench:${randomUUID()}:rl:full`;
+    const members = Array.from({ length: RPM }, (_, i) => [t0 + i, randomUUID()] as const).flat();
+    await redis.zadd(key, ...members);
+    const usage = Number(await redis.call("MEMORY", "USAGE", key));
+    await redis.del(key);
+    rows.push({
+      measure: "Redis memory per counted request",
+      value: `${(usage / RPM).toFixed(1)} bytes (a full Pro team: ${(usage / 1024).toFixed(1)} KiB)`,
+      target: "",
+      pass: null,
+    });
+  } finally {
+    await window.close();
+  }
+}
+
+export async function benchLimits(log: (m: string) => void): Promise<LimitsBenchRow[]> {
+  const rows: LimitsBenchRow[] = [];
+  log("limits: in-process window");
+  inProcess(rows);
+  log("limits: Redis window");
+  await withRedis(rows, process.env.REDIS_URL ?? "redis://127.0.0.1:6379", log);
+  return rows;
+}
+
+export function printLimitsRows(rows: LimitsBenchRow[]): void {
+  const header = ["limiter", "measured", "target", ""];
+  const body = rows.map((r) => [
+    r.measure,
+    r.value,
+    r.target,
+    r.pass === null ? "" : r.pass ? "pass" : "FAIL",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
+  process.stdout.write(
+    `${[line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n")}\n`,
+  );
+}

@@ -1,0 +1,229 @@
+/**
+ * The ratings part of `pnpm bench`: ratings submitted per second over HTTP, and results and agreement for an
+ * evaluation holding 100,000 ratings (the compute alone, the first read, and cached reads).
+ */
+import { performance } from "node:perf_hooks";
+import { createRubricon, listen, loadEnv } from "@rubricon/api";
+import {
+  bootstrapAccount,
+  computeAgreement,
+  computeResults,
+  createEvaluation,
+  loadRatingsForStats,
+  setTeamLimits,
+  systemClock,
+} from "@rubricon/core";
+import { evaluations } from "@rubricon/db";
+import { eq, sql } from "drizzle-orm";
+import { runLoad } from "./load";
+import type { BenchDatabase } from "./seed";
+
+export const RATINGS = 100_000;
+const RATERS_PER_UNIT = 50;
+const TARGET_AGREEMENT_MS = 100;
+const TARGET_CACHED_RESULTS_P50_MS = 50;
+
+export interface RatingsBenchRow {
+  measure: string;
+  value: string;
+  target: string;
+  pass: boolean | null;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
+
+/**
+ * 100,000 ratings on 2,000 comparisons, each rated by the same 25 people and 25 autousers, written in SQL.
+ * Scores lean by comparison and scatter by rater, as real ones do, so agreement is neither perfect nor nil.
+ */
+async function seedManyRatings(db: BenchDatabase["database"]["db"], evaluationId: string, teamId: string) {
+  const units = RATINGS / RATERS_PER_UNIT;
+  const half = RATERS_PER_UNIT / 2;
+  await db.execute(sql`insert into comparisons (id, evaluation_id, name, position, stimulus)
+    select 'cmp_bench_' || g, ${evaluationId}, null, g,
+      jsonb_build_object('kind', 'single', 'url', 'https://example.com/' || g, 'fileId', null, 'stimulusType', 'URL')
+    from generate_series(1, ${units}) g`);
+  await db.execute(sql`insert into public_raters (id, evaluation_id, name, token_hash)
+    select 'prt_bench_' || r, ${evaluationId}, 'Rater ' || r, md5('bench' || r) from generate_series(1, ${half}) r`);
+  await db.execute(sql`insert into ratings (id, evaluation_id, comparison_id, team_id, rater_type, public_rater_id,
+      autouser_id, dimension_ratings, template_versions, open_text_responses, factors)
+    select 'rat_bench_' || g || '_' || r, ${evaluationId}, 'cmp_bench_' || g, ${teamId},
+      case when r <= ${half} then 'public' else 'autouser' end,
+      case when r <= ${half} then 'prt_bench_' || r end,
+      case when r > ${half} then 'auto_bench_' || r end,
+      jsonb_build_object('overall', least(7, greatest(1, 1 + (g % 7) + ((g * 7 + r * 13) % 3) - 1))),
+      '{"overall": 1}'::jsonb, '{}'::jsonb, '[]'::jsonb
+    from generate_series(1, ${units}) g, generate_series(1, ${RATERS_PER_UNIT}) r`);
+  await db
+    .update(evaluations)
+    .set({ ratingsRevision: sql`${evaluations.ratingsRevision} + 1` })
+    .where(eq(evaluations.id, evaluationId));
+}
+
+export async function benchRatings(
+  bench: BenchDatabase,
+  log: (m: string) => void,
+): Promise<RatingsBenchRow[]> {
+  const { db } = bench.database;
+  const ctx = { db, clock: systemClock, baseUrl: "http://127.0.0.1" };
+  const { userId, teamId, apiKey } = await bootstrapAccount(ctx, {
+    email: "ratings-bench@example.com",
+    password: "bench-password",
+    teamName: "Ratings bench",
+    plan: "enterprise",
+    scopes: ["*"],
+  });
+  // The load would otherwise meet the team's own limits, which are not what this measures.
+  await setTeamLimits(ctx, teamId, {
+    requestsPerMinute: 10_000_000,
+    humanRatingsPerMonth: 100_000_000,
+    evaluations: 1_000_000,
+  });
+  const actor = { userId, boundTeamId: teamId, principal: "api_key" as const };
+  const base = {
+    status: "Running" as const,
+    shareAccess: "TEAM_ONLY" as const,
+    allowMultipleRatings: true,
+    collectRaterName: false,
+    collectRaterEmail: false,
+    evaluationMethod: "manual" as const,
+    dryRun: false,
+  };
+  const live = await createEvaluation(ctx, actor, {
+    ...base,
+    name: "Ratings under load",
+    type: "SSE",
+    designUrls: Array.from({ length: 50 }, (_, i) => ({
+      url: `https://example.com/${i}`,
+      stimulusType: "URL" as const,
+    })),
+  });
+  const big = await createEvaluation(ctx, actor, { ...base, name: "100k ratings", type: "SSE" });
+  if ("dryRun" in live || "dryRun" in big) throw new Error("unexpected dry run");
+
+  const env = loadEnv({
+    NODE_ENV: "test",
+    DATABASE_URL: bench.url,
+    DATA_DIR: "/tmp/rubricon-bench-data",
+    EMBEDDED_WORKER: "false",
+  });
+  const app = await createRubricon({ env, database: bench.database });
+  const { server, url } = await listen((req) => app.handle(req));
+  const api = `${url}/api/v1`;
+  const headers = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
+  const rows: RatingsBenchRow[] = [];
+  try {
+    const [first] = (await db.execute(
+      sql`select id from comparisons where evaluation_id = ${live.id} limit 1`,
+    )) as unknown as {
+      id: string;
+    }[];
+    log("ratings: submitting under load");
+    const load = await runLoad(
+      {
+        url: `${api}/evaluations/${live.id}/ratings`,
+        method: "POST",
+        headers,
+        body: JSON.stringify({ comparisonId: first!.id, dimensionRatings: { overall: 5 } }),
+      },
+      { connections: 16, durationS: Number(process.env.BENCH_DURATION_S ?? 10), warmupS: 2 },
+    );
+    rows.push({
+      measure: "POST /evaluations/{id}/ratings (one evaluation)",
+      value: `${Math.round(load.requestsPerSec)} ratings/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms${load.failures ? `, ${load.failures} failed` : ""}`,
+      target: "–",
+      pass: null,
+    });
+
+    log(`ratings: seeding ${RATINGS} ratings`);
+    await seedManyRatings(db, big.id, teamId);
+    const [row] = await db.select().from(evaluations).where(eq(evaluations.id, big.id));
+    const loaded = await timed(() => loadRatingsForStats(db, row!));
+    rows.push({
+      measure: `load ${RATINGS} ratings from Postgres`,
+      value: `${loaded.ms.toFixed(0)} ms`,
+      target: "–",
+      pass: null,
+    });
+
+    const agreementRuns: number[] = [];
+    const resultsRuns: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      agreementRuns.push((await timed(() => computeAgreement(loaded.value, new Date()))).ms);
+      resultsRuns.push((await timed(() => computeResults(loaded.value, new Date()))).ms);
+    }
+    const agreementMs = median(agreementRuns);
+    rows.push({
+      measure: `agreement, ${RATINGS} ratings (alpha, 4 rater groups, 1000-sample bootstrap)`,
+      value: `${agreementMs.toFixed(1)} ms`,
+      target: `< ${TARGET_AGREEMENT_MS} ms`,
+      pass: agreementMs < TARGET_AGREEMENT_MS,
+    });
+    rows.push({
+      measure: `results, ${RATINGS} ratings (compute)`,
+      value: `${median(resultsRuns).toFixed(1)} ms`,
+      target: "–",
+      pass: null,
+    });
+
+    const firstRead = await timed(() =>
+      fetch(`${api}/evaluations/${big.id}/results`, { headers }).then((r) => r.json()),
+    );
+    rows.push({
+      measure: "GET /results, first read (computes)",
+      value: `${firstRead.ms.toFixed(0)} ms`,
+      target: "–",
+      pass: null,
+    });
+    const cached: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      cached.push(
+        (
+          await timed(() =>
+            fetch(`${api}/evaluations/${big.id}/results`, { headers }).then((r) => r.arrayBuffer()),
+          )
+        ).ms,
+      );
+    }
+    const cachedP50 = median(cached);
+    rows.push({
+      measure: "GET /results, cached (p50 of 100)",
+      value: `${cachedP50.toFixed(1)} ms`,
+      target: `< ${TARGET_CACHED_RESULTS_P50_MS} ms`,
+      pass: cachedP50 < TARGET_CACHED_RESULTS_P50_MS,
+    });
+    const agreementRead = await timed(() =>
+      fetch(`${api}/evaluations/${big.id}/agreement`, { headers }).then((r) => r.json()),
+    );
+    rows.push({
+      measure: "GET /agreement, first read (computes)",
+      value: `${agreementRead.ms.toFixed(0)} ms`,
+      target: "–",
+      pass: null,
+    });
+  } finally {
+    await new Promise<void>((done) => server.close(() => done()));
+    await app.close?.();
+  }
+  return rows;
+}
+
+export function printRatingsRows(rows: RatingsBenchRow[]): void {
+  const w = Math.max(...rows.map((r) => r.measure.length));
+  const v = Math.max(...rows.map((r) => r.value.length));
+  process.stdout.write(`\n${"ratings".padEnd(w)}  ${"value".padEnd(v)}  target      pass\n`);
+  process.stdout.write(`${"-".repeat(w)}  ${"-".repeat(v)}  ----------  ----\n`);
+  for (const r of rows) {
+    const pass = r.pass === null ? "" : r.pass ? "PASS" : "FAIL";
+    process.stdout.write(`${r.measure.padEnd(w)}  ${r.value.padEnd(v)}  ${r.target.padEnd(10)}  ${pass}\n`);
+  }
+}
