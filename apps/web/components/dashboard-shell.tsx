@@ -10,7 +10,10 @@ import { useTRPC } from "@/lib/trpc";
 const NAV = [
   { href: "/evaluations", label: "Evaluations" },
   { href: "/templates", label: "Templates" },
+  { href: "/webhooks", label: "Webhooks" },
+  { href: "/events", label: "Events" },
   { href: "/api-keys", label: "API keys" },
+  { href: "/plan", label: "Plan" },
 ];
 
 /** Every dashboard page needs a session: without one, the visitor is sent to sign in and comes back after. */

@@ -32,7 +32,17 @@ function fieldOf(param: string | undefined): string {
   const pair = /^comparisonPairs\[(\d+)\]\.(currentUrl|variantUrl)/.exec(param);
   if (pair) return `pair-${pair[1]}-${pair[2] === "currentUrl" ? "a" : "b"}`;
   if (param.startsWith("comparisonPairs")) return "comparisonPairs";
-  return ["name", "description", "type", "shareAccess", "sharePassword"].includes(param) ? param : "form";
+  return [
+    "name",
+    "description",
+    "type",
+    "shareAccess",
+    "sharePassword",
+    "ratingDeadline",
+    "targetRatingsPerComparison",
+  ].includes(param)
+    ? param
+    : "form";
 }
 
 function describeIssue(param: string | undefined, message: string): string {
@@ -85,10 +95,26 @@ export function EvaluationCreateForm() {
       .split(/\r?\n/)
       .map((line) => line.trim())
       .filter(Boolean);
+    const deadline = text("ratingDeadline");
+    const target = text("targetRatingsPerComparison");
+    // datetime-local is the rater's wall clock without a zone; Date reads it as local time, as the user meant.
+    const deadlineDate = deadline ? new Date(deadline) : null;
+    const publicLink = shareAccess === "ANYONE_WITH_LINK" || shareAccess === "PASSWORD_PROTECTED";
     const raw = {
       name: text("name"),
       type,
       shareAccess,
+      ...(form.get("startNow") ? { status: "Running" as const } : {}),
+      ...(deadlineDate
+        ? { ratingDeadline: Number.isNaN(deadlineDate.getTime()) ? deadline : deadlineDate.toISOString() }
+        : {}),
+      ...(target ? { targetRatingsPerComparison: Number(target) } : {}),
+      ...(publicLink
+        ? {
+            collectRaterName: form.get("collectRaterName") === "on",
+            collectRaterEmail: form.get("collectRaterEmail") === "on",
+          }
+        : {}),
       ...(description ? { description } : {}),
       ...(shareAccess === "PASSWORD_PROTECTED"
         ? { sharePassword: String(form.get("sharePassword") ?? "") }
@@ -107,6 +133,10 @@ export function EvaluationCreateForm() {
     const parsed = EvaluationCreateInput.safeParse(raw);
     if (!parsed.success) {
       setErrors(issuesToErrors(parsed.error.issues));
+      return;
+    }
+    if (deadlineDate && deadlineDate.getTime() <= Date.now()) {
+      setErrors({ ratingDeadline: "Pick a deadline in the future." });
       return;
     }
     setErrors({});
@@ -290,6 +320,64 @@ export function EvaluationCreateForm() {
             {fieldError("sharePassword")}
           </div>
         )}
+
+        {(shareAccess === "ANYONE_WITH_LINK" || shareAccess === "PASSWORD_PROTECTED") && (
+          <fieldset className="field">
+            <legend>Rater details</legend>
+            <div className="checkbox-row">
+              <label className="checkbox">
+                <input type="checkbox" name="collectRaterName" /> Ask raters for their name
+              </label>
+              <label className="checkbox">
+                <input type="checkbox" name="collectRaterEmail" /> Ask raters for their email
+              </label>
+            </div>
+            <p className="hint">
+              People opening the share link give these before they start; you see them under Public raters.
+            </p>
+          </fieldset>
+        )}
+
+        <fieldset className="field">
+          <legend>
+            Rating window <span className="muted">(optional)</span>
+          </legend>
+          <div className="field-row">
+            <div className="field">
+              <label htmlFor="ratingDeadline">Deadline</label>
+              <input
+                id="ratingDeadline"
+                name="ratingDeadline"
+                type="datetime-local"
+                {...invalid("ratingDeadline")}
+              />
+              {fieldError("ratingDeadline")}
+            </div>
+            <div className="field">
+              <label htmlFor="targetRatingsPerComparison">Target ratings per comparison</label>
+              <input
+                id="targetRatingsPerComparison"
+                name="targetRatingsPerComparison"
+                type="number"
+                min={1}
+                max={10000}
+                step={1}
+                inputMode="numeric"
+                {...invalid("targetRatingsPerComparison")}
+              />
+              {fieldError("targetRatingsPerComparison")}
+            </div>
+          </div>
+          <p className="hint">
+            Human rating closes at the deadline or once every comparison has the target number of human
+            ratings, whichever comes first; the evaluation then ends.
+          </p>
+        </fieldset>
+
+        <label className="checkbox">
+          <input type="checkbox" name="startNow" /> Start collecting ratings now
+          <span className="muted small">(otherwise it stays a draft until you start it)</span>
+        </label>
 
         {errors.form && (
           <p className="alert alert-error" role="alert">

@@ -48,6 +48,7 @@ export function EvaluationDetail({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const evaluation = useQuery(trpc.evaluations.get.queryOptions({ id }));
   const comparisons = useQuery(trpc.evaluations.comparisons.list.queryOptions({ id, limit: 100 }));
+  const publicRaters = useQuery(trpc.ratings.publicRaters.queryOptions({ id, limit: 100 }));
   const [statusError, setStatusError] = useState<string | null>(null);
 
   const update = useMutation(
@@ -91,24 +92,32 @@ export function EvaluationDetail({ id }: { id: string }) {
             <span className="muted small">{plural(e.comparisonCount, "comparison")}</span>
           </div>
         </div>
-        {moves.length > 0 && (
-          <div className="button-row">
-            {moves.map((move) => (
-              <button
-                key={move.to}
-                type="button"
-                className={move.to === "Archived" ? "button" : "button button-primary"}
-                disabled={update.isPending}
-                onClick={() => {
-                  if (move.confirm && !window.confirm(move.confirm)) return;
-                  update.mutate({ id, status: move.to });
-                }}
-              >
-                {move.label}
-              </button>
-            ))}
-          </div>
-        )}
+        <div className="button-row">
+          {e.status === "Running" && (
+            <Link href={`/evaluations/${id}/rate`} className="button">
+              Rate
+            </Link>
+          )}
+          {e.status !== "Draft" && (
+            <Link href={`/evaluations/${id}/results`} className="button">
+              Results
+            </Link>
+          )}
+          {moves.map((move) => (
+            <button
+              key={move.to}
+              type="button"
+              className={move.to === "Archived" ? "button" : "button button-primary"}
+              disabled={update.isPending}
+              onClick={() => {
+                if (move.confirm && !window.confirm(move.confirm)) return;
+                update.mutate({ id, status: move.to });
+              }}
+            >
+              {move.label}
+            </button>
+          ))}
+        </div>
       </div>
 
       {statusError && (
@@ -131,6 +140,18 @@ export function EvaluationDetail({ id }: { id: string }) {
             <dd className="capitalize">{e.evaluationMethod}</dd>
             <dt>Share access</dt>
             <dd>{SHARE_ACCESS_LABELS[e.shareAccess]}</dd>
+            <dt>Rating window</dt>
+            <dd data-testid="rating-window">
+              {ratingWindow(e.ratingDeadline, e.targetRatingsPerComparison)}
+            </dd>
+            <dt>Rater details</dt>
+            <dd>{raterDetails(e.collectRaterName, e.collectRaterEmail)}</dd>
+            {e.endedAt && (
+              <>
+                <dt>Ended</dt>
+                <dd>{formatDateTime(e.endedAt)}</dd>
+              </>
+            )}
             <dt>Created</dt>
             <dd>{formatDateTime(e.createdAt)}</dd>
             <dt>Updated</dt>
@@ -151,8 +172,58 @@ export function EvaluationDetail({ id }: { id: string }) {
             <code className="copy-value">{e.links.share}</code>
             <CopyButton value={e.links.share} label="Copy share link" />
           </div>
+          {e.status !== "Draft" && (
+            <p className="small share-open">
+              <a href={e.links.share} target="_blank" rel="noreferrer">
+                Open the rating page ↗
+              </a>
+            </p>
+          )}
         </section>
       </div>
+
+      {(e.shareAccess === "ANYONE_WITH_LINK" ||
+        e.shareAccess === "PASSWORD_PROTECTED" ||
+        (publicRaters.data?.data.length ?? 0) > 0) && (
+        <section className="card" aria-labelledby="public-raters-heading">
+          <h2 id="public-raters-heading">Public raters</h2>
+          {publicRaters.isPending && <p className="muted">Loading raters…</p>}
+          {publicRaters.isError && (
+            <p className="alert alert-error" role="alert">
+              {errorMessage(publicRaters.error)}
+            </p>
+          )}
+          {publicRaters.data && publicRaters.data.data.length === 0 && (
+            <p className="muted">Nobody has started rating through the share link yet.</p>
+          )}
+          {publicRaters.data && publicRaters.data.data.length > 0 && (
+            <div className="table-scroll">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Email</th>
+                    <th scope="col" className="num">
+                      Ratings
+                    </th>
+                    <th scope="col">Started</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {publicRaters.data.data.map((r) => (
+                    <tr key={r.id}>
+                      <td>{r.name ?? <span className="muted">Not given</span>}</td>
+                      <td>{r.email ?? <span className="muted">Not given</span>}</td>
+                      <td className="num">{r.ratingCount}</td>
+                      <td>{formatDateTime(r.createdAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      )}
 
       <section className="card" aria-labelledby="comparisons-heading">
         <h2 id="comparisons-heading">Comparisons</h2>
@@ -178,6 +249,22 @@ export function EvaluationDetail({ id }: { id: string }) {
       </section>
     </>
   );
+}
+
+function ratingWindow(deadline: string | null, target: number | null): string {
+  const at = deadline ? formatDateTime(deadline) : null;
+  const count = target ? `${plural(target, "human rating")} per comparison` : null;
+  if (at && count) return `Closes ${at} or at ${count}, whichever comes first`;
+  if (at) return `Closes ${at}`;
+  if (count) return `Closes at ${count}`;
+  return "Open until ended";
+}
+
+function raterDetails(name: boolean, email: boolean): string {
+  if (name && email) return "Name and email asked";
+  if (name) return "Name asked";
+  if (email) return "Email asked";
+  return "Not asked";
 }
 
 function Stimulus({ url, fileId }: { url: string | null; fileId: string | null }) {

@@ -46,6 +46,11 @@ export function isUnauthenticated(error: unknown): boolean {
   );
 }
 
+/** The API's error code (e.g. `rating_already_exists`), for the few errors a page handles by itself. */
+export function errorCode(error: unknown): string | undefined {
+  return errorData(error)?.apiError?.code;
+}
+
 /** The request parameter an error is about (e.g. `designUrls[0].url`), when there is one. */
 export function errorParam(error: unknown): string | undefined {
   const param = errorData(error)?.apiError?.param;

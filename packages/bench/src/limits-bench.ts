@@ -1,13 +1,25 @@
 /**
  * The limits part of `pnpm bench`: what the per-minute limiter adds to a request. In process: hits per second
  * and memory per counted request. With Redis: the round trip a request waits for, beside a bare PING, the hits
- * per second with many requests in flight, and Redis memory per counted request.
+ * per second with many requests in flight, and Redis memory per counted request. In the app: the time of a whole
+ * API request (GET /evaluations/{id}, handled in process on Postgres) with the in-process and the Redis window
+ * against a window that counts nothing, in interleaved rounds so load elsewhere on the machine hits all alike.
  */
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { MemorySlidingWindow, RedisSlidingWindow } from "@rubricon/api";
+import {
+  createRubricon,
+  loadEnv,
+  MemorySlidingWindow,
+  RedisSlidingWindow,
+  type SlidingWindow,
+} from "@rubricon/api";
+import { createBenchDatabase, DEFAULT_ADMIN_URL, seed } from "./seed";
 
 const MINUTE = 60_000;
 const TEAMS = 1000;
@@ -18,6 +30,8 @@ const REDIS_CONCURRENT = 50_000;
 const IN_FLIGHT = 32;
 const TARGET_IN_PROCESS_US = 2;
 const TARGET_REDIS_P50_US = 500;
+const APP_ROUNDS = 7;
+const APP_REQUESTS_PER_ROUND = 300;
 
 export interface LimitsBenchRow {
   measure: string;
@@ -158,12 +172,94 @@ async function withRedis(rows: LimitsBenchRow[], url: string, log: (m: string) =
   }
 }
 
+/** A window that always has room and remembers nothing: the app without a limiter's cost. */
+const noWindow: SlidingWindow = {
+  hit: async ({ limit, nowMs, windowMs }) => ({
+    allowed: true,
+    limit,
+    remaining: limit,
+    resetMs: nowMs + windowMs,
+  }),
+  close: async () => {},
+};
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function inApp(rows: LimitsBenchRow[], redisUrl: string, log: (m: string) => void): Promise<void> {
+  let bench: Awaited<ReturnType<typeof createBenchDatabase>>;
+  try {
+    bench = await createBenchDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL);
+  } catch (err) {
+    log(`in-app rows skipped (no Postgres): ${(err as Error).message}`);
+    return;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "rubricon-limits-bench-"));
+  let redis: RedisSlidingWindow | null = null;
+  try {
+    const baseUrl = "http://127.0.0.1:1";
+    const seeded = await seed(bench.database, 20, baseUrl);
+    const env = loadEnv({
+      NODE_ENV: "development",
+      DATA_DIR: dataDir,
+      BASE_URL: baseUrl,
+      DATABASE_URL: bench.url,
+    });
+    const app = await createRubricon({ env, database: bench.database });
+    redis = await RedisSlidingWindow.connect(redisUrl, `rubricon-bench:${randomUUID()}:`).catch(() => null);
+    const variants: [string, SlidingWindow][] = [
+      ["no window", noWindow],
+      ["in-process window", new MemorySlidingWindow()],
+      ...(redis ? ([["Redis window", redis]] as [string, SlidingWindow][]) : []),
+    ];
+    const url = `${baseUrl}/api/v1/evaluations/${seeded.evaluationIds[0]}`;
+    const headers = { authorization: `Bearer ${seeded.apiKey}` };
+    const perRequestUs = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+    for (let round = 0; round <= APP_ROUNDS; round++) {
+      for (const [name, window] of variants) {
+        app.services.limits.window = window;
+        const start = performance.now();
+        for (let i = 0; i < APP_REQUESTS_PER_ROUND; i++) {
+          const res = await app.handle(new Request(url, { headers }));
+          if (res.status !== 200) throw new Error(`${name}: GET answered ${res.status}`);
+          await res.arrayBuffer();
+        }
+        // Round 0 warms every variant up and is not counted.
+        if (round > 0)
+          perRequestUs.get(name)!.push(((performance.now() - start) * 1000) / APP_REQUESTS_PER_ROUND);
+      }
+    }
+    const base = median(perRequestUs.get("no window")!);
+    for (const [name] of variants) {
+      const us = median(perRequestUs.get(name)!);
+      rows.push({
+        measure: `app request, ${name}`,
+        value:
+          name === "no window"
+            ? `${us.toFixed(0)} µs per request`
+            : `${us.toFixed(0)} µs per request (${us - base >= 0 ? "+" : ""}${(us - base).toFixed(0)} µs)`,
+        target: "",
+        pass: null,
+      });
+    }
+  } finally {
+    await redis?.close();
+    await bench.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchLimits(log: (m: string) => void): Promise<LimitsBenchRow[]> {
   const rows: LimitsBenchRow[] = [];
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   log("limits: in-process window");
   inProcess(rows);
   log("limits: Redis window");
-  await withRedis(rows, process.env.REDIS_URL ?? "redis://127.0.0.1:6379", log);
+  await withRedis(rows, redisUrl, log);
+  log("limits: whole requests in the app");
+  await inApp(rows, redisUrl, log);
   return rows;
 }
 

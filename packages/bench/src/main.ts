@@ -13,6 +13,7 @@ import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
 import { benchRatings, printRatingsRows } from "./ratings-bench";
 import { type BenchDatabase, createBenchDatabase, DEFAULT_ADMIN_URL, seed } from "./seed";
+import { benchWebhooks, printWebhooksRows } from "./webhooks-bench";
 
 const TARGET_RATIO = 0.67;
 const EVALUATIONS = 200;
@@ -350,6 +351,17 @@ async function benchRatingsSection(): Promise<number> {
   }
 }
 
+async function benchWebhooksSection(): Promise<number> {
+  const bench = await createBenchDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL);
+  try {
+    const rows = await benchWebhooks(bench, log);
+    printWebhooksRows(rows);
+    return rows.every((r) => r.pass !== false) ? 0 : 1;
+  } finally {
+    await bench.drop();
+  }
+}
+
 async function benchLimitsSection(): Promise<number> {
   const rows = await benchLimits(log);
   printLimitsRows(rows);
@@ -361,6 +373,7 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
   ratings: benchRatingsSection,
   limits: benchLimitsSection,
+  webhooks: benchWebhooksSection,
 };
 
 async function main(): Promise<number> {

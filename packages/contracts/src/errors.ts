@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   plan_not_self_service: { type: "invalid_request_error", status: 400 },
   evaluation_not_running: { type: "invalid_request_error", status: 400 },
   rater_details_required: { type: "invalid_request_error", status: 400 },
+  webhook_url_invalid: { type: "invalid_request_error", status: 400 },
+  webhook_endpoint_disabled: { type: "invalid_request_error", status: 400 },
   // 401
   authentication_required: { type: "authentication_error", status: 401 },
   invalid_api_key: { type: "authentication_error", status: 401 },
@@ -62,6 +64,9 @@ export const ERROR_CODES = {
   api_key_not_found: { type: "not_found_error", status: 404 },
   rating_not_found: { type: "not_found_error", status: 404 },
   share_not_found: { type: "not_found_error", status: 404 },
+  webhook_endpoint_not_found: { type: "not_found_error", status: 404 },
+  webhook_delivery_not_found: { type: "not_found_error", status: 404 },
+  event_not_found: { type: "not_found_error", status: 404 },
   // other 4xx
   method_not_allowed: { type: "invalid_request_error", status: 405 },
   idempotency_key_reused: { type: "invalid_request_error", status: 409 },

@@ -13,3 +13,4 @@ export * from "./share";
 export * from "./teams";
 export * from "./templates";
 export * from "./usage";
+export * from "./webhooks";

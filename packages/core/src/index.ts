@@ -32,3 +32,4 @@ export * from "./usage/plan-change";
 export * from "./usage/plans";
 export * from "./usage/usage";
 export * from "./users/accounts";
+export * from "./webhooks/index";

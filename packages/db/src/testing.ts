@@ -3,6 +3,8 @@ import postgres from "postgres";
 import { createDatabase, type Database, migrateDatabase } from "./client";
 
 export interface TestDatabase extends Database {
+  /** The database's postgres:// URL, for other processes to share it; undefined for in-memory PGlite. */
+  url: string | undefined;
   /** Closes the connection and, on Postgres, drops the database. */
   dispose(): Promise<void>;
 }
@@ -16,7 +18,7 @@ export async function createTestDatabase(env: NodeJS.ProcessEnv = process.env): 
   if (!baseUrl) {
     const database = createDatabase({});
     await migrateDatabase(database);
-    return { ...database, dispose: () => database.close() };
+    return { ...database, url: undefined, dispose: () => database.close() };
   }
   const name = `rubricon_t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
@@ -28,6 +30,7 @@ export async function createTestDatabase(env: NodeJS.ProcessEnv = process.env): 
   await migrateDatabase(database);
   return {
     ...database,
+    url: url.toString(),
     dispose: async () => {
       await database.close();
       const cleanup = postgres(baseUrl, { max: 1, onnotice: () => {} });

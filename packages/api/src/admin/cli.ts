@@ -32,7 +32,7 @@ Commands:
       Change a team's plan.
   set-limits --team TEAM_ID [--rpm N] [--autouser-ratings N] [--human-ratings N] [--evals N] [--json]
       Set Enterprise custom limits (requests per minute, autouser and human ratings per month, evaluations);
-      a value of "default" clears that limit.
+      a value of "default" clears that limit. They apply while the team's plan is enterprise.
   help
       Show this text.
 

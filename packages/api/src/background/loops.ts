@@ -1,11 +1,14 @@
 import { closeDueEvaluations, runMaintenance } from "@rubricon/core";
 import type { AppServices } from "../trpc/context";
+import { webhookDeliveryLoop } from "./webhook-deliveries";
 
 /** A periodic job of the background process; `run` answers a line worth logging, or null for a quiet pass. */
 export interface BackgroundLoop {
   name: string;
   intervalMs: number;
   run(): Promise<string | null>;
+  /** Releases what the loop holds open (connections), once it has stopped. */
+  close?(): void;
 }
 
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
@@ -32,6 +35,8 @@ export function backgroundLoops(services: Pick<AppServices, "db" | "env" | "cloc
         return ended > 0 ? `ended ${ended} evaluations whose rating window closed` : null;
       },
     },
+    // Deliveries wait in the outbox while the feature is off and go out once it is on.
+    ...(services.env.webhooksEnabled ? [webhookDeliveryLoop(services)] : []),
   ];
 }
 
@@ -71,6 +76,7 @@ export function startLoops(loops: BackgroundLoop[], log: (line: string) => void)
       stopping = true;
       for (const t of timers) clearTimeout(t);
       await Promise.all(inFlight);
+      for (const loop of loops) loop.close?.();
     },
   };
 }

@@ -20,6 +20,8 @@ const EnvSchema = z.object({
   OAUTH_JWT_SECRET: Secret.optional(),
   PLUGIN_JWT_SECRET: Secret.optional(),
   EMBEDDED_WORKER: z.enum(["true", "false"]).default("true"),
+  WEBHOOKS_ENABLED: z.enum(["true", "false"]).default("false"),
+  WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
   ENCRYPTION_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (a 256-bit key)")
@@ -45,6 +47,10 @@ export interface Env {
   encryptionKey: string;
   /** Run the background loops inside the web process (the default); false when `pnpm worker` runs them. */
   embeddedWorker: boolean;
+  /** The webhooks and event-log feature (beta): off, their routes answer 503 and no deliveries are sent. */
+  webhooksEnabled: boolean;
+  /** Local development and tests only: webhook URLs may use http and loopback or private addresses. */
+  webhooksAllowPrivateUrls: boolean;
 }
 
 /** The repository root (where pnpm-workspace.yaml is), so `.data/` is one place whichever package runs. */
@@ -103,6 +109,12 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   if (missing.length > 0 && isProductionDeployment(e.NODE_ENV, baseUrl)) {
     throw new Error(`Refusing to start in production (BASE_URL ${baseUrl}) without ${missing.join(", ")}.`);
   }
+  // Private webhook URLs would let any team make the server call into its own network.
+  if (e.WEBHOOKS_ALLOW_PRIVATE_URLS === "true" && isProductionDeployment(e.NODE_ENV, baseUrl)) {
+    throw new Error(
+      `Refusing to start in production (BASE_URL ${baseUrl}) with WEBHOOKS_ALLOW_PRIVATE_URLS=true; it is for local development.`,
+    );
+  }
   const generated = missing.length > 0 ? devSecrets(dataDir) : undefined;
   return {
     nodeEnv: e.NODE_ENV,
@@ -118,5 +130,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     pluginJwtSecret: e.PLUGIN_JWT_SECRET ?? generated!.PLUGIN_JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY ?? generated!.ENCRYPTION_KEY,
     embeddedWorker: e.EMBEDDED_WORKER === "true",
+    webhooksEnabled: e.WEBHOOKS_ENABLED === "true",
+    webhooksAllowPrivateUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === "true",
   };
 }

@@ -2,6 +2,7 @@ import { PLAN_LIMITS } from "@rubricon/contracts";
 import { logOverLimit } from "@rubricon/core";
 import type { Principal, RequestContext } from "../trpc/context";
 import { rateLimitExceeded, setRateLimitHeaders } from "./headers";
+import type { WindowState } from "./sliding-window";
 
 export const RPM_WINDOW_MS = 60_000;
 
@@ -17,11 +18,10 @@ export async function meterRequest(
 ): Promise<void> {
   const { limits, clock } = ctx.services;
   const nowMs = clock.now().getTime();
-  let teamId: string | null = null;
-  let state: Awaited<ReturnType<typeof limits.window.hit>>;
+  const team = await limits.meters.teamOf(principal);
+  const teamId = team?.teamId ?? null;
+  let state: WindowState;
   try {
-    const team = await limits.meters.teamOf(principal);
-    teamId = team?.teamId ?? null;
     state = await limits.window.hit({
       key: teamId ? `rpm:team:${teamId}` : `rpm:user:${principal.userId}`,
       // A user in no team can still call a few routes (whoami, creating a team): the Free budget.

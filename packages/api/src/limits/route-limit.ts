@@ -1,6 +1,7 @@
 import { logOverLimit } from "@rubricon/core";
 import type { RequestContext } from "../trpc/context";
 import { rateLimitExceeded, setTighterRateLimitHeaders } from "./headers";
+import type { WindowState } from "./sliding-window";
 
 /** Window entries must be unique; one tRPC batch can call the same route twice under one request id. */
 let sequence = 0;
@@ -29,7 +30,7 @@ export async function enforceRouteLimit(
   const subject =
     rule.key === "user" && ctx.principal ? `user:${ctx.principal.userId}` : `ip:${ctx.clientIp ?? "unknown"}`;
   const bucket = rule.bucket ?? routeName;
-  let state: Awaited<ReturnType<typeof limits.window.hit>>;
+  let state: WindowState;
   try {
     state = await limits.window.hit({
       key: `route:${bucket}:${subject}`,

@@ -12,6 +12,8 @@ type Operation = {
   deprecated?: boolean;
   parameters?: unknown[];
   "x-required-scope"?: string;
+  "x-feature-flag"?: string;
+  "x-plans"?: string[];
 };
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -116,6 +118,19 @@ export function buildOpenApiDocument(
       },
     ]),
   );
+  // Only routes behind a deployment feature flag can answer 503.
+  doc.components.responses.Error503 = {
+    description:
+      "The route's feature is turned off on this deployment (`feature_not_available`, `api_error`).",
+    headers: {
+      "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
+      "Retry-After": {
+        description: "Seconds after which to try again.",
+        schema: { type: "integer" },
+      },
+    },
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+  };
   doc.security = [{ bearerAuth: [] }];
 
   for (const route of routes.routes) {
@@ -143,6 +158,11 @@ export function buildOpenApiDocument(
     if (route.meta.deprecation) op.deprecated = true;
     if (route.meta.unmetered) op["x-unmetered"] = true;
     if (route.meta.routeLimit) op["x-route-limit"] = route.meta.routeLimit;
+    if (route.meta.feature) {
+      responses["503"] = { $ref: "#/components/responses/Error503" };
+      op["x-feature-flag"] = route.meta.feature;
+    }
+    if (route.meta.plans) op["x-plans"] = route.meta.plans;
   }
   return doc as unknown as Record<string, unknown>;
 }

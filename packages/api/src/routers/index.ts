@@ -2,11 +2,13 @@ import { router } from "../trpc/init";
 import { apiKeysRouter } from "./api-keys";
 import { authRouter } from "./auth";
 import { evaluationsRouter } from "./evaluations";
+import { eventsRouter } from "./events";
 import { ratingsRouter } from "./ratings";
 import { resultsRouter } from "./results";
 import { teamsRouter } from "./teams";
 import { dimensionsRouter, templatesRouter } from "./templates";
 import { usageRouter } from "./usage";
+import { webhooksRouter } from "./webhooks";
 
 export const appRouter = router({
   auth: authRouter,
@@ -18,6 +20,8 @@ export const appRouter = router({
   templates: templatesRouter,
   dimensions: dimensionsRouter,
   usage: usageRouter,
+  webhooks: webhooksRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,9 +1,10 @@
-import { type RequiredScope, scopeGrants } from "@rubricon/contracts";
+import { type Plan, type RequiredScope, scopeGrants } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { enforceRouteLimit, type RouteLimit } from "../limits/route-limit";
 import { actorOf, coreContext, type Principal, type RequestContext } from "./context";
+import { assertFeatureEnabled, assertPlanAllows, type Feature } from "./gates";
 
 export interface Deprecation {
   /** IMF-fixdate-able instant after which the route answers 410. */
@@ -29,6 +30,10 @@ export type RouteMeta = OpenApiMeta<{
   unmetered?: boolean;
   /** The route's own, stricter limit, on top of the team's budget. */
   routeLimit?: RouteLimit;
+  /** The deployment feature flag the route belongs to; while it is off the route answers 503. */
+  feature?: Feature;
+  /** Plans on which the team the request acts on may call the route; others get 403 `plan_upgrade_required`. */
+  plans?: Plan[];
 }>;
 
 const t = initTRPC
@@ -98,8 +103,25 @@ const routeLimited = t.middleware(async ({ ctx, meta, path, next }) => {
   return next();
 });
 
-/** Every API procedure: authenticated, scope- and session-checked and route-limited from its meta. */
-export const apiProcedure = t.procedure.use(authed).use(routeLimited);
+// Before authentication: a feature that is off is off for everyone.
+const featureGated = t.middleware(({ ctx, meta, next }) => {
+  if (meta?.feature) assertFeatureEnabled(ctx.services.env, meta.feature);
+  return next();
+});
+
+const planGated = t.middleware(async ({ ctx, meta, next, getRawInput }) => {
+  if (meta?.plans) {
+    const actor = ctx.principal ? actorOf(ctx.principal) : null;
+    if (actor) await assertPlanAllows(ctx.services, actor, meta.plans, await getRawInput());
+  }
+  return next();
+});
+
+/**
+ * Every API procedure: feature-flagged, authenticated, scope-, session- and plan-checked and route-limited from
+ * its meta.
+ */
+export const apiProcedure = t.procedure.use(featureGated).use(authed).use(planGated).use(routeLimited);
 
 /** A route callers reach without credentials (e.g. device pairing); its meta's `routeLimit` still applies. */
 export const publicProcedure = t.procedure.use(routeLimited);

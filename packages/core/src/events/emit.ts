@@ -1,6 +1,7 @@
 import { API_VERSION, type EventEnvelope, type EventType } from "@rubricon/contracts";
 import { type DbOrTx, events, newId } from "@rubricon/db";
 import type { CoreContext } from "../shared/context";
+import { enqueueDeliveries } from "../webhooks/outbox";
 
 export interface EmitInput {
   type: EventType;
@@ -15,7 +16,7 @@ export interface EmitInput {
 export async function emitEvent(tx: DbOrTx, ctx: CoreContext, input: EmitInput): Promise<EventEnvelope> {
   const id = newId("event");
   const createdAt = ctx.clock.now();
-  await tx.insert(events).values({
+  const row = {
     id,
     teamId: input.teamId,
     type: input.type,
@@ -25,17 +26,12 @@ export async function emitEvent(tx: DbOrTx, ctx: CoreContext, input: EmitInput):
     requestId: ctx.request?.id ?? null,
     idempotencyKey: ctx.request?.idempotencyKey ?? null,
     createdAt,
-  });
-  return toEventEnvelope({
-    id,
-    teamId: input.teamId,
-    type: input.type,
-    apiVersion: API_VERSION,
-    object: input.object,
-    requestId: ctx.request?.id ?? null,
-    idempotencyKey: ctx.request?.idempotencyKey ?? null,
-    createdAt,
-  });
+  };
+  const envelope = toEventEnvelope(row);
+  // Serialised once, so every delivery and every read of the log carries the same bytes.
+  await tx.insert(events).values({ ...row, payload: JSON.stringify(envelope) });
+  await enqueueDeliveries(tx, { id, teamId: input.teamId, type: input.type, createdAt });
+  return envelope;
 }
 
 export function toEventEnvelope(row: {

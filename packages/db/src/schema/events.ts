@@ -1,10 +1,12 @@
-import { index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /** The event log and outbox: written in the same transaction as the change it records. */
 export const events = pgTable(
   "events",
   {
     id: text("id").primaryKey(),
+    /** Insertion order: the event log and its cursors follow it, since timestamps can tie and ids are random. */
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
     teamId: text("team_id").notNull(),
     type: text("type").notNull(),
     apiVersion: text("api_version").notNull(),
@@ -12,10 +14,13 @@ export const events = pgTable(
     object: jsonb("object").$type<Record<string, unknown>>().notNull(),
     requestId: text("request_id"),
     idempotencyKey: text("idempotency_key"),
+    /** The envelope serialised once at emit time: every delivery and the log send these exact bytes. */
+    payload: text("payload"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [
     index("events_team_created_idx").on(t.teamId, t.createdAt.desc(), t.id.desc()),
     index("events_object_idx").on(t.objectId),
+    index("events_team_seq_idx").on(t.teamId, t.seq.desc()),
   ],
 );

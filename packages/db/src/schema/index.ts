@@ -8,3 +8,4 @@ export * from "./templates";
 export * from "./tombstones";
 export * from "./usage";
 export * from "./users";
+export * from "./webhooks";

@@ -1,0 +1,9 @@
+import type { Metadata } from "next";
+import { EvaluationRate } from "@/components/evaluation-rate";
+
+export const metadata: Metadata = { title: "Rate" };
+
+export default async function RatePage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return <EvaluationRate id={id} />;
+}

@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { PlanPanel } from "@/components/plan-panel";
+
+export const metadata: Metadata = { title: "Plan and usage" };
+
+export default function PlanPage() {
+  return <PlanPanel />;
+}

@@ -1,0 +1,477 @@
+"use client";
+
+import type { Comparison, EvaluationResults } from "@rubricon/contracts";
+import { useQueries, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { AgreementPanel, alphaLevel, undefinedText } from "@/components/results/agreement-panel";
+import {
+  DistributionChart,
+  fmt,
+  IntervalLine,
+  MeanMeter,
+  preferenceColor,
+  SIDE_COLORS,
+  scaleColor,
+  signed,
+  WinBar,
+} from "@/components/results/charts";
+import { StatusBadge } from "@/components/status-badge";
+import { errorMessage } from "@/lib/errors";
+import { formatDateTime, plural } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc";
+
+type Dimension = EvaluationResults["dimensions"][number];
+type SseDimension = Extract<Dimension, { kind: "sse" }>;
+type SxsDimension = Extract<Dimension, { kind: "sxs" }>;
+
+const RATER_TYPE_LABELS = { user: "Team member", public: "Share link", autouser: "Autouser" } as const;
+const WINNER_TEXT = { A: "A wins", B: "B wins", inconclusive: "Inconclusive" } as const;
+
+/** "example.com/checkout" for a comparison without a name: what a reader recognises in a table. */
+function shortUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname === "/" ? "" : u.pathname}`;
+  } catch {
+    return url;
+  }
+}
+
+function comparisonLabel(
+  row: EvaluationResults["perComparison"][number],
+  comparison: Comparison | undefined,
+) {
+  if (row.name) return row.name;
+  const s = comparison?.stimulus;
+  if (s?.kind === "single") return shortUrl(s.url) ?? `Design ${row.position + 1}`;
+  if (s?.kind === "pair") {
+    const a = shortUrl(s.sideA.url);
+    const b = shortUrl(s.sideB.url);
+    if (a && b) return `${a} vs ${b}`;
+  }
+  return `Comparison ${row.position + 1}`;
+}
+
+export function EvaluationResultsView({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const evaluation = useQuery(trpc.evaluations.get.queryOptions({ id }));
+  const results = useQuery(trpc.results.results.queryOptions({ id }));
+  const comparisons = useQuery(trpc.evaluations.comparisons.list.queryOptions({ id, limit: 100 }));
+  const publicRaters = useQuery(trpc.ratings.publicRaters.queryOptions({ id, limit: 100 }));
+  const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
+  const teamId = evaluation.data?.teamId ?? "";
+  const members = useQuery({
+    ...trpc.teams.members.list.queryOptions({ id: teamId }),
+    enabled: Boolean(teamId),
+  });
+  // Only for the scale labels under the distribution bars; the charts do not wait for them.
+  const templates = useQueries({
+    queries: (evaluation.data?.selectedDimensionIds ?? []).map((templateId) =>
+      trpc.templates.get.queryOptions({ id: templateId }),
+    ),
+  });
+
+  if (evaluation.isPending || results.isPending) return <p className="muted">Loading results…</p>;
+  const failure = evaluation.error ?? results.error;
+  if (failure) {
+    return (
+      <div className="stack">
+        <p className="alert alert-error" role="alert">
+          {errorMessage(failure)}
+        </p>
+        <Link href={`/evaluations/${id}`}>Back to the evaluation</Link>
+      </div>
+    );
+  }
+
+  const e = evaluation.data!;
+  const r = results.data!;
+  const exportHref = (format: "csv" | "json") =>
+    `/api/v1/evaluations/${encodeURIComponent(id)}/export?format=${format}`;
+  const scored = r.ratingCount - r.excludedCount;
+
+  const comparisonById = new Map((comparisons.data?.data ?? []).map((c) => [c.id, c]));
+  const raterName = (row: EvaluationResults["perRater"][number]): string => {
+    if (row.raterType === "user") {
+      const m = members.data?.data.find((x) => x.userId === row.raterId);
+      const who = m ? m.name || m.email : (row.raterId ?? "Team member");
+      return row.raterId && row.raterId === whoami.data?.userId ? `${who} (you)` : who;
+    }
+    if (row.raterType === "public") {
+      const p = publicRaters.data?.data.find((x) => x.id === row.raterId);
+      // Unnamed raters stay apart by the end of their id, so two of them are not read as one person.
+      return p?.name || p?.email || `Anonymous rater ${(row.raterId ?? "").slice(-4)}`.trim();
+    }
+    return row.raterId ?? "Autouser";
+  };
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link href="/evaluations">Evaluations</Link>
+            <span aria-hidden="true">/</span>
+            <Link href={`/evaluations/${id}`}>{e.name}</Link>
+            <span aria-hidden="true">/</span>
+          </nav>
+          <h1>Results</h1>
+          <div className="header-meta">
+            <StatusBadge status={e.status} />
+            <span className="type-tag">{e.type}</span>
+            <span className="muted small">
+              {plural(e.comparisonCount, "comparison")} · updated {formatDateTime(r.computedAt)}
+            </span>
+          </div>
+        </div>
+        <div className="button-row">
+          {e.status === "Running" && (
+            <Link href={`/evaluations/${id}/rate`} className="button">
+              Rate
+            </Link>
+          )}
+          <a href={exportHref("csv")} className="button" download>
+            Export CSV
+          </a>
+          <a href={exportHref("json")} className="button" download={`${id}-ratings.json`}>
+            Export JSON
+          </a>
+        </div>
+      </div>
+
+      <dl className="tiles">
+        <Tile label="Ratings" value={r.ratingCount} testId="tile-ratings" sub={`${scored} scored`} />
+        <Tile label="Humans" value={r.humanRatingCount} testId="tile-humans" sub="team and share link" />
+        <Tile
+          label="Autousers"
+          value={r.autouserRatingCount}
+          testId="tile-autousers"
+          sub="automated raters"
+        />
+        <Tile label="Excluded" value={r.excludedCount} testId="tile-excluded" sub="skipped, not counted" />
+        <AlphaTile stat={r.agreement} />
+      </dl>
+
+      {r.ratingCount === 0 ? (
+        <div className="empty">
+          <h2>No ratings yet</h2>
+          <p className="muted">
+            Charts appear here as ratings arrive.{" "}
+            {e.status === "Running" ? "Rate it yourself or send the share link to raters." : ""}
+          </p>
+          <div className="button-row">
+            {e.status === "Running" && (
+              <Link href={`/evaluations/${id}/rate`} className="button button-primary">
+                Rate now
+              </Link>
+            )}
+            <Link href={`/evaluations/${id}`} className="button">
+              Share link and details
+            </Link>
+          </div>
+        </div>
+      ) : (
+        <>
+          <div className="result-list">
+            {r.dimensions.map((d) =>
+              d.kind === "sse" ? (
+                <SseCard
+                  key={d.templateId}
+                  d={d}
+                  labels={templates.find((q) => q.data?.id === d.templateId)?.data?.sseScaleLabels ?? null}
+                />
+              ) : (
+                <SxsCard key={d.templateId} d={d} />
+              ),
+            )}
+          </div>
+
+          <AgreementPanel id={id} />
+
+          <section className="card" aria-labelledby="per-comparison-heading">
+            <h2 id="per-comparison-heading">By comparison</h2>
+            <div className="table-scroll">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col" className="num">
+                      #
+                    </th>
+                    <th scope="col">Comparison</th>
+                    <th scope="col" className="num">
+                      Ratings
+                    </th>
+                    <th scope="col" className="num">
+                      Skipped
+                    </th>
+                    {r.dimensions.map((d) => (
+                      <th key={d.templateId} scope="col">
+                        {d.name} {d.kind === "sse" ? "mean" : "preference"}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {[...r.perComparison]
+                    .sort((a, b) => a.position - b.position)
+                    .map((row) => (
+                      <tr key={row.comparisonId}>
+                        <td className="num muted">{row.position + 1}</td>
+                        <td className="cell-name">
+                          {comparisonLabel(row, comparisonById.get(row.comparisonId))}
+                        </td>
+                        <td className="num">{row.ratingCount}</td>
+                        <td className="num">{row.excludedCount || <span className="muted">0</span>}</td>
+                        {r.dimensions.map((d) => (
+                          <MeanCell key={d.templateId} d={d} cell={row.dimensions[d.templateId]} />
+                        ))}
+                      </tr>
+                    ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+
+          <section className="card" aria-labelledby="per-rater-heading">
+            <h2 id="per-rater-heading">By rater</h2>
+            <div className="table-scroll">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Rater</th>
+                    <th scope="col">Type</th>
+                    <th scope="col" className="num">
+                      Ratings
+                    </th>
+                    <th scope="col" className="num">
+                      Skipped
+                    </th>
+                    {r.dimensions.map((d) => (
+                      <th key={d.templateId} scope="col">
+                        {d.name} {d.kind === "sse" ? "mean" : "preference"}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {r.perRater.map((row) => (
+                    <tr key={`${row.raterType}:${row.raterId}`}>
+                      <td className="cell-name">{raterName(row)}</td>
+                      <td>
+                        <span className={`rater-chip rater-${row.raterType}`}>
+                          {RATER_TYPE_LABELS[row.raterType]}
+                        </span>
+                      </td>
+                      <td className="num">{row.ratingCount}</td>
+                      <td className="num">{row.excludedCount || <span className="muted">0</span>}</td>
+                      {r.dimensions.map((d) => (
+                        <MeanCell key={d.templateId} d={d} cell={row.dimensions[d.templateId]} />
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+function Tile({
+  label,
+  value,
+  sub,
+  testId,
+}: {
+  label: string;
+  value: ReactNode;
+  sub?: string;
+  testId: string;
+}) {
+  return (
+    <div className="tile">
+      <dt>{label}</dt>
+      <dd className="tile-value" data-testid={testId}>
+        {value}
+      </dd>
+      {sub && <dd className="tile-sub">{sub}</dd>}
+    </div>
+  );
+}
+
+function AlphaTile({ stat }: { stat: EvaluationResults["agreement"] }) {
+  const level = stat.alpha === null ? null : alphaLevel(stat.alpha);
+  return (
+    <div className={`tile tile-alpha${level ? ` level-${level}` : ""}`}>
+      <dt>Agreement (α)</dt>
+      <dd className="tile-value" data-testid="tile-alpha">
+        {stat.alpha === null ? "—" : fmt(stat.alpha, 3)}
+      </dd>
+      <dd className="tile-sub">
+        {stat.alpha === null
+          ? undefinedText(stat)
+          : stat.ci95
+            ? `95% CI ${fmt(stat.ci95.lower, 2)} to ${fmt(stat.ci95.upper, 2)} · ${level}`
+            : `${level} · no interval yet`}
+      </dd>
+    </div>
+  );
+}
+
+function CardHead({ d, badge }: { d: Dimension; badge?: ReactNode }) {
+  return (
+    <div className="result-head">
+      <div>
+        <h2 id={`dim-${d.templateId}`}>{d.name}</h2>
+        <p className="muted small">
+          Template version {d.version} · {plural(d.n, "score")}
+        </p>
+      </div>
+      {badge}
+    </div>
+  );
+}
+
+function SseCard({ d, labels }: { d: SseDimension; labels: string[] | null }) {
+  const bars = Object.entries(d.distribution)
+    .map(([k, count]) => ({ value: Number(k), count }))
+    .sort((a, b) => a.value - b.value)
+    .map(({ value, count }) => ({
+      value,
+      tick: String(value),
+      label: labels?.[value - d.scaleMin] || null,
+      count,
+      color: scaleColor(value, d.scaleMin, d.scaleMax),
+    }));
+  return (
+    <section
+      className="card result-card"
+      aria-labelledby={`dim-${d.templateId}`}
+      data-testid={`result-${d.templateId}`}
+    >
+      <CardHead d={d} />
+      <div className="result-grid">
+        <figure className="figure">
+          <figcaption>Distribution</figcaption>
+          <DistributionChart bars={bars} title={`Distribution of ${d.name} scores`} />
+        </figure>
+        <figure className="figure">
+          <figcaption>Mean with 95% interval</figcaption>
+          <div className="big-stat">
+            <span className="big-number" data-testid="mean">
+              {d.mean === null ? "—" : fmt(d.mean)}
+            </span>
+            <span className="muted">
+              {" "}
+              of {d.scaleMin}–{d.scaleMax}
+            </span>
+          </div>
+          <p className="muted small">
+            {d.ci95
+              ? `95% CI ${fmt(d.ci95.lower)} to ${fmt(d.ci95.upper)}`
+              : "Interval needs two or more scores"}
+            {d.stdDev !== null && ` · SD ${fmt(d.stdDev)}`}
+          </p>
+          <IntervalLine
+            min={d.scaleMin}
+            max={d.scaleMax}
+            mean={d.mean}
+            ci={d.ci95}
+            color="#2f4ad6"
+            tickLabel={String}
+            title={`Mean ${d.name}`}
+          />
+        </figure>
+      </div>
+    </section>
+  );
+}
+
+function SxsCard({ d }: { d: SxsDimension }) {
+  const bars = [-3, -2, -1, 0, 1, 2, 3].map((value) => ({
+    value,
+    tick: value > 0 ? `+${value}` : String(value),
+    label: value === -3 ? "A much better" : value === 3 ? "B much better" : value === 0 ? "Same" : null,
+    count: d.distribution[String(value)] ?? 0,
+    color: preferenceColor(value),
+  }));
+  const color = d.winner === "A" ? SIDE_COLORS.A : d.winner === "B" ? SIDE_COLORS.B : "#5f6876";
+  return (
+    <section
+      className="card result-card"
+      aria-labelledby={`dim-${d.templateId}`}
+      data-testid={`result-${d.templateId}`}
+    >
+      <CardHead
+        d={d}
+        badge={
+          <span className={`winner winner-${d.winner.toLowerCase()}`} data-testid="winner">
+            {WINNER_TEXT[d.winner]}
+          </span>
+        }
+      />
+      <WinBar a={d.sideAWins} ties={d.ties} b={d.sideBWins} />
+      <div className="result-grid">
+        <figure className="figure">
+          <figcaption>Preference distribution</figcaption>
+          <DistributionChart bars={bars} title={`Distribution of ${d.name} preferences`} />
+        </figure>
+        <figure className="figure">
+          <figcaption>Mean preference with 95% interval</figcaption>
+          <div className="big-stat">
+            <span className="big-number" data-testid="mean">
+              {d.meanPreference === null ? "—" : signed(d.meanPreference)}
+            </span>
+            <span className="muted">
+              {" "}
+              {d.meanPreference === null || d.meanPreference === 0
+                ? ""
+                : `towards ${d.meanPreference < 0 ? "A" : "B"}`}
+            </span>
+          </div>
+          <p className="muted small">
+            {d.ci95
+              ? `95% CI ${signed(d.ci95.lower)} to ${signed(d.ci95.upper)}${d.winner === "inconclusive" ? " · includes 0" : ""}`
+              : "Interval needs two or more preferences"}
+          </p>
+          <IntervalLine
+            min={-3}
+            max={3}
+            mean={d.meanPreference}
+            ci={d.ci95}
+            color={color}
+            tickLabel={(v) => (v > 0 ? `+${v}` : String(v))}
+            ends={["← A better", "B better →"]}
+            valueLabel={(v) => signed(v)}
+            zeroLine
+            title={`Mean ${d.name} preference`}
+          />
+        </figure>
+      </div>
+    </section>
+  );
+}
+
+function MeanCell({ d, cell }: { d: Dimension; cell: { n: number; mean: number | null } | undefined }) {
+  if (!cell || cell.mean === null) {
+    return (
+      <td>
+        <span className="muted">—</span>
+      </td>
+    );
+  }
+  const sse = d.kind === "sse";
+  return (
+    <td className="nowrap">
+      <span className="mean-cell">
+        <span className="mean-value">{sse ? fmt(cell.mean) : signed(cell.mean)}</span>
+        <MeanMeter mean={cell.mean} min={sse ? d.scaleMin : -3} max={sse ? d.scaleMax : 3} diverging={!sse} />
+        <span className="muted small">n {cell.n}</span>
+      </span>
+    </td>
+  );
+}

@@ -1,0 +1,168 @@
+"use client";
+
+import { PLAN_LIMITS, type Plan, SELF_SERVICE_PLANS, type Team } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { UsageMeters } from "@/components/usage-meters";
+import { errorMessage } from "@/lib/errors";
+import { formatDate } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc";
+
+const PLAN_NAMES: Record<Plan, string> = { free: "Free", team: "Team", pro: "Pro", enterprise: "Enterprise" };
+const PLANS: Plan[] = ["free", "team", "pro", "enterprise"];
+
+function quota(n: number | null): string {
+  return n === null ? "Unlimited" : n.toLocaleString("en");
+}
+
+export function PlanPanel() {
+  const trpc = useTRPC();
+  const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
+  const teams = useQuery(trpc.teams.list.queryOptions({ limit: 100 }));
+  const [chosen, setChosen] = useState<string | null>(null);
+  const teamId = chosen ?? whoami.data?.teamId ?? teams.data?.data[0]?.id ?? null;
+  const team = teams.data?.data.find((t) => t.id === teamId);
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Plan and usage</h1>
+          <p className="muted">Limits for requests per minute and monthly quotas, and this month's usage.</p>
+        </div>
+        {teams.data && teams.data.data.length > 1 && (
+          <div className="field team-picker">
+            <label htmlFor="plan-team">Team</label>
+            <select id="plan-team" value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
+              {teams.data.data.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+      </div>
+      {(whoami.isError || teams.isError) && (
+        <p className="alert alert-error" role="alert">
+          {errorMessage(whoami.error ?? teams.error)}
+        </p>
+      )}
+      {teamId === null && teams.data && <p className="muted">You belong to no team yet.</p>}
+      {teamId && <TeamPlan teamId={teamId} team={team} />}
+    </>
+  );
+}
+
+function TeamPlan({ teamId, team }: { teamId: string; team: Team | undefined }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const usage = useQuery(trpc.usage.get.queryOptions({ teamId }));
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const change = useMutation(
+    trpc.usage.changePlan.mutationOptions({
+      onSuccess: async (next) => {
+        queryClient.setQueryData(trpc.usage.get.queryKey({ teamId }), next);
+        setNotice(`Switched to the ${PLAN_NAMES[next.plan]} plan.`);
+        await queryClient.invalidateQueries(trpc.teams.pathFilter());
+      },
+      onError: (err) => setError(errorMessage(err)),
+    }),
+  );
+
+  if (usage.isPending) return <p className="muted">Loading usage…</p>;
+  if (usage.isError)
+    return (
+      <p className="alert alert-error" role="alert">
+        {errorMessage(usage.error)}
+      </p>
+    );
+
+  const current = usage.data.plan;
+  const isOwner = team?.role === "owner";
+  const selfService = (SELF_SERVICE_PLANS as readonly Plan[]).includes(current);
+
+  function switchTo(plan: Plan) {
+    setNotice(null);
+    setError(null);
+    change.mutate({ id: teamId, plan });
+  }
+
+  return (
+    <div className="stack-lg">
+      <section className="card" aria-labelledby="usage-heading">
+        <div className="section-head">
+          <h2 id="usage-heading">This billing period</h2>
+          <span className="muted small">
+            {formatDate(usage.data.period.start)} –{" "}
+            {formatDate(new Date(Date.parse(usage.data.period.end) - 1).toISOString())}
+          </span>
+        </div>
+        <UsageMeters usage={usage.data} />
+      </section>
+
+      <section aria-labelledby="plans-heading" className="stack">
+        <h2 id="plans-heading">Plans</h2>
+        {notice && (
+          <p className="alert alert-info" role="status">
+            {notice}
+          </p>
+        )}
+        {error && (
+          <p className="alert alert-error" role="alert">
+            {error}
+          </p>
+        )}
+        {!isOwner && <p className="muted">Only an owner of this team can change its plan.</p>}
+        {isOwner && !selfService && (
+          <p className="muted">This team's Enterprise plan is managed with us; contact us to change it.</p>
+        )}
+        <div className="plan-grid">
+          {PLANS.map((plan) => {
+            const limits = PLAN_LIMITS[plan];
+            const isCurrent = plan === current;
+            const canSwitch =
+              isOwner && selfService && !isCurrent && (SELF_SERVICE_PLANS as readonly Plan[]).includes(plan);
+            return (
+              <article
+                key={plan}
+                className={`plan-card${isCurrent ? " plan-card-current" : ""}`}
+                aria-label={`${PLAN_NAMES[plan]} plan`}
+              >
+                <div className="plan-card-head">
+                  <h3>{PLAN_NAMES[plan]}</h3>
+                  {isCurrent && <span className="badge badge-running">Current plan</span>}
+                </div>
+                <dl className="plan-limits">
+                  <dt>Requests per minute</dt>
+                  <dd>{plan === "enterprise" ? "Custom" : limits.rpm}</dd>
+                  <dt>Evaluations a month</dt>
+                  <dd>{quota(limits.evals_mo)}</dd>
+                  <dt>Human ratings a month</dt>
+                  <dd>{plan === "enterprise" ? "Custom" : quota(limits.human_ratings_mo)}</dd>
+                  <dt>Autouser ratings a month</dt>
+                  <dd>{plan === "enterprise" ? "Custom" : quota(limits.autouser_ratings_mo)}</dd>
+                </dl>
+                {canSwitch && (
+                  <button
+                    type="button"
+                    className="button button-primary"
+                    onClick={() => switchTo(plan)}
+                    disabled={change.isPending}
+                  >
+                    Switch to {PLAN_NAMES[plan]}
+                  </button>
+                )}
+                {plan === "enterprise" && !isCurrent && (
+                  <p className="muted small">Custom limits; contact us.</p>
+                )}
+              </article>
+            );
+          })}
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,213 @@
+"use client";
+
+import { EVENT_TYPES, type EventType } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { type FormEvent, useState } from "react";
+import { errorMessage } from "@/lib/errors";
+import { formatDate, formatDateTime } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc";
+import { SecretReveal } from "./secret-reveal";
+import { WebhookStatus } from "./status";
+import { useActingTeam } from "./use-acting-team";
+import styles from "./webhooks.module.css";
+
+export function WebhooksPanel() {
+  const trpc = useTRPC();
+  const { teamId, picker } = useActingTeam();
+  const endpoints = useQuery({
+    ...trpc.webhooks.list.queryOptions({ limit: 100, teamId: teamId ?? undefined }),
+    enabled: teamId !== null,
+  });
+  const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Webhooks</h1>
+          <p className="muted">
+            Rubricon POSTs each event to your endpoints, signed with the endpoint's secret. See every delivery and
+            retry failed ones here.
+          </p>
+        </div>
+        {picker}
+      </div>
+
+      {created && (
+        <SecretReveal
+          title={`Endpoint created for ${created.url}`}
+          secret={created.secret}
+          onDone={() => setCreated(null)}
+        />
+      )}
+
+      <div className="api-keys-layout">
+        <section className="card" aria-labelledby="endpoints-heading">
+          <h2 id="endpoints-heading">Endpoints</h2>
+          {endpoints.isPending && teamId && <p className="muted">Loading endpoints…</p>}
+          {endpoints.isError && (
+            <p className="alert alert-error" role="alert">
+              {errorMessage(endpoints.error)}
+            </p>
+          )}
+          {endpoints.data && endpoints.data.data.length === 0 && (
+            <p className="muted">No endpoints yet. Add one to start receiving events.</p>
+          )}
+          {endpoints.data && endpoints.data.data.length > 0 && (
+            <div className="table-scroll">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">URL</th>
+                    <th scope="col">Events</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {endpoints.data.data.map((endpoint) => (
+                    <tr key={endpoint.id}>
+                      <td>
+                        <Link href={`/webhooks/${endpoint.id}`} className="mono small">
+                          {endpoint.url}
+                        </Link>
+                        {endpoint.description && <div className="muted small">{endpoint.description}</div>}
+                      </td>
+                      <td>
+                        <div className="chips">
+                          {endpoint.enabled_events.map((type) => (
+                            <span className="chip" key={type}>
+                              {type === "*" ? "All events" : type}
+                            </span>
+                          ))}
+                        </div>
+                      </td>
+                      <td className="nowrap">
+                        <WebhookStatus status={endpoint.status} />
+                      </td>
+                      <td className="nowrap">
+                        <time dateTime={endpoint.createdAt} title={formatDateTime(endpoint.createdAt)}>
+                          {formatDate(endpoint.createdAt)}
+                        </time>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+
+        {teamId && <CreateEndpointForm teamId={teamId} onCreated={setCreated} />}
+      </div>
+    </>
+  );
+}
+
+function CreateEndpointForm({
+  teamId,
+  onCreated,
+}: {
+  teamId: string;
+  onCreated: (created: { url: string; secret: string }) => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [all, setAll] = useState(true);
+  const [types, setTypes] = useState<EventType[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  const create = useMutation(
+    trpc.webhooks.create.mutationOptions({
+      onSuccess: async (endpoint) => {
+        onCreated({ url: endpoint.url, secret: endpoint.secret });
+        await queryClient.invalidateQueries(trpc.webhooks.list.pathFilter());
+      },
+      onError: (err) => setError(errorMessage(err)),
+    }),
+  );
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const url = String(data.get("url") ?? "").trim();
+    const description = String(data.get("description") ?? "").trim();
+    if (!url) return setError("Enter the https URL that should receive events.");
+    if (!all && types.length === 0) return setError("Choose at least one event type, or all events.");
+    setError(null);
+    create.mutate(
+      {
+        teamId,
+        url,
+        ...(description ? { description } : {}),
+        enabled_events: all ? ["*"] : types,
+      },
+      {
+        onSuccess: () => {
+          form.reset();
+          setTypes([]);
+          setAll(true);
+        },
+      },
+    );
+  }
+
+  return (
+    <section className="card" aria-labelledby="create-endpoint-heading">
+      <h2 id="create-endpoint-heading">Add an endpoint</h2>
+      <form className="stack" onSubmit={onSubmit} noValidate>
+        <div className="field">
+          <label htmlFor="endpoint-url">Endpoint URL</label>
+          <input
+            id="endpoint-url"
+            name="url"
+            type="url"
+            maxLength={2048}
+            placeholder="https://example.com/webhooks/rubricon"
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="endpoint-description">Description</label>
+          <input id="endpoint-description" name="description" type="text" maxLength={500} />
+        </div>
+        <fieldset className="field">
+          <legend>Events to send</legend>
+          <label className="checkbox">
+            <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
+            <span>All events, including types added later</span>
+          </label>
+          {!all && (
+            <div className={styles.eventsGrid}>
+              {EVENT_TYPES.map((type) => (
+                <label key={type} className="checkbox">
+                  <input
+                    type="checkbox"
+                    checked={types.includes(type)}
+                    onChange={(e) =>
+                      setTypes((current) =>
+                        e.target.checked ? [...current, type] : current.filter((t) => t !== type),
+                      )
+                    }
+                  />
+                  <span className="mono small">{type}</span>
+                </label>
+              ))}
+            </div>
+          )}
+        </fieldset>
+        {error && (
+          <p className="alert alert-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div>
+          <button type="submit" className="button button-primary" disabled={create.isPending}>
+            {create.isPending ? "Adding…" : "Add endpoint"}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

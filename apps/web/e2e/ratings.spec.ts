@@ -1,0 +1,430 @@
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { signUp } from "./helpers";
+
+const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
+
+/** The share link as the detail page shows it (absolute, on the server's BASE_URL). */
+async function shareLinkOf(page: Page): Promise<string> {
+  const link = await page.getByRole("region", { name: "Share link" }).locator("code").textContent();
+  expect(link).toMatch(/\/share\/[A-Za-z0-9_-]+$/);
+  return link ?? "";
+}
+
+/** A visitor with no session and no rater cookie: a separate browser context. */
+async function freshVisitor(browser: Browser): Promise<Page> {
+  const context = await browser.newContext();
+  return context.newPage();
+}
+
+test("public raters and a team member rate an SSE evaluation; results show counts, distribution and agreement", async ({
+  page,
+  browser,
+}) => {
+  const name = `Pricing page ${Date.now()}`;
+  let shareUrl = "";
+  let evaluationUrl = "";
+
+  await test.step("create a running SSE evaluation shared with anyone, asking raters' names", async () => {
+    await signUp(page);
+    await page.getByRole("link", { name: "New evaluation" }).first().click();
+    await page.getByLabel("Name").fill(name);
+    await page.getByLabel("Design URLs").fill("https://example.com/pricing\nhttps://example.com/pricing-v2");
+    await page.getByLabel("Share access").selectOption("ANYONE_WITH_LINK");
+    await page.getByLabel("Ask raters for their name").check();
+    await page.getByLabel("Deadline").fill("2099-06-30T17:00");
+    await page.getByLabel("Target ratings per comparison").fill("10");
+    await page.getByLabel("Start collecting ratings now").check();
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/evaluation-create.png`, fullPage: true });
+    await page.getByRole("button", { name: "Create evaluation" }).click();
+    await expect(page).toHaveURL(/\/evaluations\/eval_[^/]+$/);
+    evaluationUrl = page.url();
+    await expect(page.getByTestId("evaluation-status")).toHaveText("Running");
+    await expect(page.getByTestId("rating-window")).toContainText("2099");
+    await expect(page.getByTestId("rating-window")).toContainText("10 human ratings per comparison");
+    await expect(page.getByText("Name asked")).toBeVisible();
+    await expect(page.getByRole("region", { name: "Public raters" })).toContainText("Nobody has started");
+    shareUrl = await shareLinkOf(page);
+  });
+
+  await test.step("a visitor opens the share link, gives their name and rates both designs", async () => {
+    const rater = await freshVisitor(browser);
+    await rater.goto(shareUrl);
+    await expect(rater.getByRole("heading", { name })).toBeVisible();
+    await expect(rater.getByRole("heading", { name: "Before you start" })).toBeVisible();
+
+    // The name is required before starting.
+    await rater.getByRole("button", { name: "Start rating" }).click();
+    await expect(rater.getByText("Enter your name.")).toBeVisible();
+    await rater.getByLabel("Your name").fill("Robin Rater");
+    await rater.screenshot({ path: `${SCREENSHOT_DIR}/share-start.png`, fullPage: true });
+    await rater.getByRole("button", { name: "Start rating" }).click();
+
+    const progress = rater.getByTestId("rating-progress");
+    await expect(progress).toHaveText("1 of 2");
+    await expect(rater.getByTestId("rater-identity")).toContainText("Robin Rater");
+    await expect(rater.getByRole("link", { name: "https://example.com/pricing" })).toBeVisible();
+
+    const scale = rater.getByRole("group", { name: /Overall quality/ });
+    await expect(scale.getByRole("button")).toHaveCount(7);
+    const submit = rater.getByRole("button", { name: "Submit rating" });
+    await expect(submit).toBeDisabled();
+    await scale.getByRole("button", { name: "6 – Very good" }).click();
+    await expect(scale.getByRole("button", { name: "6 – Very good" })).toHaveAttribute(
+      "aria-pressed",
+      "true",
+    );
+    // Guidelines are folded away until asked for.
+    await rater.getByText("Guidelines").click();
+    await expect(rater.getByText(/Judge the whole experience/)).toBeVisible();
+    await rater.getByLabel("Justification").fill("Prices are easy to compare.");
+    await rater.screenshot({ path: `${SCREENSHOT_DIR}/share-rating.png`, fullPage: true });
+    await submit.click();
+
+    await expect(progress).toHaveText("2 of 2");
+    await expect(rater.getByRole("link", { name: "https://example.com/pricing-v2" })).toBeVisible();
+    // Keyboard: focus a point and move along the scale with the arrow keys.
+    await scale.getByRole("button", { name: "3 – Fair" }).focus();
+    await rater.keyboard.press("ArrowRight");
+    await rater.keyboard.press("Enter");
+    await expect(scale.getByRole("button", { name: "4 – Neutral" })).toHaveAttribute("aria-pressed", "true");
+    await submit.click();
+
+    await expect(rater.getByRole("heading", { name: "All done — thank you!" })).toBeVisible();
+    await expect(rater.getByText("You rated 2 comparisons.")).toBeVisible();
+    await rater.screenshot({ path: `${SCREENSHOT_DIR}/share-finished.png`, fullPage: true });
+
+    // Coming back, the rater is remembered and has nothing left to rate.
+    await rater.reload();
+    await expect(
+      rater.getByText("You have already rated all 2 comparisons in this evaluation."),
+    ).toBeVisible();
+    await rater.context().close();
+  });
+
+  await test.step("the owner sees the public rater on the detail page", async () => {
+    await page.reload();
+    const row = page
+      .getByRole("region", { name: "Public raters" })
+      .getByRole("row")
+      .filter({ hasText: "Robin Rater" });
+    await expect(row).toBeVisible();
+    await expect(row.getByRole("cell").nth(2)).toHaveText("2");
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/evaluation-detail.png`, fullPage: true });
+  });
+
+  await test.step("the owner rates one comparison from the dashboard and skips the other", async () => {
+    await page.getByRole("link", { name: "Rate", exact: true }).click();
+    await expect(page).toHaveURL(/\/evaluations\/eval_[^/]+\/rate$/);
+    await expect(page.getByTestId("rating-progress")).toHaveText("1 of 2");
+    const scale = page.getByRole("group", { name: /Overall quality/ });
+    await scale.getByRole("button", { name: "7 – Excellent" }).click();
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/dashboard-rate.png`, fullPage: true });
+    await page.getByRole("button", { name: "Submit rating" }).click();
+
+    await expect(page.getByTestId("rating-progress")).toHaveText("2 of 2");
+    await page.getByRole("button", { name: "Skip", exact: true }).click();
+    await page.getByRole("button", { name: "Skip comparison" }).click();
+    await expect(page.getByText("Say briefly why you are skipping")).toBeVisible();
+    await page.getByLabel("Reason for skipping").fill("The page did not load for me.");
+    await page.getByRole("button", { name: "Skip comparison" }).click();
+
+    await expect(page.getByRole("heading", { name: "All done" })).toBeVisible();
+    await expect(page.getByText("You rated 1 comparison and skipped 1.")).toBeVisible();
+  });
+
+  await test.step("the results page shows counts, the distribution and the mean", async () => {
+    await page.getByRole("link", { name: "See results" }).click();
+    await expect(page).toHaveURL(/\/evaluations\/eval_[^/]+\/results$/);
+    await expect(page.getByRole("heading", { name: "Results", exact: true })).toBeVisible();
+    await expect(page.getByTestId("tile-ratings")).toHaveText("4");
+    await expect(page.getByTestId("tile-humans")).toHaveText("4");
+    await expect(page.getByTestId("tile-autousers")).toHaveText("0");
+    await expect(page.getByTestId("tile-excluded")).toHaveText("1");
+
+    const overall = page.getByTestId("result-overall");
+    await expect(overall).toContainText("3 scores");
+    await expect(overall.getByTestId("mean")).toHaveText("5.67");
+    await expect(
+      overall.getByRole("img", { name: /Distribution of Overall quality scores/ }),
+    ).toHaveAttribute("aria-label", /1: 0, 2: 0, 3: 0, 4: 1, 5: 0, 6: 1, 7: 1$/);
+    await expect(overall.getByTestId("bar-7")).toHaveAttribute("data-count", "1");
+    await expect(
+      overall.getByRole("img", { name: /Mean Overall quality: 5\.67, 95% interval/ }),
+    ).toBeVisible();
+
+    const byComparison = page.getByRole("region", { name: "By comparison" });
+    const second = byComparison.getByRole("row").filter({ hasText: "example.com/pricing-v2" });
+    await expect(second.getByRole("cell").nth(2)).toHaveText("2");
+    await expect(second.getByRole("cell").nth(3)).toHaveText("1");
+    await expect(second.getByRole("cell").nth(4)).toContainText("4.00");
+
+    const byRater = page.getByRole("region", { name: "By rater" });
+    await expect(byRater.getByRole("row").filter({ hasText: "Robin Rater" })).toContainText("Share link");
+    await expect(byRater.getByRole("row").filter({ hasText: "(you)" }).getByRole("cell").nth(3)).toHaveText(
+      "1",
+    );
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/results-sse.png`, fullPage: true });
+  });
+
+  await test.step("switch the agreement metric and look at the rater groups", async () => {
+    const agreement = page.getByRole("region", { name: "Rater agreement" });
+    await expect(agreement.getByRole("radio", { name: "Ordinal" })).toBeChecked();
+    await expect(agreement.getByText("(the default for this evaluation type)")).toBeVisible();
+    await agreement.getByText("Interval", { exact: true }).click();
+    await expect(agreement.getByRole("radio", { name: "Interval" })).toBeChecked();
+    await expect(agreement.getByText(/^interval metric · 95% intervals/)).toBeVisible();
+    await expect(agreement.getByRole("listitem", { name: /^All templates: / })).toBeVisible();
+
+    // Nobody automated rated, so that group has nothing to agree on.
+    await agreement
+      .getByRole("button", { name: /Autousers/ })
+      .first()
+      .click();
+    await expect(agreement.getByRole("listitem", { name: /^All templates: Not enough data/ })).toBeVisible();
+  });
+
+  await test.step("exports answer with the session cookie", async () => {
+    const csv = page.getByRole("link", { name: "Export CSV" });
+    const res = await page.request.get((await csv.getAttribute("href")) ?? "");
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toContain("text/csv");
+    expect((await res.text()).split("\n").filter(Boolean).length).toBeGreaterThan(1);
+    const json = await page.request.get(
+      (await page.getByRole("link", { name: "Export JSON" }).getAttribute("href")) ?? "",
+    );
+    expect(json.status()).toBe(200);
+    expect(((await json.json()) as { ratings: unknown[] }).ratings).toHaveLength(4);
+  });
+
+  await test.step("the review link of the API leads to the rating screen", async () => {
+    await page.goto(`${evaluationUrl}/review`);
+    await expect(page).toHaveURL(/\/rate$/);
+  });
+});
+
+test("side by side through the share link: the -3..+3 preference control and the winner", async ({
+  page,
+  browser,
+}) => {
+  const name = `Checkout A/B ${Date.now()}`;
+  let shareUrl = "";
+
+  await test.step("create a running SxS evaluation with one pair", async () => {
+    await signUp(page);
+    await page.getByRole("link", { name: "New evaluation" }).first().click();
+    await page.getByLabel("Name").fill(name);
+    await page.getByText("SxS — side by side").click();
+    await page.getByLabel("Pair 1 version A URL").fill("https://example.com/checkout");
+    await page.getByLabel("Pair 1 version B URL").fill("https://example.com/checkout-v2");
+    await page.getByLabel("Share access").selectOption("ANYONE_WITH_LINK");
+    await page.getByLabel("Start collecting ratings now").check();
+    await page.getByRole("button", { name: "Create evaluation" }).click();
+    await expect(page.getByTestId("evaluation-status")).toHaveText("Running");
+    shareUrl = await shareLinkOf(page);
+  });
+
+  for (const [i, choice] of (["B much better", "B better"] as const).entries()) {
+    await test.step(`rater ${i + 1} prefers ${choice}`, async () => {
+      const rater = await freshVisitor(browser);
+      await rater.goto(shareUrl);
+      await expect(rater.getByRole("heading", { name: "Ready when you are" })).toBeVisible();
+      await rater.getByRole("button", { name: "Start rating" }).click();
+      await expect(rater.getByTestId("rating-progress")).toHaveText("1 of 1");
+      await expect(rater.getByRole("region", { name: "Version A" })).toContainText(
+        "https://example.com/checkout",
+      );
+      await expect(rater.getByRole("region", { name: "Version B" })).toContainText(
+        "https://example.com/checkout-v2",
+      );
+
+      const control = rater.getByRole("group", { name: /Overall quality/ });
+      await expect(control.getByRole("button")).toHaveCount(7);
+      for (const label of [
+        "A much better",
+        "A better",
+        "A slightly better",
+        "About the same",
+        "B slightly better",
+      ]) {
+        await expect(control.getByRole("button", { name: label, exact: true })).toBeVisible();
+      }
+      await control.getByRole("button", { name: choice, exact: true }).click();
+      await expect(control.getByRole("button", { name: choice, exact: true })).toHaveAttribute(
+        "aria-pressed",
+        "true",
+      );
+      if (i === 0) await rater.screenshot({ path: `${SCREENSHOT_DIR}/share-sxs.png`, fullPage: true });
+      await rater.getByRole("button", { name: "Submit rating" }).click();
+      await expect(rater.getByRole("heading", { name: "All done — thank you!" })).toBeVisible();
+      await rater.context().close();
+    });
+  }
+
+  await test.step("results: B wins both, the mean leans to B, the interval is still too wide", async () => {
+    await page.getByRole("link", { name: "Results" }).click();
+    await expect(page.getByTestId("tile-ratings")).toHaveText("2");
+    const overall = page.getByTestId("result-overall");
+    await expect(overall.getByTestId("win-bar")).toHaveAttribute("aria-label", "A wins 0, ties 0, B wins 2");
+    await expect(overall.getByTestId("mean")).toHaveText("+2.50");
+    await expect(overall.getByTestId("winner")).toHaveText("Inconclusive");
+    await expect(
+      overall.getByRole("img", { name: /Distribution of Overall quality preferences/ }),
+    ).toHaveAttribute("aria-label", /-3: 0, -2: 0, -1: 0, 0: 0, \+1: 0, \+2: 1, \+3: 1$/);
+    await expect(
+      page.getByRole("region", { name: "Rater agreement" }).getByRole("radio", { name: "Interval" }),
+    ).toBeChecked();
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/results-sxs.png`, fullPage: true });
+  });
+});
+
+test("share link states: unknown links are 404, team-only links ask to sign in and bring you back", async ({
+  page,
+  browser,
+}) => {
+  const email = await signUp(page);
+  const name = `Team only ${Date.now()}`;
+  await page.getByRole("link", { name: "New evaluation" }).first().click();
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Design URLs").fill("https://example.com/");
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.getByTestId("evaluation-status")).toHaveText("Draft");
+  const shareUrl = await shareLinkOf(page);
+
+  await test.step("a draft cannot be rated yet and has no results", async () => {
+    const detailUrl = page.url();
+    await page.goto(`${detailUrl}/rate`);
+    await expect(page.getByRole("heading", { name: "Not started yet" })).toBeVisible();
+    await page.goto(`${detailUrl}/results`);
+    await expect(page.getByRole("heading", { name: "No ratings yet" })).toBeVisible();
+    await expect(page.getByTestId("tile-ratings")).toHaveText("0");
+    await expect(page.getByTestId("tile-alpha")).toHaveText("—");
+    await page.goto(detailUrl);
+  });
+
+  const visitor = await freshVisitor(browser);
+  await test.step("a draft's link and an unknown link answer 404", async () => {
+    const draft = await visitor.goto(shareUrl);
+    expect(draft?.status()).toBe(404);
+    await expect(
+      visitor.getByRole("heading", { name: "This link does not lead to an evaluation" }),
+    ).toBeVisible();
+    const unknown = await visitor.goto(new URL("/share/no-such-link", shareUrl).toString());
+    expect(unknown?.status()).toBe(404);
+  });
+
+  await test.step("once running, a visitor is asked to sign in and lands back on the link as a member", async () => {
+    await page.getByRole("button", { name: "Move to Running" }).click();
+    await expect(page.getByTestId("evaluation-status")).toHaveText("Running");
+    await visitor.goto(shareUrl);
+    await expect(visitor.getByRole("heading", { name: "Sign in to rate" })).toBeVisible();
+    await visitor.getByRole("link", { name: "Sign in to rate" }).click();
+    await expect(visitor).toHaveURL(/\/sign-in\?next=/);
+    await visitor.getByLabel("Email").fill(email);
+    await visitor.getByLabel("Password").fill("correct horse battery");
+    await visitor.getByRole("button", { name: "Sign in" }).click();
+    await expect(visitor).toHaveURL(shareUrl);
+    await expect(visitor.getByTestId("rater-identity")).toContainText("Rating as team member");
+    await expect(visitor.getByTestId("rating-progress")).toHaveText("1 of 1");
+  });
+
+  await test.step("after it ends, the link says so", async () => {
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.getByRole("button", { name: "Move to Ended" }).click();
+    await expect(page.getByTestId("evaluation-status")).toHaveText("Ended");
+    await visitor.reload();
+    await expect(visitor.getByRole("heading", { name: "This evaluation has ended" })).toBeVisible();
+  });
+  await visitor.context().close();
+});
+
+test("a password-protected link asks for the password and an email before rating", async ({
+  page,
+  browser,
+}) => {
+  await signUp(page);
+  await page.getByRole("link", { name: "New evaluation" }).first().click();
+  await page.getByLabel("Name").fill(`Landing page ${Date.now()}`);
+  await page.getByLabel("Design URLs").fill("https://example.com/landing");
+  await page.getByLabel("Share access").selectOption("PASSWORD_PROTECTED");
+  await page.getByLabel("Share password").fill("open sesame");
+  await page.getByLabel("Ask raters for their email").check();
+  await page.getByLabel("Start collecting ratings now").check();
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.getByText("Email asked")).toBeVisible();
+  const shareUrl = await shareLinkOf(page);
+
+  const rater = await freshVisitor(browser);
+  await rater.setViewportSize({ width: 390, height: 844 });
+  await rater.goto(shareUrl);
+  await expect(rater.getByText("This evaluation is password protected.")).toBeVisible();
+  await expect(rater.getByLabel("Your name")).toHaveCount(0);
+
+  await test.step("the server's answer to a wrong password shows under the password field", async () => {
+    await rater.getByLabel("Password", { exact: true }).fill("wrong guess");
+    await rater.getByLabel("Your email").fill("not-an-email");
+    await rater.getByRole("button", { name: "Start rating" }).click();
+    await expect(rater.getByText("Enter a valid email address")).toBeVisible();
+    await rater.getByLabel("Your email").fill("sam@example.com");
+    await rater.getByRole("button", { name: "Start rating" }).click();
+    await expect(rater.getByText("The password is not correct.")).toBeVisible();
+    await expect(rater.getByLabel("Password", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  });
+
+  await test.step("the right password starts rating", async () => {
+    await rater.getByLabel("Password", { exact: true }).fill("open sesame");
+    await rater.getByRole("button", { name: "Start rating" }).click();
+    await expect(rater.getByTestId("rating-progress")).toHaveText("1 of 1");
+    await rater
+      .getByRole("group", { name: /Overall quality/ })
+      .getByRole("button", { name: "5 – Good" })
+      .click();
+    await rater.screenshot({ path: `${SCREENSHOT_DIR}/share-mobile.png`, fullPage: true });
+    await rater.getByRole("button", { name: "Submit rating" }).click();
+    await expect(rater.getByRole("heading", { name: "All done — thank you!" })).toBeVisible();
+  });
+
+  await page.reload();
+  const row = page
+    .getByRole("region", { name: "Public raters" })
+    .getByRole("row")
+    .filter({ hasText: "sam@example.com" });
+  await expect(row.getByRole("cell").nth(2)).toHaveText("1");
+  await rater.context().close();
+});
+
+test("the rating window closes at the target; a rater still on the page is told", async ({
+  page,
+  browser,
+}) => {
+  await signUp(page);
+  await page.getByRole("link", { name: "New evaluation" }).first().click();
+  await page.getByLabel("Name").fill(`One rating wanted ${Date.now()}`);
+  await page.getByLabel("Design URLs").fill("https://example.com/hero");
+  await page.getByLabel("Share access").selectOption("ANYONE_WITH_LINK");
+  await page.getByLabel("Target ratings per comparison").fill("1");
+  await page.getByLabel("Start collecting ratings now").check();
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.getByTestId("rating-window")).toHaveText("Closes at 1 human rating per comparison");
+  const shareUrl = await shareLinkOf(page);
+
+  const [first, second] = [await freshVisitor(browser), await freshVisitor(browser)];
+  for (const rater of [first, second]) {
+    await rater.goto(shareUrl);
+    await rater.getByRole("button", { name: "Start rating" }).click();
+    await rater
+      .getByRole("group", { name: /Overall quality/ })
+      .getByRole("button", { name: "3 – Fair" })
+      .click();
+  }
+  await first.getByRole("button", { name: "Submit rating" }).click();
+  await expect(first.getByRole("heading", { name: "All done — thank you!" })).toBeVisible();
+
+  await second.getByRole("button", { name: "Submit rating" }).click();
+  await expect(second.getByRole("heading", { name: "No longer taking ratings" })).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByTestId("evaluation-status")).toHaveText("Ended");
+  await expect(page.getByRole("link", { name: "Rate", exact: true })).toHaveCount(0);
+  await first.context().close();
+  await second.context().close();
+});

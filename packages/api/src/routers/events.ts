@@ -1,0 +1,40 @@
+import { EventEnvelope, EventList, EventListQuery, IdParam } from "@rubricon/contracts";
+import * as core from "@rubricon/core";
+import { z } from "zod";
+import { apiProcedure, router } from "../trpc/init";
+import { toList } from "./list";
+import { WEBHOOK_ROUTE_GATES as gates } from "./webhook-gates";
+
+const tags = ["Events"];
+
+export const eventsRouter = router({
+  // GET /events — the team's event log, newest first: the polling fallback and the source for replays
+  list: apiProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/events",
+        tags,
+        summary: "List events",
+        description:
+          "Every event of the team, newest first, each exactly as webhook deliveries send it. Filter by `type` " +
+          "or `object_id`. Events stay in the log whether or not any endpoint received them.",
+      },
+      scope: "events:read",
+      ...gates,
+    })
+    .input(EventListQuery)
+    .output(EventList)
+    .query(async ({ ctx, input }) => toList(ctx, await core.listEvents(ctx.core, ctx.actor, input))),
+
+  // GET /events/{id} — one event
+  get: apiProcedure
+    .meta({
+      openapi: { method: "GET", path: "/events/{id}", tags, summary: "Retrieve an event" },
+      scope: "events:read",
+      ...gates,
+    })
+    .input(z.object({ id: IdParam }))
+    .output(EventEnvelope)
+    .query(({ ctx, input }) => core.getEvent(ctx.core, ctx.actor, input.id)),
+});

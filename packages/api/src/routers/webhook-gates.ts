@@ -1,0 +1,19 @@
+import type { WebhooksContext } from "@rubricon/core";
+import type { RequestContext } from "../trpc/context";
+import { coreContext } from "../trpc/context";
+import type { RouteMeta } from "../trpc/init";
+
+/** Webhooks and the event log are a beta feature behind `WEBHOOKS_ENABLED`, for Pro and Enterprise teams. */
+export const WEBHOOK_ROUTE_GATES = {
+  feature: "webhooks",
+  plans: ["pro", "enterprise"],
+} satisfies Pick<RouteMeta, "feature" | "plans">;
+
+/** The core context plus the webhook settings taken from the deployment's configuration. */
+export function webhooksContext(ctx: RequestContext): WebhooksContext {
+  const { env } = ctx.services;
+  return {
+    ...coreContext(ctx),
+    webhooks: { encryptionKey: env.encryptionKey, allowPrivateUrls: env.webhooksAllowPrivateUrls },
+  };
+}

@@ -1,0 +1,36 @@
+import { type DbOrTx, newId, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
+import { and, eq, sql } from "drizzle-orm";
+
+/**
+ * One pending delivery per enabled endpoint of the team subscribed to the event's type, written in the
+ * transaction that writes the event: the event and its deliveries exist together or not at all.
+ */
+export async function enqueueDeliveries(
+  tx: DbOrTx,
+  event: { id: string; teamId: string; type: string; createdAt: Date },
+): Promise<number> {
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.teamId, event.teamId),
+        eq(webhookEndpoints.status, "enabled"),
+        sql`${webhookEndpoints.enabledEvents} && array['*', ${event.type}]::text[]`,
+      ),
+    );
+  if (endpoints.length === 0) return 0;
+  await tx.insert(webhookDeliveries).values(
+    endpoints.map((endpoint) => ({
+      id: newId("webhookDelivery"),
+      endpointId: endpoint.id,
+      teamId: event.teamId,
+      eventId: event.id,
+      eventType: event.type,
+      nextAttemptAt: event.createdAt,
+      createdAt: event.createdAt,
+      updatedAt: event.createdAt,
+    })),
+  );
+  return endpoints.length;
+}

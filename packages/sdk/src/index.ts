@@ -1,0 +1,30 @@
+export {
+  type CallOptions,
+  DEFAULT_BASE_URL,
+  DEFAULT_TIMEOUT_MS,
+  Rubricon,
+  type RubriconOptions,
+  type StreamOptions,
+} from "./client";
+export {
+  APIConnectionError,
+  APIError,
+  type ApiErrorType,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  AuthorizationError,
+  type ClientErrorType,
+  type ErrorBody,
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitError,
+  RubriconError,
+} from "./core/errors";
+export { type ListPage, type PageItem, PagePromise } from "./core/pagination";
+export type { RequestOptions } from "./core/request-options";
+export { EventStream, parseServerSentEvents, type ServerSentEvent } from "./core/sse";
+export type { Fetch } from "./core/transport";
+export type { components, paths } from "./generated/openapi";
+export type * from "./generated/resources";
+export { VERSION } from "./version";
