@@ -45,6 +45,9 @@ export default defineConfig({
       PORT: String(PORT),
       BASE_URL,
       DATA_DIR,
+      // Webhooks are a beta feature behind a flag; the webhooks spec delivers to a receiver on loopback.
+      WEBHOOKS_ENABLED: "true",
+      WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
     },
   },
 });

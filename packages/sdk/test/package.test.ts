@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +23,8 @@ const pkg = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) 
 let server: TestServer;
 let apiKey: string;
 let work: string;
+/** The package as it is packed: package.json, README.md and a fresh build, away from the workspace's dist/. */
+let staged: string;
 let tarballFiles: string[];
 
 /**
@@ -64,8 +66,11 @@ beforeAll(async () => {
   apiKey = (await createAccount(server)).apiKey;
   work = mkdtempSync(join(tmpdir(), "rubricon-sdk-pack-"));
 
-  await run(join(BIN, "tsup"), [], PACKAGE_DIR);
-  const packed = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], PACKAGE_DIR)) as {
+  staged = join(work, "package");
+  mkdirSync(staged);
+  for (const file of ["package.json", "README.md"]) copyFileSync(join(PACKAGE_DIR, file), join(staged, file));
+  await run(join(BIN, "tsup"), ["--out-dir", join(staged, "dist")], PACKAGE_DIR);
+  const packed = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], staged)) as {
     filename: string;
     files: { path: string }[];
   }[];
@@ -123,8 +128,8 @@ describe("the packed package", () => {
   });
 
   it("imports nothing, not even Node built-ins, so it runs on Bun, Deno and edge runtimes", () => {
-    const esm = readFileSync(join(PACKAGE_DIR, "dist", "index.js"), "utf8");
-    const cjs = readFileSync(join(PACKAGE_DIR, "dist", "index.cjs"), "utf8");
+    const esm = readFileSync(join(staged, "dist", "index.js"), "utf8");
+    const cjs = readFileSync(join(staged, "dist", "index.cjs"), "utf8");
     expect(esm).not.toMatch(/^\s*import\s/m);
     expect(esm).not.toMatch(/\bimport\(/);
     expect(cjs).not.toMatch(/\brequire\(/);
