@@ -62,13 +62,13 @@ test("create an endpoint, send a test event, see it delivered, retry it; events 
       await page.getByLabel("Endpoint URL").fill(receiver.url);
       await page.getByLabel("Description").fill("E2E receiver");
       await page.getByRole("button", { name: "Add endpoint" }).click();
-      const revealed = page.getByLabel("Signing secret");
+      const revealed = page.getByRole("textbox", { name: "Signing secret" });
       await expect(revealed).toHaveValue(/^whsec_/);
       secret = await revealed.inputValue();
       await expect(page.getByRole("button", { name: "Copy signing secret" })).toBeVisible();
       await page.screenshot({ path: `${SCREENSHOT_DIR}/webhooks-created.png`, fullPage: true });
       await page.getByRole("button", { name: "I have stored it" }).click();
-      await expect(page.getByLabel("Signing secret")).toHaveCount(0);
+      await expect(page.getByRole("textbox", { name: "Signing secret" })).toHaveCount(0);
     });
 
     await test.step("send a test event: it is delivered, signed", async () => {
@@ -114,10 +114,13 @@ test("create an endpoint, send a test event, see it delivered, retry it; events 
       });
       expect(created.status()).toBe(201);
       const evaluation = await created.json();
-      await expect(
-        deliveries.getByRole("row").filter({ hasText: "evaluation.created" }),
-      ).toContainText("Delivered", { timeout: 20_000 });
-      const real = receiver.received.map((r) => JSON.parse(r.body)).find((e) => e.type === "evaluation.created");
+      await expect(deliveries.getByRole("row").filter({ hasText: "evaluation.created" })).toContainText(
+        "Delivered",
+        { timeout: 20_000 },
+      );
+      const real = receiver.received
+        .map((r) => JSON.parse(r.body))
+        .find((e) => e.type === "evaluation.created");
       expect(real.data.object.id).toBe(evaluation.id);
 
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Events" }).click();

@@ -1,6 +1,7 @@
 /**
- * The background process (`pnpm worker`): periodic maintenance and the sweep that ends evaluations whose rating
- * window closed. Deployments that run it set `EMBEDDED_WORKER=false` on the web processes.
+ * The background process (`pnpm worker`): webhook deliveries (with `WEBHOOKS_ENABLED`), periodic maintenance and
+ * the sweep that ends evaluations whose rating window closed. Deployments that run it set `EMBEDDED_WORKER=false`
+ * on the web processes.
  */
 import { backgroundLoops, loadEnv, startLoops } from "@rubricon/api";
 import { systemClock } from "@rubricon/core";

@@ -97,7 +97,18 @@ describe("ratings and results in the document", () => {
     expect(doc.paths["/evaluations/{id}/results"]!.get!.responses).toHaveProperty("200");
     expect(doc.paths["/evaluations/{id}/agreement"]!.get!.responses).toHaveProperty("200");
     expect(doc.paths["/evaluations/{id}/public-raters"]!.get!.responses).toHaveProperty("200");
-    const exported = doc.paths["/evaluations/{id}/export"]!.get!.responses["200"] as { content: Record<string, unknown> };
+    const exported = doc.paths["/evaluations/{id}/export"]!.get!.responses["200"] as {
+      content: Record<string, unknown>;
+    };
     expect(Object.keys(exported.content)).toEqual(expect.arrayContaining(["application/json", "text/csv"]));
+  });
+});
+
+describe("the error envelope schema", () => {
+  it("is a real object schema, not a reference to itself", () => {
+    const envelope = doc.components.schemas.ErrorEnvelope as { type?: string; $ref?: string; properties?: object };
+    expect(envelope.$ref).toBeUndefined();
+    expect(envelope.type).toBe("object");
+    expect(envelope.properties).toHaveProperty("error");
   });
 });

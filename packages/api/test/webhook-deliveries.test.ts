@@ -280,6 +280,33 @@ describe("delivering", () => {
   });
 });
 
+describe("addresses at delivery time", () => {
+  it("checks the address again when connecting: a host now resolving to loopback gets nothing", async () => {
+    const user = await signUp(server, "rebind");
+    const key = await mintApiKey(server, user, ["*"]);
+    // Accepted when set (this server allows any address); the strict worker below re-checks on connect.
+    const port = new URL(receiver.url).port;
+    const endpoint = await createEndpoint(server, bearer(key), {
+      url: `https://hooks.example.test:${port}/hooks`,
+      enabled_events: ["*"],
+    });
+    const literal = await createEndpoint(server, bearer(key), {
+      url: `https://127.0.0.1:${port}/hooks`,
+      enabled_events: ["*"],
+    });
+    await emitMany(user.teamId, 1);
+    const worker = deliveryWorker(server, { allowPrivateUrls: false, resolve: async () => ["127.0.0.1"] });
+    expect(await worker.runPass()).toMatchObject({ delivered: 0, failed: 2 });
+    expect(receiver.requests).toHaveLength(0);
+    const errors = await Promise.all(
+      [endpoint, literal].map(async (e) => (await deliveriesOf(e.id, key)).body.data[0].lastError),
+    );
+    expect(errors[0]).toMatch(/127\.0\.0\.1, which is not a public address/);
+    expect(errors[1]).toMatch(/127\.0\.0\.1 is not a public address/);
+    worker.close();
+  });
+});
+
 describe("several workers", () => {
   it("share the queue without sending any delivery twice", async () => {
     const { user, endpoint } = await team();

@@ -177,7 +177,9 @@ function nameOperations(entries: Omit<OperationEntry, "resource" | "name">[]) {
 
   // An action whose name is also a sub-resource (`POST /autousers/{id}/calibration` next to
   // `/calibration/freeze`) moves into that sub-resource, since one property cannot be both.
-  const namespaces = new Set(named.flatMap((e) => e.resource.map((_, i) => e.resource.slice(0, i + 1).join("."))));
+  const namespaces = new Set(
+    named.flatMap((e) => e.resource.map((_, i) => e.resource.slice(0, i + 1).join("."))),
+  );
   for (const e of named) {
     const asNamespace = [...e.resource, e.name];
     if (namespaces.has(asNamespace.join("."))) {
@@ -196,7 +198,9 @@ function nameOperations(entries: Omit<OperationEntry, "resource" | "name">[]) {
     let key = [...e.resource, e.name].join(".");
     if (seen.has(key)) {
       const fallback = `${e.name}${pascal(e.method.toLowerCase())}`;
-      console.warn(`${e.method} ${e.path}: ${key} is taken by ${seen.get(key)!.path}; naming it ${fallback}.`);
+      console.warn(
+        `${e.method} ${e.path}: ${key} is taken by ${seen.get(key)!.path}; naming it ${fallback}.`,
+      );
       e.name = fallback;
       key = [...e.resource, e.name].join(".");
     }
@@ -366,9 +370,14 @@ function deprecationNote(op: OperationEntry, ops: OperationEntry[]): string {
 function renderResources(ops: OperationEntry[], schemaNames: string[]): string {
   const tree = resourceTree(ops);
   const out: string[] = [HEADER];
-  out.push('import type { EventStream } from "../core/sse";');
-  out.push('import type { PagePromise } from "../core/pagination";');
-  out.push('import type { RequestOptions } from "../core/request-options";');
+  const kinds = new Set(ops.map((o) => o.kind));
+  if (kinds.has("list")) out.push('import type { PagePromise } from "../core/pagination";');
+  out.push(
+    kinds.has("stream")
+      ? 'import type { RequestOptions, StreamRequestOptions } from "../core/request-options";'
+      : 'import type { RequestOptions } from "../core/request-options";',
+  );
+  if (kinds.has("stream")) out.push('import type { EventStream } from "../core/sse";');
   out.push('import type { Body, Query, Success } from "../core/types";');
   out.push('import type { components, paths } from "./openapi";');
   out.push("");
@@ -383,7 +392,8 @@ function renderResources(ops: OperationEntry[], schemaNames: string[]): string {
     const prefix = typePrefix(op);
     if (op.hasBody) out.push(`export type ${prefix}Params = Body<${ref}>;`);
     if (op.hasQuery) out.push(`export type ${prefix}${op.hasBody ? "Query" : "Params"} = Query<${ref}>;`);
-    if (op.kind === "json" || op.kind === "list") out.push(`export type ${prefix}Response = Success<${ref}>;`);
+    if (op.kind === "json" || op.kind === "list")
+      out.push(`export type ${prefix}Response = Success<${ref}>;`);
   }
 
   const renderNode = (node: ResourceNode) => {
@@ -399,7 +409,7 @@ function renderResources(ops: OperationEntry[], schemaNames: string[]): string {
         args.push(
           `${op.hasBody ? "query" : "params"}${op.queryRequired ? "" : "?"}: ${prefix}${op.hasBody ? "Query" : "Params"}`,
         );
-      args.push("options?: RequestOptions");
+      args.push(`options?: ${op.kind === "stream" ? "StreamRequestOptions" : "RequestOptions"}`);
       const result =
         op.kind === "list"
           ? `PagePromise<${prefix}Response>`
@@ -446,12 +456,32 @@ function renderResources(ops: OperationEntry[], schemaNames: string[]): string {
 /** Names that the SDK exports itself, so a schema alias must not take them. */
 const SDK_EXPORTS = new Set([
   "Rubricon",
-  "RubriconError",
+  "RubriconOptions",
+  "CallOptions",
+  "StreamOptions",
   "RequestOptions",
+  "StreamRequestOptions",
+  "RubriconError",
+  "AuthenticationError",
+  "AuthorizationError",
+  "InvalidRequestError",
+  "NotFoundError",
+  "RateLimitError",
+  "APIError",
+  "APIConnectionError",
+  "APITimeoutError",
+  "APIUserAbortError",
+  "ApiErrorType",
+  "ClientErrorType",
+  "ErrorBody",
   "PagePromise",
+  "ListPage",
+  "PageItem",
   "EventStream",
   "ServerSentEvent",
+  "Fetch",
   "Resources",
+  "VERSION",
 ]);
 
 /** Every generated file by name, exactly as `scripts/generate.ts` writes it. */

@@ -1,7 +1,7 @@
-import type { RequestOptions } from "./core/request-options";
+import type { RequestOptions, StreamRequestOptions } from "./core/request-options";
 import { MAX_RETRIES } from "./core/retry";
 import type { EventStream } from "./core/sse";
-import { type Fetch, Transport } from "./core/transport";
+import { checkMaxRetries, checkTimeout, type Fetch, Transport } from "./core/transport";
 import type { Resources } from "./generated/resources";
 import { buildResources } from "./resources";
 
@@ -37,11 +37,9 @@ export interface CallOptions extends RequestOptions {
   body?: unknown;
 }
 
-export interface StreamOptions extends CallOptions {
+export interface StreamOptions extends CallOptions, StreamRequestOptions {
   /** HTTP method; `GET` by default. */
   method?: string | undefined;
-  /** Resumes a stream after this event id (`Last-Event-ID`). */
-  lastEventId?: string | undefined;
 }
 
 // The resource properties are assigned at run time from the operations table; this base gives them types.
@@ -68,14 +66,8 @@ export class Rubricon extends WithResources {
     }
     const token = options.apiKey ?? options.accessToken ?? readEnv("RUBRICON_API_KEY");
     this.baseUrl = normalizeBaseUrl(options.baseUrl ?? readEnv("RUBRICON_BASE_URL") ?? DEFAULT_BASE_URL);
-    const maxRetries = options.maxRetries ?? MAX_RETRIES;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES) {
-      throw new RangeError(`maxRetries must be an integer from 0 to ${MAX_RETRIES} (at most 5 attempts in all).`);
-    }
-    const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-    if (!(timeout > 0) || !Number.isFinite(timeout)) {
-      throw new RangeError("timeout must be a positive number of ms.");
-    }
+    const maxRetries = checkMaxRetries(options.maxRetries ?? MAX_RETRIES);
+    const timeout = checkTimeout(options.timeout ?? DEFAULT_TIMEOUT_MS);
     this.#transport = new Transport({
       baseUrl: this.baseUrl,
       token,

@@ -9,9 +9,9 @@ export {
 export {
   APIConnectionError,
   APIError,
-  type ApiErrorType,
   APITimeoutError,
   APIUserAbortError,
+  type ApiErrorType,
   AuthenticationError,
   AuthorizationError,
   type ClientErrorType,
@@ -22,7 +22,7 @@ export {
   RubriconError,
 } from "./core/errors";
 export { type ListPage, type PageItem, PagePromise } from "./core/pagination";
-export type { RequestOptions } from "./core/request-options";
+export type { RequestOptions, StreamRequestOptions } from "./core/request-options";
 export { EventStream, parseServerSentEvents, type ServerSentEvent } from "./core/sse";
 export type { Fetch } from "./core/transport";
 export type { components, paths } from "./generated/openapi";

@@ -1,10 +1,13 @@
-import type { RequestOptions } from "./core/request-options";
+import type { StreamRequestOptions } from "./core/request-options";
 import type { RequestSpec, Transport } from "./core/transport";
 import { type OperationSpec, operations } from "./generated/operations";
 import type { Resources } from "./generated/resources";
 
 /** The resource objects of the client, one method per row of the operations table. */
-export function buildResources(transport: Transport, table: readonly OperationSpec[] = operations): Resources {
+export function buildResources(
+  transport: Transport,
+  table: readonly OperationSpec[] = operations,
+): Resources {
   const root: Record<string, unknown> = {};
   for (const op of table) {
     let node = root;
@@ -35,8 +38,15 @@ function operationMethod(transport: Transport, op: OperationSpec) {
     let next = op.pathParams.length;
     const body = op.hasBody ? args[next++] : undefined;
     const query = op.hasQuery ? (args[next++] as Record<string, unknown> | undefined) : undefined;
-    const options = args[next] as RequestOptions | undefined;
-    const spec: RequestSpec = { method: op.method, path, query, body, options };
+    const options = args[next] as StreamRequestOptions | undefined;
+    const spec: RequestSpec = {
+      method: op.method,
+      path,
+      query,
+      body,
+      options,
+      lastEventId: options?.lastEventId,
+    };
     switch (op.kind) {
       case "list":
         return transport.list(spec);

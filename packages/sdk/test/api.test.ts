@@ -11,7 +11,13 @@ import {
   type Template,
   type TemplateVersion,
 } from "../src";
-import { createAccount, signAccessToken, startTestServer, type TestAccount, type TestServer } from "./helpers/api";
+import {
+  createAccount,
+  signAccessToken,
+  startTestServer,
+  type TestAccount,
+  type TestServer,
+} from "./helpers/api";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -40,7 +46,12 @@ async function createEvaluation(client: Rubricon, name: string): Promise<Evaluat
 describe("identity", () => {
   it("authenticates with an API key", async () => {
     const me = await rubricon.auth.whoami();
-    expect(me).toMatchObject({ principal: "api_key", userId: account.userId, teamId: account.teamId, scopes: ["*"] });
+    expect(me).toMatchObject({
+      principal: "api_key",
+      userId: account.userId,
+      teamId: account.teamId,
+      scopes: ["*"],
+    });
   });
 
   it("authenticates with an OAuth access token", async () => {
@@ -59,7 +70,12 @@ describe("evaluations", () => {
   it("creates, retrieves, updates, lists and deletes, with typed results", async () => {
     const created = await createEvaluation(rubricon, "Checkout flow");
     expectTypeOf(created.status).toEqualTypeOf<"Draft" | "Running" | "Ended" | "Archived">();
-    expect(created).toMatchObject({ object: "evaluation", name: "Checkout flow", type: "SSE", status: "Draft" });
+    expect(created).toMatchObject({
+      object: "evaluation",
+      name: "Checkout flow",
+      type: "SSE",
+      status: "Draft",
+    });
 
     const fetched = await rubricon.evaluations.retrieve(created.id);
     expectTypeOf(fetched).toEqualTypeOf<Evaluation>();
@@ -109,7 +125,8 @@ describe("templates", () => {
     expect(updated.version).toBe(2);
 
     const versions: TemplateVersion[] = [];
-    for await (const version of rubricon.templates.versions.list(template.id, { limit: 1 })) versions.push(version);
+    for await (const version of rubricon.templates.versions.list(template.id, { limit: 1 }))
+      versions.push(version);
     expect(versions.map((v) => v.version)).toEqual([2, 1]);
 
     const copy = await rubricon.templates.duplicate(template.id, { name: "Clarity (copy)" });
@@ -257,13 +274,18 @@ describe("idempotency", () => {
         body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
       });
       const body = await upstream.text();
-      seen.push({ key: req.headers["idempotency-key"] as string | undefined, replayed: upstream.headers.get("idempotent-replayed") });
+      seen.push({
+        key: req.headers["idempotency-key"] as string | undefined,
+        replayed: upstream.headers.get("idempotent-replayed"),
+      });
       if (req.method === "POST" && !dropped) {
         dropped = true;
         req.socket.destroy();
         return;
       }
-      res.writeHead(upstream.status, { "Content-Type": upstream.headers.get("content-type") ?? "application/json" });
+      res.writeHead(upstream.status, {
+        "Content-Type": upstream.headers.get("content-type") ?? "application/json",
+      });
       res.end(body);
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
@@ -308,10 +330,13 @@ describe("idempotency", () => {
         const key = new Headers(init.headers).get("idempotency-key");
         if (init.method === "POST") keys.push(key);
         if (init.method === "POST" && keys.length === 1) {
-          return new Response(JSON.stringify({ error: { type: "api_error", message: "busy", request_id: "r" } }), {
-            status: 503,
-            headers: { "Content-Type": "application/json", "Retry-After": "0" },
-          });
+          return new Response(
+            JSON.stringify({ error: { type: "api_error", message: "busy", request_id: "r" } }),
+            {
+              status: 503,
+              headers: { "Content-Type": "application/json", "Retry-After": "0" },
+            },
+          );
         }
         return fetch(url, init);
       },

@@ -54,7 +54,8 @@ describe("methods", () => {
         if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
         const op = operations.find((o) => o.path === path && o.method === method.toUpperCase());
         let target: unknown = rubricon;
-        for (const key of op ? [...op.resource, op.name] : []) target = (target as Record<string, unknown>)[key];
+        for (const key of op ? [...op.resource, op.name] : [])
+          target = (target as Record<string, unknown>)[key];
         if (typeof target !== "function") missing.push(`${method.toUpperCase()} ${path}`);
       }
     }
@@ -89,7 +90,9 @@ describe("methods", () => {
     }
     const resources = readFileSync(new URL("resources.ts", GENERATED_DIR), "utf8");
     const dimensions = resources.slice(resources.indexOf("export interface DimensionsResource"));
-    expect(dimensions.slice(0, dimensions.indexOf("\n}"))).toContain("@deprecated Use `templates.list` instead.");
+    expect(dimensions.slice(0, dimensions.indexOf("\n}"))).toContain(
+      "@deprecated Use `templates.list` instead.",
+    );
   });
 
   it("throw before any request when a path parameter is missing", () => {
@@ -134,7 +137,9 @@ describe("naming", () => {
         "/webhooks/{id}/rotate-secret": { post: op() },
         "/teams/{id}/members": { get: op(list) },
       },
-    } as unknown as OpenApiDocument).map((o) => `${o.method} ${o.path} -> ${[...o.resource, o.name].join(".")} (${o.kind})`);
+    } as unknown as OpenApiDocument).map(
+      (o) => `${o.method} ${o.path} -> ${[...o.resource, o.name].join(".")} (${o.kind})`,
+    );
     expect(names).toEqual([
       "GET /usage -> usage.retrieve (json)",
       "GET /evaluations/{id}/results -> evaluations.results (json)",

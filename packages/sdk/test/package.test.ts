@@ -1,5 +1,13 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,16 +39,19 @@ let tarballFiles: string[];
  * The environment without the `npm_*` settings that `npx`, `pnpm` and turbo pass down: `npm_config_local_prefix`
  * alone would make `npm install` work on this package instead of the smoke project.
  */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^npm_/i.test(key) && key !== "INIT_CWD") env[key] = value;
-  }
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (/^npm_/i.test(key) || key === "INIT_CWD") delete env[key];
   return env;
 }
 
 /** Runs a command without blocking the event loop, which the in-process API server needs to answer. */
-async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<string> {
   try {
     const { stdout } = await promisify(execFile)(command, args, {
       cwd,
@@ -52,7 +63,9 @@ async function run(command: string, args: string[], cwd: string, env: Record<str
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${e.stdout ?? ""}\n${e.stderr ?? e.message}`);
+    throw new Error(
+      `${command} ${args.join(" ")} failed in ${cwd}:\n${e.stdout ?? ""}\n${e.stderr ?? e.message}`,
+    );
   }
 }
 
@@ -151,7 +164,9 @@ const { API_KEY, BASE_URL } = process.env;
 (async () => {${SCENARIO}})().catch((err) => { console.error(err); process.exit(1); });
 `,
     );
-    expectScenarioOutput(await run("node", [file], join(work, "app"), { API_KEY: apiKey, BASE_URL: server.api }));
+    expectScenarioOutput(
+      await run("node", [file], join(work, "app"), { API_KEY: apiKey, BASE_URL: server.api }),
+    );
   });
 
   it("works from ESM with import", async () => {
@@ -162,7 +177,9 @@ const { API_KEY, BASE_URL } = process.env;
 const { API_KEY, BASE_URL } = process.env;
 ${SCENARIO}`,
     );
-    expectScenarioOutput(await run("node", [file], join(work, "app"), { API_KEY: apiKey, BASE_URL: server.api }));
+    expectScenarioOutput(
+      await run("node", [file], join(work, "app"), { API_KEY: apiKey, BASE_URL: server.api }),
+    );
   });
 
   const tsProgram = (importLine: string) => `${importLine}
@@ -199,11 +216,19 @@ void main();
   it("type-checks and runs from TypeScript with moduleResolution node16, as ESM and as CommonJS", async () => {
     const dir = join(work, "app", "ts-node16");
     write(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-    write(join(dir, "tsconfig.json"), tsconfig({ module: "node16", moduleResolution: "node16", outDir: "out" }));
-    write(join(dir, "esm.mts"), tsProgram('import { NotFoundError, Rubricon, RubriconError } from "@rubricon/sdk";'));
+    write(
+      join(dir, "tsconfig.json"),
+      tsconfig({ module: "node16", moduleResolution: "node16", outDir: "out" }),
+    );
+    write(
+      join(dir, "esm.mts"),
+      tsProgram('import { NotFoundError, Rubricon, RubriconError } from "@rubricon/sdk";'),
+    );
     write(
       join(dir, "cjs.cts"),
-      tsProgram('import sdk = require("@rubricon/sdk");\nconst { NotFoundError, Rubricon, RubriconError } = sdk;'),
+      tsProgram(
+        'import sdk = require("@rubricon/sdk");\nconst { NotFoundError, Rubricon, RubriconError } = sdk;',
+      ),
     );
     await run(TSC, ["-p", dir], dir);
     const env = { API_KEY: apiKey, BASE_URL: server.api };
@@ -213,8 +238,14 @@ void main();
 
   it("type-checks with moduleResolution bundler", async () => {
     const dir = join(work, "app", "ts-bundler");
-    write(join(dir, "tsconfig.json"), tsconfig({ module: "ESNext", moduleResolution: "bundler", noEmit: true }));
-    write(join(dir, "main.ts"), tsProgram('import { NotFoundError, Rubricon, RubriconError } from "@rubricon/sdk";'));
+    write(
+      join(dir, "tsconfig.json"),
+      tsconfig({ module: "ESNext", moduleResolution: "bundler", noEmit: true }),
+    );
+    write(
+      join(dir, "main.ts"),
+      tsProgram('import { NotFoundError, Rubricon, RubriconError } from "@rubricon/sdk";'),
+    );
     await run(TSC, ["-p", dir], dir);
   });
 });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildResources } from "../src/resources";
 import { NotFoundError, Rubricon, RubriconError } from "../src";
-import type { OperationSpec } from "../src/generated/operations";
 import { Transport } from "../src/core/transport";
+import type { OperationSpec } from "../src/generated/operations";
+import { buildResources } from "../src/resources";
 import { errorBody, type LocalServer, sendJson, startLocalServer } from "./helpers/local-server";
 
 let server: LocalServer | undefined;
@@ -20,7 +20,10 @@ describe("getRedirectUrl()", () => {
         res.end("file bytes");
         return;
       }
-      res.writeHead(302, { Location: "https://storage.example.com/f/abc?sig=123", "Cache-Control": "no-store" });
+      res.writeHead(302, {
+        Location: "https://storage.example.com/f/abc?sig=123",
+        "Cache-Control": "no-store",
+      });
       res.end();
     });
     const rubricon = new Rubricon({ apiKey: "k", baseUrl: `${server.url}/api/v1` });
@@ -82,9 +85,11 @@ describe("getRedirectUrl()", () => {
       fetch: undefined,
       defaultHeaders: {},
     });
-    const files = (buildResources(transport, table) as unknown as {
-      files: { retrieveUrl(id: string): Promise<string> };
-    }).files;
+    const files = (
+      buildResources(transport, table) as unknown as {
+        files: { retrieveUrl(id: string): Promise<string> };
+      }
+    ).files;
     expect(await files.retrieveUrl("file/1")).toBe("https://storage.example.com/signed");
     expect(server.requests[0]!.url).toBe("/files/file%2F1");
   });

@@ -1,5 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthenticationError, parseServerSentEvents, Rubricon, RubriconError, type ServerSentEvent } from "../src";
+import {
+  AuthenticationError,
+  type EventStream,
+  parseServerSentEvents,
+  Rubricon,
+  RubriconError,
+  type ServerSentEvent,
+  type StreamRequestOptions,
+} from "../src";
+import { Transport } from "../src/core/transport";
+import type { OperationSpec } from "../src/generated/operations";
+import { buildResources } from "../src/resources";
 import { errorBody, type LocalServer, sendJson, startLocalServer } from "./helpers/local-server";
 
 async function* chunksOf(...parts: string[]): AsyncGenerator<Uint8Array> {
@@ -18,13 +29,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("parseServerSentEvents", () => {
   it("reads event, data, id and retry fields", async () => {
     const events = await collect(
-      parseServerSentEvents(chunksOf("event: progress\ndata: {\"done\":1}\nid: 7\nretry: 2500\n\n")),
+      parseServerSentEvents(chunksOf('event: progress\ndata: {"done":1}\nid: 7\nretry: 2500\n\n')),
     );
     expect(events).toEqual([{ event: "progress", data: '{"done":1}', id: "7", retry: 2500 }]);
   });
 
   it("joins multi-line data, defaults the type to message and ignores comments", async () => {
-    const events = await collect(parseServerSentEvents(chunksOf(": keep-alive\n\ndata: a\ndata:b\ndata\n\n")));
+    const events = await collect(
+      parseServerSentEvents(chunksOf(": keep-alive\n\ndata: a\ndata:b\ndata\n\n")),
+    );
     expect(events).toEqual([{ event: "message", data: "a\nb\n", id: undefined, retry: undefined }]);
   });
 
@@ -158,5 +171,43 @@ describe("rubricon.stream()", () => {
     expect(request!.method).toBe("POST");
     expect(JSON.parse(request!.body)).toEqual(body);
     expect(request!.headers["idempotency-key"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("backs generated methods of routes that answer text/event-stream", async () => {
+    server = await startLocalServer((req, res) => {
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      res.end(`id: 5\ndata: after ${req.headers["last-event-id"]}\n\n`);
+    });
+    // The stream routes are not in the document yet; a table row of the shape the generator makes for them.
+    const table: OperationSpec[] = [
+      {
+        method: "GET",
+        path: "/evaluations/{id}/autouser-stream",
+        operationId: "evaluations-autouserStream",
+        tags: ["Evaluations"],
+        pathParams: ["id"],
+        hasBody: false,
+        hasQuery: false,
+        kind: "stream",
+        deprecated: false,
+        resource: ["evaluations"],
+        name: "autouserStream",
+      },
+    ];
+    const transport = new Transport({
+      baseUrl: server.url,
+      token: "k",
+      serviceVersion: undefined,
+      timeout: 5_000,
+      maxRetries: 0,
+      fetch: undefined,
+      defaultHeaders: {},
+    });
+    const { evaluations } = buildResources(transport, table) as unknown as {
+      evaluations: { autouserStream(id: string, options?: StreamRequestOptions): Promise<EventStream> };
+    };
+    const stream = await evaluations.autouserStream("eval_1", { lastEventId: "4" });
+    expect((await collect(stream)).map((e) => e.data)).toEqual(["after 4"]);
+    expect(server.requests[0]!.url).toBe("/evaluations/eval_1/autouser-stream");
   });
 });

@@ -40,7 +40,9 @@ describe("retries", () => {
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(elapsed).toBeLessThan(3_000);
     const [first, second] = server.requests;
-    expect(first!.headers["idempotency-key"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(first!.headers["idempotency-key"]).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(second!.headers["idempotency-key"]).toBe(first!.headers["idempotency-key"]);
     expect(second!.body).toBe(first!.body);
   });
@@ -60,7 +62,9 @@ describe("retries", () => {
 
   it("follows maxRetries from the client and from the request", async () => {
     noJitter();
-    server = await startLocalServer((_req, res) => sendJson(res, 500, errorBody("api_error", "internal_error")));
+    server = await startLocalServer((_req, res) =>
+      sendJson(res, 500, errorBody("api_error", "internal_error")),
+    );
     await expect(client({ maxRetries: 0 }).request("GET", "/x")).rejects.toBeInstanceOf(APIError);
     expect(server.requests).toHaveLength(1);
     await expect(client().request("GET", "/x", { maxRetries: 2 })).rejects.toBeInstanceOf(APIError);
@@ -117,14 +121,16 @@ describe("retries", () => {
 
   it("uses exponential backoff with full jitter", () => {
     vi.spyOn(Math, "random").mockReturnValue(0.999_999);
-    expect([0, 1, 2, 3, 4, 5].map((a) => Math.round(backoffDelay(a)))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+    expect([0, 1, 2, 3, 4, 5].map((a) => Math.round(backoffDelay(a)))).toEqual([
+      500, 1000, 2000, 4000, 8000, 8000,
+    ]);
     vi.spyOn(Math, "random").mockReturnValue(0);
     expect(backoffDelay(3)).toBe(0);
     expect(parseRetryAfter("2")).toBe(2000);
     expect(parseRetryAfter("0.5")).toBe(500);
-    expect(parseRetryAfter(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1))).toBe(
-      10_000,
-    );
+    expect(
+      parseRetryAfter(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1)),
+    ).toBe(10_000);
     expect(parseRetryAfter("soon")).toBeUndefined();
   });
 });
@@ -238,6 +244,10 @@ describe("requests", () => {
       .request("PUT", "/x")
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
-    expect(error).toMatchObject({ status: 405, type: "invalid_request_error", raw: "<h1>Method Not Allowed</h1>" });
+    expect(error).toMatchObject({
+      status: 405,
+      type: "invalid_request_error",
+      raw: "<h1>Method Not Allowed</h1>",
+    });
   });
 });

@@ -73,7 +73,11 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
             <tbody>
               {deliveries.data.data.map((d) => (
                 <Fragment key={d.id}>
-                  <DeliveryRow delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? null : d.id)} />
+                  <DeliveryRow
+                    delivery={d}
+                    open={open === d.id}
+                    onToggle={() => setOpen(open === d.id ? null : d.id)}
+                  />
                   {open === d.id && (
                     <tr>
                       <td colSpan={6}>
@@ -91,7 +95,15 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
   );
 }
 
-function DeliveryRow({ delivery: d, open, onToggle }: { delivery: Delivery; open: boolean; onToggle: () => void }) {
+function DeliveryRow({
+  delivery: d,
+  open,
+  onToggle,
+}: {
+  delivery: Delivery;
+  open: boolean;
+  onToggle: () => void;
+}) {
   return (
     <tr data-delivery-id={d.id}>
       <td>
@@ -127,7 +139,14 @@ function DeliveryAttempts({ endpointId, deliveryId }: { endpointId: string; deli
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(null);
-  const detail = useQuery(trpc.webhooks.deliveries.get.queryOptions({ id: endpointId, deliveryId }));
+  const detail = useQuery({
+    ...trpc.webhooks.deliveries.get.queryOptions({ id: endpointId, deliveryId }),
+    // Follows a delivery that is still on its way (a retry, say) until it settles.
+    refetchInterval: (query) => {
+      const status = query.state.data?.status;
+      return status === "pending" || status === "retrying" ? 1500 : false;
+    },
+  });
   const retry = useMutation(
     trpc.webhooks.deliveries.retry.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries(trpc.webhooks.deliveries.pathFilter()),

@@ -36,8 +36,8 @@ export function EventLog() {
         <div>
           <h1>Events</h1>
           <p className="muted">
-            Everything that happened in the team, kept whether or not a webhook received it: poll it or replay from
-            it.
+            Everything that happened in the team, kept whether or not a webhook received it: poll it or replay
+            from it.
           </p>
         </div>
         {picker}

@@ -135,7 +135,11 @@ export function WebhookDetail({ id }: { id: string }) {
           </button>
           <div className="field">
             <label htmlFor="test-type">Test event type</label>
-            <select id="test-type" value={testType} onChange={(ev) => setTestType(ev.target.value as EventType)}>
+            <select
+              id="test-type"
+              value={testType}
+              onChange={(ev) => setTestType(ev.target.value as EventType)}
+            >
               {EVENT_TYPES.map((type) => (
                 <option key={type} value={type}>
                   {type}

@@ -27,8 +27,8 @@ export function WebhooksPanel() {
         <div>
           <h1>Webhooks</h1>
           <p className="muted">
-            Rubricon POSTs each event to your endpoints, signed with the endpoint's secret. See every delivery and
-            retry failed ones here.
+            Rubricon POSTs each event to your endpoints, signed with the endpoint's secret. See every delivery
+            and retry failed ones here.
           </p>
         </div>
         {picker}

@@ -88,10 +88,12 @@ export function buildOpenApiDocument(
     security?: unknown;
   };
 
-  const { schema: envelopeSchema } = createSchema(ErrorEnvelope);
+  // ErrorEnvelope carries an id in its meta, so zod-openapi answers a $ref and puts the schema in components.
+  const envelope = createSchema(ErrorEnvelope);
   doc.components.schemas = {
     ...doc.components.schemas,
-    ErrorEnvelope: envelopeSchema,
+    ...envelope.components,
+    ErrorEnvelope: envelope.components?.ErrorEnvelope ?? envelope.schema,
   };
   doc.components.headers = {
     XRequestId: {

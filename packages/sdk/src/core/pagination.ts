@@ -18,7 +18,9 @@ type Query = Record<string, unknown>;
  * With `ending_before` in the query the walk goes the other way: each next page ends before the newest item
  * seen, and items come nearest to the cursor first.
  */
-export class PagePromise<TPage extends ListPage> implements PromiseLike<TPage>, AsyncIterable<PageItem<TPage>> {
+export class PagePromise<TPage extends ListPage>
+  implements PromiseLike<TPage>, AsyncIterable<PageItem<TPage>>
+{
   readonly #fetchPage: (query: Query) => Promise<TPage>;
   readonly #query: Query;
   #first: Promise<TPage> | undefined;

@@ -14,3 +14,9 @@ export interface RequestOptions {
   /** Extra request headers; they win over the client's own. */
   headers?: Record<string, string>;
 }
+
+/** Options of a call that opens an event stream. */
+export interface StreamRequestOptions extends RequestOptions {
+  /** Resumes the stream after this event id (sent as `Last-Event-ID`); see `EventStream.lastEventId`. */
+  lastEventId?: string | undefined;
+}

@@ -57,7 +57,9 @@ export class Transport {
   }
 
   url(path: string, query: Record<string, unknown> | undefined): string {
-    const base = /^https?:\/\//i.test(path) ? path : `${this.config.baseUrl}${path.startsWith("/") ? "" : "/"}${path}`;
+    const base = /^https?:\/\//i.test(path)
+      ? path
+      : `${this.config.baseUrl}${path.startsWith("/") ? "" : "/"}${path}`;
     const search = new URLSearchParams();
     for (const [key, value] of Object.entries(query ?? {})) {
       for (const item of Array.isArray(value) ? value : [value]) {
@@ -77,7 +79,8 @@ export class Transport {
     if (spec.body !== undefined) headers.set("Content-Type", "application/json");
     if (spec.lastEventId) headers.set("Last-Event-ID", spec.lastEventId);
     for (const [name, value] of Object.entries(config.defaultHeaders)) headers.set(name, value);
-    if (spec.options?.idempotencyKey !== undefined) headers.set("Idempotency-Key", spec.options.idempotencyKey);
+    if (spec.options?.idempotencyKey !== undefined)
+      headers.set("Idempotency-Key", spec.options.idempotencyKey);
     for (const [name, value] of Object.entries(spec.options?.headers ?? {})) headers.set(name, value);
     // One key per call, made before the first attempt, so every retry carries the same one.
     if (spec.method.toUpperCase() === "POST" && !headers.has("Idempotency-Key")) {
@@ -97,7 +100,11 @@ export class Transport {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const doFetch: Fetch = this.config.fetch ?? ((input, init) => fetch(input, init));
     const userAbort = () =>
-      new APIUserAbortError({ message: "The request was aborted.", type: "abort_error", cause: signal?.reason });
+      new APIUserAbortError({
+        message: "The request was aborted.",
+        type: "abort_error",
+        cause: signal?.reason,
+      });
 
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw userAbort();
@@ -157,7 +164,6 @@ export class Transport {
         }
         const raw = await readBody(response);
         release();
-        error = RubriconError.fromResponse(response.status, response.headers, raw);
         if (response.ok) {
           throw new RubriconError({
             message: `Expected a redirect from ${method} ${url} but got HTTP ${response.status}.`,
@@ -168,6 +174,7 @@ export class Transport {
             raw,
           });
         }
+        error = RubriconError.fromResponse(response.status, response.headers, raw);
         if (!isRetryable(error)) throw error;
         retryAfter = parseRetryAfter(response.headers.get("retry-after"));
         if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) throw error;
@@ -272,14 +279,17 @@ async function redirectTarget(response: Response, url: string): Promise<string> 
   return new URL(location, url).toString();
 }
 
-function checkMaxRetries(value: number): number {
+export function checkMaxRetries(value: number): number {
   if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES) {
-    throw new RangeError(`maxRetries must be an integer from 0 to ${MAX_RETRIES} (at most 5 attempts in all).`);
+    throw new RangeError(
+      `maxRetries must be an integer from 0 to ${MAX_RETRIES} (at most 5 attempts in all).`,
+    );
   }
   return value;
 }
 
-function checkTimeout(value: number): number {
-  if (!(value > 0) || !Number.isFinite(value)) throw new RangeError("timeout must be a positive number of ms.");
+export function checkTimeout(value: number): number {
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new RangeError("timeout must be a positive number of ms.");
   return value;
 }

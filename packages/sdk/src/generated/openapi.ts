@@ -572,6 +572,183 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["webhooks-list"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The URL must be https and resolve only to public addresses. The answer carries the signing secret (`whsec_...`); it is not shown again (rotate it to get a new one).
+         */
+        post: operations["webhooks-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a webhook endpoint */
+        get: operations["webhooks-get"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint */
+        delete: operations["webhooks-delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description `status: disabled` pauses deliveries (queued ones wait); `status: enabled` resumes them and clears an automatic `disabled_reason`.
+         */
+        patch: operations["webhooks-update"];
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Answers the new secret, once. For the next 24 hours (`previousSecretValidUntil`) every delivery's `Service-Signature` is still signed with the previous secret and `Service-Signature-Next` (same `t=...,v1=...` format, same `t`) with the new one; afterwards only the new secret signs `Service-Signature`. Deploy the new secret next to the old one (`@rubricon/webhooks` `verify` accepts both), then drop the old one once the window has passed. Rotating again within the window replaces the previous secret with the one current until then.
+         */
+        post: operations["webhooks-rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a real, signed delivery of a representative event of `type` (event id `event_test_...`, `data.object.id` with a `_test_` infix) and answers 202 at once; follow it in the delivery log. Nothing else is written. Free: no request budget or quota is spent. The normal retry schedule applies.
+         */
+        post: operations["webhooks-test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List deliveries */
+        get: operations["webhooks-deliveries-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a delivery
+         * @description With every attempt (status, time, the first 1 KB of the answer) and the event sent.
+         */
+        get: operations["webhooks-deliveries-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery
+         * @description Schedules an attempt now, whatever the delivery's state (a delivered one is sent again). Answers 202 with the delivery; a failure continues the retry schedule where it left off.
+         */
+        post: operations["webhooks-deliveries-retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Every event of the team, newest first, each exactly as webhook deliveries send it. Filter by `type` or `object_id`. Events stay in the log whether or not any endpoint received them.
+         */
+        get: operations["events-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an event */
+        get: operations["events-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1447,7 +1624,224 @@ export interface components {
                 evals_mo: number;
             };
         };
-        ErrorEnvelope: unknown;
+        WebhookEndpointList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookEndpoint"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        WebhookEndpoint: {
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            teamId: string;
+            url: string;
+            description: string | null;
+            enabled_events: string[];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description Why the endpoint was disabled automatically (it kept failing or answered 410 Gone); null when it is enabled or was disabled by a user. */
+            disabled_reason: string | null;
+            disabledAt: string | null;
+            secretRotatedAt: string | null;
+            /** @description Until then deliveries are still signed with the secret replaced by the last rotation, and carry `Service-Signature-Next` signed with the new one. */
+            previousSecretValidUntil: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        WebhookEndpointWithSecret: {
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            teamId: string;
+            url: string;
+            description: string | null;
+            enabled_events: string[];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description Why the endpoint was disabled automatically (it kept failing or answered 410 Gone); null when it is enabled or was disabled by a user. */
+            disabled_reason: string | null;
+            disabledAt: string | null;
+            secretRotatedAt: string | null;
+            /** @description Until then deliveries are still signed with the secret replaced by the last rotation, and carry `Service-Signature-Next` signed with the new one. */
+            previousSecretValidUntil: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description The signing secret (`whsec_...`). Shown only now and on rotation; store it. */
+            secret: string;
+        };
+        WebhookSecretRotation: {
+            id: string;
+            /** @description The new signing secret. Shown only now; store it. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            rotatedAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            previousSecretValidUntil: string;
+        };
+        WebhookTestResult: {
+            deliveryId: string;
+            eventId: string;
+            /** @constant */
+            status: "pending";
+            /** @constant */
+            synthetic: true;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            scheduledFor: string;
+        };
+        WebhookDeliveryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            /** @constant */
+            object: "webhook_delivery";
+            endpointId: string;
+            eventId: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "retrying" | "delivered" | "abandoned";
+            /** @description True for test deliveries (`POST /webhooks/{id}/test`). */
+            synthetic: boolean;
+            attemptCount: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        WebhookDeliveryDetail: {
+            id: string;
+            /** @constant */
+            object: "webhook_delivery";
+            endpointId: string;
+            eventId: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "retrying" | "delivered" | "abandoned";
+            /** @description True for test deliveries (`POST /webhooks/{id}/test`). */
+            synthetic: boolean;
+            attemptCount: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** @description The exact event body this delivery sends. */
+            event: components["schemas"]["Event"];
+        };
+        WebhookDeliveryAttempt: {
+            number: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            startedAt: string;
+            durationMs: number;
+            succeeded: boolean;
+            /** @description The receiver's HTTP status; null without one. */
+            statusCode: number | null;
+            /** @description The start of the receiver's answer (at most 1 KB). */
+            responseBody: string | null;
+            /** @description Why the attempt failed without an answer (time-out, refused). */
+            error: string | null;
+        };
+        Event: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @description One of the event types; receivers ignore types they do not know. */
+            type: string;
+            api_version: string;
+            created: number;
+            team_id: string;
+            data: {
+                object: {
+                    [key: string]: unknown;
+                };
+            };
+            request: {
+                id: string | null;
+                idempotency_key: string | null;
+            };
+        };
+        EventList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Event"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        /** @description The envelope of every error response. */
+        ErrorEnvelope: {
+            error: {
+                message: string;
+                /** @enum {string} */
+                type: "authentication_error" | "authorization_error" | "invalid_request_error" | "not_found_error" | "rate_limit_error" | "api_error";
+                code?: string;
+                param?: string;
+                doc_url?: string;
+                request_id: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
     };
     responses: {
         /** @description Invalid request: malformed JSON, validation failure or a missing field (`invalid_request_error`). */
@@ -1536,6 +1930,18 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                 "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                 "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The route's feature is turned off on this deployment (`feature_not_available`, `api_error`). */
+        Error503: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                /** @description Seconds after which to try again. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -2700,6 +3106,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RatingExport"] | string;
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["Error400"];
@@ -3629,6 +4036,473 @@ export interface operations {
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Team to act on (signed-in callers in several teams); keys and OAuth tokens act on their own team. */
+                    teamId?: string;
+                    /**
+                     * @description Where deliveries are POSTed: an https URL whose host resolves only to public addresses (checked again before every delivery).
+                     * @example https://example.com/webhooks/rubricon
+                     */
+                    url: string;
+                    description?: string | null;
+                    /** @description Event types to receive, or `["*"]` for all of them. */
+                    enabled_events: (("evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen") | "*")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where deliveries are POSTed: an https URL whose host resolves only to public addresses (checked again before every delivery).
+                     * @example https://example.com/webhooks/rubricon
+                     */
+                    url?: string;
+                    description?: string | null;
+                    /** @description Event types to receive, or `["*"]` for all of them. */
+                    enabled_events?: (("evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen") | "*")[];
+                    /**
+                     * @description `disabled` pauses deliveries (they wait, nothing is dropped); `enabled` resumes them.
+                     * @enum {string}
+                     */
+                    status?: "enabled" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type to simulate.
+                     * @enum {string}
+                     */
+                    type: "evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-deliveries-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+                status?: "pending" | "retrying" | "delivered" | "abandoned";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-deliveries-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-deliveries-retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "events-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+                teamId?: string;
+                type?: "evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen";
+                object_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "events-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
 }
