@@ -106,7 +106,11 @@ describe("ratings and results in the document", () => {
 
 describe("the error envelope schema", () => {
   it("is a real object schema, not a reference to itself", () => {
-    const envelope = doc.components.schemas.ErrorEnvelope as { type?: string; $ref?: string; properties?: object };
+    const envelope = doc.components.schemas.ErrorEnvelope as {
+      type?: string;
+      $ref?: string;
+      properties?: object;
+    };
     expect(envelope.$ref).toBeUndefined();
     expect(envelope.type).toBe("object");
     expect(envelope.properties).toHaveProperty("error");

@@ -35,6 +35,8 @@ export interface DeliveryWorkerOptions {
   maxInFlight?: number;
   /** Within a pass, how long to wait before looking again when nothing more was due. */
   pollMs?: number;
+  /** A pass stops claiming after this long (and finishes its sends), so a busy worker still stops promptly. */
+  maxPassMs?: number;
   resolve?: Resolver;
 }
 
@@ -60,6 +62,7 @@ export class DeliveryWorker {
   private readonly batchSize: number;
   private readonly maxInFlight: number;
   private readonly pollMs: number;
+  private readonly maxPassMs: number;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -68,6 +71,7 @@ export class DeliveryWorker {
     this.batchSize = opts.batchSize ?? 100;
     this.maxInFlight = opts.maxInFlight ?? 256;
     this.pollMs = opts.pollMs ?? 50;
+    this.maxPassMs = opts.maxPassMs ?? 5000;
     this.sender = new WebhookSender({
       timeoutMs: this.timeoutMs,
       allowPrivate: opts.allowPrivateUrls,
@@ -88,8 +92,9 @@ export class DeliveryWorker {
     const inFlight = new Set<Promise<void>>();
     // Every send in flight listens for the abort.
     if (signal) setMaxListeners(this.maxInFlight + 16, signal);
+    const deadline = performance.now() + this.maxPassMs;
     while (!signal?.aborted) {
-      const room = this.maxInFlight - inFlight.size;
+      const room = performance.now() < deadline ? this.maxInFlight - inFlight.size : 0;
       const wanted = Math.min(room, this.batchSize);
       const claimed =
         wanted > 0 ? await claimDueDeliveries(this.opts.db, this.opts.clock.now(), this.leaseMs, wanted) : [];
