@@ -39,6 +39,13 @@ describe("gates", () => {
   it("answers 503 feature_not_available with Retry-After on every webhook and event route while the flag is off", async () => {
     const offUser = await signUp(off, "off");
     const offKey = await mintApiKey(off, offUser, ["*"]);
+    // whoami is unmetered but reports the budget: the refused requests must not have spent any of it.
+    const budget = async () =>
+      (await call(`${off.api}/auth/whoami`, { headers: bearer(offKey) })).headers.get(
+        "x-ratelimit-remaining",
+      );
+    const before = await budget();
+    expect(before).not.toBeNull();
     for (const [method, path] of [
       ["GET", "/webhooks"],
       ["POST", "/webhooks"],
@@ -56,6 +63,7 @@ describe("gates", () => {
       expectError(res, 503, { type: "api_error", code: "feature_not_available" });
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     }
+    expect(await budget()).toBe(before);
     // Off is off for everyone, credentials or not.
     expectError(await call(`${off.api}/webhooks`), 503, { type: "api_error", code: "feature_not_available" });
   });

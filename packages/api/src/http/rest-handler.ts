@@ -3,6 +3,7 @@ import { ApiError, withLimitPolicy } from "@rubricon/core";
 import type { AnyRouter } from "@trpc/server";
 import { meterRequest } from "../limits/requests-per-minute";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
+import { assertFeatureEnabled } from "../trpc/gates";
 import { clientIp } from "./client-ip";
 import { assertSameOrigin } from "./csrf";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
@@ -149,6 +150,8 @@ export function createRestHandler(deps: HandlerDeps) {
       }
       const { route, params } = match;
       applyDeprecation(route, params, services.clock.now(), services.env.baseUrl, headers);
+      // A feature that is off answers 503 before anything is metered: the caller spent nothing on it.
+      if (route.meta.feature) assertFeatureEnabled(services.env, route.meta.feature);
 
       const principal = await resolvePrincipal(req, services);
       ctx.principal = principal;
