@@ -4,12 +4,7 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { backgroundLoops, getRubricon, startLoops } = await import("@rubricon/api");
-    const app = await getRubricon();
-    if (app.services.env.embeddedWorker) {
-      startLoops(backgroundLoops(app.services), (line) =>
-        process.stdout.write(`${new Date().toISOString()} ${line}\n`),
-      );
-    }
+    const { getRubricon, startEmbeddedWorker } = await import("@rubricon/api");
+    startEmbeddedWorker((await getRubricon()).services);
   }
 }

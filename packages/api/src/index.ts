@@ -5,9 +5,15 @@ export {
   type RubriconOptions,
   TRPC_PREFIX,
 } from "./app";
-export { type BackgroundLoop, backgroundLoops, type RunningLoops, startLoops } from "./background/loops";
+export {
+  type BackgroundLoop,
+  backgroundLoops,
+  type RunningLoops,
+  startEmbeddedWorker,
+  startLoops,
+} from "./background/loops";
 export { type Env, loadEnv } from "./config/env";
-export { listen } from "./http/node-server";
+export { listen, nodeListener } from "./http/node-server";
 export { API_PREFIX } from "./http/rest-handler";
 export { RedisSlidingWindow } from "./limits/redis-sliding-window";
 export { MemorySlidingWindow, type SlidingWindow, type WindowState } from "./limits/sliding-window";

@@ -80,3 +80,17 @@ export function startLoops(loops: BackgroundLoop[], log: (line: string) => void)
     },
   };
 }
+
+const EMBEDDED_LOOPS = Symbol.for("rubricon.embeddedLoops");
+const loopSlot = globalThis as typeof globalThis & { [EMBEDDED_LOOPS]?: RunningLoops };
+
+/**
+ * Starts the background loops inside a web process, once per process however many bundles ask (Next.js loads
+ * instrumentation and the production server's own copy separately), unless a separate worker runs them.
+ */
+export function startEmbeddedWorker(services: Pick<AppServices, "db" | "env" | "clock">): void {
+  if (!services.env.embeddedWorker || loopSlot[EMBEDDED_LOOPS]) return;
+  loopSlot[EMBEDDED_LOOPS] = startLoops(backgroundLoops(services), (line) =>
+    process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+  );
+}

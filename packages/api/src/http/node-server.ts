@@ -3,15 +3,27 @@ import type { AddressInfo } from "node:net";
 
 type FetchHandler = (req: Request) => Promise<Response>;
 
-async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
+/**
+ * `edge`: this server faces clients, so the socket's peer is the client and a client-sent X-Forwarded-For is
+ * dropped. `proxied`: the peer is appended to the chain as a proxy would, and `TRUSTED_PROXY_COUNT` decides
+ * how much of it to believe (see `clientIp`).
+ */
+type ForwardedFor = "edge" | "proxied";
+
+async function toRequest(
+  req: IncomingMessage,
+  origin: string,
+  forwardedFor: ForwardedFor = "edge",
+): Promise<Request> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else if (value !== undefined) headers.set(name, value);
   }
-  // This server is the edge, so the socket's peer is the client; a client-sent X-Forwarded-For is not trusted.
-  if (req.socket.remoteAddress) headers.set("x-forwarded-for", req.socket.remoteAddress);
-  else headers.delete("x-forwarded-for");
+  const peer = req.socket.remoteAddress;
+  const chain = forwardedFor === "proxied" ? headers.get("x-forwarded-for") : null;
+  if (peer) headers.set("x-forwarded-for", chain ? `${chain}, ${peer}` : peer);
+  else if (!chain) headers.delete("x-forwarded-for");
   const chunks: Buffer[] = [];
   if (req.method !== "GET" && req.method !== "HEAD")
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -32,7 +44,23 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
   res.end(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
 }
 
-/** Hosts a fetch-style handler on node:http (tests and the admin tools; production runs inside Next.js). */
+/** A node:http request listener serving a fetch-style handler (the production server's `/api/v1`). */
+export function nodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // As Next.js does, the request's own origin is where it was addressed (its Host header).
+    const origin = `http://${req.headers.host ?? "localhost"}`;
+    toRequest(req, origin, "proxied")
+      .then(handler)
+      .then((response) => send(res, response))
+      .catch((err) => {
+        console.error(err);
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
+      });
+  };
+}
+
+/** Hosts a fetch-style handler on node:http (tests, the benchmark and the admin tools). */
 export async function listen(
   handler: FetchHandler,
   port = 0,
