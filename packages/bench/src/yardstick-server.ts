@@ -215,16 +215,16 @@ export async function startYardstick(opts: {
         baseUrl,
         await templateRefs(tx as unknown as Sql, [row!]),
       );
-      // The work the contract asks of a create besides the row: count it against the monthly quota, and find the
-      // webhook endpoints the event goes to (the outbox), as Rubricon does in the same transaction.
-      await tx`insert into usage_counters (team_id, period_start, metric, count)
-        values (${key.teamId}, ${new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))}, 'evals_mo', 1)
-        on conflict (team_id, period_start, metric) do update set count = usage_counters.count + 1`;
+      // Beside the row, the contract asks a create to find the webhook endpoints its event goes to (the outbox)
+      // and to count it against the monthly quota (last), as Rubricon does in the same transaction.
       await tx`select id from webhook_endpoints where team_id = ${key.teamId} and status = 'enabled'
         and enabled_events && array['*', 'evaluation.created']::text[]`;
       await tx`insert into events (id, team_id, type, api_version, object_id, object, request_id, idempotency_key, created_at)
         values (${newId("event")}, ${key.teamId}, 'evaluation.created', ${API_VERSION}, ${row!.id as string},
           ${tx.json(evaluation as unknown as postgres.JSONValue)}, null, null, ${now})`;
+      await tx`insert into usage_counters (team_id, period_start, metric, count)
+        values (${key.teamId}, ${new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))}, 'evals_mo', 1)
+        on conflict (team_id, period_start, metric) do update set count = usage_counters.count + 1`;
       return evaluation;
     });
   }

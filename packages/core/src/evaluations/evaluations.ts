@@ -93,8 +93,6 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : null;
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    // Counted in the insert's transaction: a refusal leaves nothing behind, and racing creates cannot pass it.
-    await recordUsage(tx, team.id, "evals_mo", now);
     const [row] = await tx
       .insert(evaluations)
       .values({
@@ -141,6 +139,9 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
       teamId: team.id,
       object: toEvaluationEventObject(evaluation),
     });
+    // Counted in the insert's transaction (a refusal leaves nothing behind, and racing creates cannot pass it),
+    // last, so the team's counter row stays locked only until the commit.
+    await recordUsage(tx, team.id, "evals_mo", now);
     return evaluation;
   });
 }

@@ -107,7 +107,6 @@ export async function submitRating(
         );
       }
     }
-    if (rater.type !== "autouser") await recordUsage(tx, row.teamId, "human_ratings_mo", now);
 
     const rated = input.skipReason === undefined ? templates : [];
     const [inserted] = await tx
@@ -141,6 +140,8 @@ export async function submitRating(
       object: { ...rating, rubricVersion: null },
     });
     if (rater.type !== "autouser" && (await targetReached(tx, row))) await endEvaluation(tx, ctx, row);
+    // Last, so the team's counter row stays locked only until the commit; a refusal rolls the rating back.
+    if (rater.type !== "autouser") await recordUsage(tx, row.teamId, "human_ratings_mo", now);
     return { rating, closedAt: null };
   });
   if (outcome.closedAt) {
