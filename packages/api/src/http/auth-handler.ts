@@ -7,26 +7,14 @@ import {
   deleteSession,
   SESSION_TTL_MS,
 } from "@rubricon/core";
-import type { z } from "zod";
 import type { AppServices } from "../trpc/context";
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
+import { parseJsonBody } from "./json-body";
 import { uuidv7 } from "./request-id";
 
 export const AUTH_PREFIX = "/api/auth";
-
-async function parse<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    raw = await req.json();
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.");
-  }
-  const result = schema.safeParse(raw);
-  if (!result.success) throw toApiError(result.error, raw).error;
-  return result.data;
-}
 
 /** Email and password sign-in for the dashboard: `/api/auth/sign-up`, `/sign-in`, `/sign-out`. */
 export function createAuthHandler(services: AppServices) {
@@ -67,7 +55,7 @@ export function createAuthHandler(services: AppServices) {
         assertSameOrigin(req, services.env.baseUrl);
 
       if (action === "/sign-up") {
-        const input = await parse(req, SignUpInput);
+        const input = await parseJsonBody(req, SignUpInput);
         const { user, teamId } = await createUser(core(), input);
         const session = await createSession(core(), user.id);
         headers.append("Set-Cookie", cookie(session.token));
@@ -84,7 +72,7 @@ export function createAuthHandler(services: AppServices) {
         );
       }
       if (action === "/sign-in") {
-        const input = await parse(req, SignInInput);
+        const input = await parseJsonBody(req, SignInInput);
         const user = await authenticatePassword(services.db, input.email, input.password);
         const session = await createSession(core(), user.id);
         headers.append("Set-Cookie", cookie(session.token));

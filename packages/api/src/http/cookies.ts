@@ -13,15 +13,24 @@ export function readCookie(header: string | null, name: string): string | null {
   return null;
 }
 
-export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
+/** An HttpOnly, SameSite=Lax cookie; `Secure` wherever the site is served over https. */
+export function httpOnlyCookie(
+  name: string,
+  value: string,
+  opts: { secure: boolean; maxAgeSeconds: number; path?: string },
+): string {
   return [
-    `${SESSION_COOKIE}=${encodeURIComponent(value)}`,
-    "Path=/",
+    `${name}=${encodeURIComponent(value)}`,
+    `Path=${opts.path ?? "/"}`,
     "HttpOnly",
     "SameSite=Lax",
     `Max-Age=${opts.maxAgeSeconds}`,
     ...(opts.secure ? ["Secure"] : []),
   ].join("; ");
+}
+
+export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
+  return httpOnlyCookie(SESSION_COOKIE, value, opts);
 }
 
 export function clearedSessionCookie(secure: boolean): string {

@@ -1,29 +1,16 @@
 import { RatingSubmission, ShareStartInput } from "@rubricon/contracts";
 import { ApiError, type ShareViewer, shareView, startPublicRater, submitShareRating } from "@rubricon/core";
-import type { z } from "zod";
 import type { AppServices } from "../trpc/context";
-import { readCookie } from "./cookies";
+import { httpOnlyCookie, readCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
+import { parseJsonBody } from "./json-body";
 import { resolvePrincipal } from "./principal";
 import { uuidv7 } from "./request-id";
 
 export const SHARE_PREFIX = "/api/share";
 const RATER_COOKIE = "rubricon_rater";
 const RATER_COOKIE_MAX_AGE_S = 90 * 24 * 60 * 60;
-
-async function parse<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    const text = await req.text();
-    raw = text.trim() === "" ? {} : JSON.parse(text);
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.");
-  }
-  const result = schema.safeParse(raw);
-  if (!result.success) throw toApiError(result.error, raw).error;
-  return result.data;
-}
 
 /**
  * The public share link's API, used by the `/share/{token}` page: `GET /api/share/{token}` (what to show),
@@ -75,22 +62,19 @@ export function createShareHandler(services: AppServices) {
       }
       if (action === "") return answer(200, await shareView(core(requestId), token, viewer));
       if (action === "/start") {
-        const input = await parse(req, ShareStartInput);
+        const input = await parseJsonBody(req, ShareStartInput);
         const started = await startPublicRater(core(requestId), token, viewer, input);
         headers.append(
           "Set-Cookie",
-          [
-            `${RATER_COOKIE}=${encodeURIComponent(started.token)}`,
-            `Path=${SHARE_PREFIX}/${token}`,
-            "HttpOnly",
-            "SameSite=Lax",
-            `Max-Age=${RATER_COOKIE_MAX_AGE_S}`,
-            ...(secure ? ["Secure"] : []),
-          ].join("; "),
+          httpOnlyCookie(RATER_COOKIE, started.token, {
+            secure,
+            maxAgeSeconds: RATER_COOKIE_MAX_AGE_S,
+            path: `${SHARE_PREFIX}/${token}`,
+          }),
         );
         return answer(201, { object: "public_rater", id: started.rater.id, name: started.rater.name });
       }
-      const input = await parse(req, RatingSubmission);
+      const input = await parseJsonBody(req, RatingSubmission);
       return answer(201, await submitShareRating(core(requestId), token, viewer, input));
     } catch (err) {
       const { error, unexpected } = toApiError(err);

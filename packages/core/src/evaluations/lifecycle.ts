@@ -1,6 +1,6 @@
 import type { Evaluation } from "@rubricon/contracts";
-import { comparisons, type DbOrTx, evaluations, ratings, templates } from "@rubricon/db";
-import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { type DbOrTx, evaluations, queryRows, templates } from "@rubricon/db";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
 import { overallAgreement } from "../results/agreement";
 import { loadRatingsForStats } from "../results/load";
@@ -101,21 +101,15 @@ export function deadlinePassed(row: EvaluationRow, now: Date): boolean {
 export async function targetReached(tx: DbOrTx, row: EvaluationRow): Promise<boolean> {
   const target = row.targetRatingsPerComparison;
   if (target === null) return false;
-  const [result] = await tx
-    .select({ short: sql<number>`count(*)::int` })
-    .from(comparisons)
-    .where(
-      and(
-        eq(comparisons.evaluationId, row.id),
-        sql`(select count(*) from ${ratings} r where r.comparison_id = ${comparisons.id}
-          and r.rater_type <> 'autouser' and r.skip_reason is null) < ${target}`,
-      ),
-    );
-  const [any] = await tx
-    .select({ n: sql<number>`count(*)::int` })
-    .from(comparisons)
-    .where(eq(comparisons.evaluationId, row.id));
-  return (any?.n ?? 0) > 0 && (result?.short ?? 0) === 0;
+  // Plain SQL with aliases: inside the subquery an unqualified `id` would bind to the ratings row.
+  const [result] = await queryRows<{ comparisons: number; short: number }>(
+    tx,
+    sql`select count(*)::int as comparisons,
+      (count(*) filter (where (select count(*) from ratings r where r.comparison_id = c.id
+        and r.rater_type <> 'autouser' and r.skip_reason is null) < ${target}))::int as short
+      from comparisons c where c.evaluation_id = ${row.id}`,
+  );
+  return (result?.comparisons ?? 0) > 0 && result?.short === 0;
 }
 
 /**
@@ -128,13 +122,7 @@ export async function closeDueEvaluations(ctx: CoreContext, batch = 50): Promise
     const due = await tx
       .select()
       .from(evaluations)
-      .where(
-        and(
-          eq(evaluations.status, "Running"),
-          lte(evaluations.ratingDeadline, now),
-          isNull(evaluations.endedAt),
-        ),
-      )
+      .where(and(eq(evaluations.status, "Running"), lte(evaluations.ratingDeadline, now)))
       .limit(batch)
       .for("update", { skipLocked: true });
     for (const row of due) await endEvaluation(tx, ctx, row);

@@ -55,15 +55,15 @@ async function lockForRatingChange(tx: DbOrTx, evaluationId: string): Promise<Ev
 /** Inserts one rating for any kind of rater; the caller has already checked that the rater may rate. */
 export async function submitRating(
   ctx: CoreContext,
-  evaluationId: string,
+  before: EvaluationRow,
   rater: Rater,
   input: RatingSubmission,
 ): Promise<Rating> {
   const now = ctx.clock.now();
-  // Read and checked before the row lock is taken, so concurrent raters of one evaluation queue for as short a
-  // time as possible; the template selection is compared again under the lock.
-  const [before] = await ctx.db.select().from(evaluations).where(eq(evaluations.id, evaluationId)).limit(1);
-  if (!before) throw evaluationNotFound(evaluationId);
+  const evaluationId = before.id;
+  // `before` is the caller's read: checks against it run before the row lock is taken, so concurrent raters of
+  // one evaluation queue for as short a time as possible; status and template selection are checked again under
+  // the lock.
   if (before.status !== "Running") throw notRunning(before);
   const [comparison] = await ctx.db
     .select({ id: comparisons.id })
@@ -160,8 +160,8 @@ export async function createRating(
   evaluationId: string,
   input: RatingSubmission,
 ): Promise<Rating> {
-  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
-  return submitRating(ctx, evaluationId, { type: "user", userId: actor.userId }, input);
+  const row = await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  return submitRating(ctx, row, { type: "user", userId: actor.userId }, input);
 }
 
 export async function listRatings(

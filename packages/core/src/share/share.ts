@@ -262,7 +262,7 @@ export async function submitShareRating(
   }
   return submitRating(
     ctx,
-    row.id,
+    row,
     rater.kind === "user" ? { type: "user", userId: rater.id } : { type: "public", publicRaterId: rater.id },
     input,
   );
