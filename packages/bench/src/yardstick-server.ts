@@ -146,14 +146,17 @@ export async function startYardstick(opts: {
     const after = query.get("starting_after");
     let rows: Row[];
     if (after) {
-      const sortKey = sql`coalesce((select updated_at from evaluations where id = ${after}),
+      const sortKey = sql`coalesce((select updated_at from evaluations where id = ${after} and team_id = ${key.teamId}),
         (select sort_updated_at from list_tombstones where id = ${after} and resource = 'evaluation'))`;
-      const [found] = await sql`select ${sortKey} as k`;
-      if (!found || found.k === null) throw new HttpError(400, "invalid_cursor");
-      rows = await sql`select * from evaluations where team_id = any(${[key.teamId]})
+      rows = await sql`select * from evaluations where team_id = ${key.teamId}
         and (updated_at, id) < (${sortKey}, ${after}) order by updated_at desc, id desc limit ${limit + 1}`;
+      // As Rubricon does: only an empty page needs telling "past the end" from "no such item".
+      if (rows.length === 0) {
+        const [found] = await sql`select ${sortKey} as k`;
+        if (!found || found.k === null) throw new HttpError(400, "invalid_cursor");
+      }
     } else {
-      rows = await sql`select * from evaluations where team_id = any(${[key.teamId]})
+      rows = await sql`select * from evaluations where team_id = ${key.teamId}
         order by updated_at desc, id desc limit ${limit + 1}`;
     }
     const page = rows.slice(0, limit);

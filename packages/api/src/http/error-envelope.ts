@@ -49,7 +49,9 @@ export function toApiError(err: unknown, input?: unknown): { error: ApiError; un
   let cause: unknown = err;
   if (err instanceof TRPCError) cause = err.cause ?? err;
   if (cause instanceof ApiError) return { error: cause, unexpected: false };
-  if (cause instanceof ZodError) return { error: fromZod(cause, input), unexpected: false };
+  // A response that fails its own schema is our fault (tRPC reports it as INTERNAL_SERVER_ERROR), not the caller's.
+  const outputFailed = err instanceof TRPCError && err.code === "INTERNAL_SERVER_ERROR";
+  if (cause instanceof ZodError && !outputFailed) return { error: fromZod(cause, input), unexpected: false };
   if (cause instanceof TRPCError && cause.code === "BAD_REQUEST") {
     return {
       error: new ApiError("parameter_invalid", "The request is invalid."),

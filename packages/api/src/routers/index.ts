@@ -1,4 +1,5 @@
 import { router } from "../trpc/init";
+import { validateOutputsSynchronously } from "../trpc/sync-output";
 import { apiKeysRouter } from "./api-keys";
 import { authRouter } from "./auth";
 import { evaluationsRouter } from "./evaluations";
@@ -10,18 +11,20 @@ import { dimensionsRouter, templatesRouter } from "./templates";
 import { usageRouter } from "./usage";
 import { webhooksRouter } from "./webhooks";
 
-export const appRouter = router({
-  auth: authRouter,
-  apiKeys: apiKeysRouter,
-  teams: teamsRouter,
-  evaluations: evaluationsRouter,
-  ratings: ratingsRouter,
-  results: resultsRouter,
-  templates: templatesRouter,
-  dimensions: dimensionsRouter,
-  usage: usageRouter,
-  webhooks: webhooksRouter,
-  events: eventsRouter,
-});
+export const appRouter = validateOutputsSynchronously(
+  router({
+    auth: authRouter,
+    apiKeys: apiKeysRouter,
+    teams: teamsRouter,
+    evaluations: evaluationsRouter,
+    ratings: ratingsRouter,
+    results: resultsRouter,
+    templates: templatesRouter,
+    dimensions: dimensionsRouter,
+    usage: usageRouter,
+    webhooks: webhooksRouter,
+    events: eventsRouter,
+  }),
+);
 
 export type AppRouter = typeof appRouter;

@@ -7,7 +7,7 @@ import type {
 import { comparisons, type DbOrTx, evaluations, newId, type StimulusRow } from "@rubricon/db";
 import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
-import { paginate, recordTombstone } from "../pagination/paginate";
+import { paginate, preparedList, recordTombstone } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
 import { hashPassword, randomToken } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
@@ -151,6 +151,23 @@ export async function getEvaluation(ctx: CoreContext, actor: Actor, id: string):
   return toEvaluation(row, row.comparisonCount, ctx.baseUrl, templateRefsOf([row]));
 }
 
+const evaluationsOfTeam = preparedList<EvaluationWithExtras>({
+  name: "evaluations_of_team",
+  table: evaluations,
+  resource: "evaluation",
+  where: (value) => eq(evaluations.teamId, value("teamId")),
+  extras: evaluationExtras,
+});
+
+const evaluationsOfTeamInStatus = preparedList<EvaluationWithExtras>({
+  name: "evaluations_of_team_in_status",
+  table: evaluations,
+  resource: "evaluation",
+  where: (value) =>
+    and(eq(evaluations.teamId, value("teamId")), eq(evaluations.status, value("status") as EvaluationRow["status"]))!,
+  extras: evaluationExtras,
+});
+
 export async function listEvaluations(
   ctx: CoreContext,
   actor: Actor,
@@ -168,17 +185,23 @@ export async function listEvaluations(
       hasMore: false,
       usedLegacyCursor: query.cursor !== undefined,
     };
-  const page = await paginate<EvaluationWithExtras>({
-    db: ctx.db,
-    table: evaluations,
-    resource: "evaluation",
-    where: and(
-      inArray(evaluations.teamId, teamIds),
-      query.status ? eq(evaluations.status, query.status) : undefined,
-    ),
-    extras: evaluationExtras,
-    query,
-  });
+  // One team (every key and token, most users) is the common case: a prepared statement per page shape.
+  const page =
+    teamIds.length === 1
+      ? query.status
+        ? await evaluationsOfTeamInStatus(ctx.db, { teamId: teamIds[0]!, status: query.status }, query)
+        : await evaluationsOfTeam(ctx.db, { teamId: teamIds[0]! }, query)
+      : await paginate<EvaluationWithExtras>({
+          db: ctx.db,
+          table: evaluations,
+          resource: "evaluation",
+          where: and(
+            inArray(evaluations.teamId, teamIds),
+            query.status ? eq(evaluations.status, query.status) : undefined,
+          ),
+          extras: evaluationExtras,
+          query,
+        });
   const refs = templateRefsOf(page.data);
   return {
     ...page,

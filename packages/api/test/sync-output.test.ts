@@ -1,0 +1,89 @@
+import { systemClock } from "@rubricon/core";
+import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { initTRPC } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { loadEnv } from "../src/config/env";
+import { createRestHandler } from "../src/http/rest-handler";
+import { RouteTable } from "../src/http/route-table";
+import { createRateLimits } from "../src/limits/rate-limits";
+import { appRouter } from "../src/routers/index";
+import type { RequestContext } from "../src/trpc/context";
+import type { RouteMeta } from "../src/trpc/init";
+import { outputsValidateSynchronously, validateOutputsSynchronously } from "../src/trpc/sync-output";
+import { TEST_SECRETS } from "./helpers/server";
+
+const t = initTRPC.context<RequestContext>().meta<RouteMeta>().create();
+const Thing = z.object({ id: z.string(), count: z.number().int() });
+// Were the async parse used, these routes would fail: only the synchronous (compiled) parse may run.
+Thing.parseAsync = () => Promise.reject(new Error("parseAsync must not be used"));
+
+const testRouter = validateOutputsSynchronously(
+  t.router({
+    good: t.procedure
+      .meta({ openapi: { method: "GET", path: "/good" } })
+      .input(z.object({}))
+      .output(Thing)
+      .query(() => ({ id: "thing_1", count: 2, secretHash: "must not leave" }) as z.infer<typeof Thing>),
+    bad: t.procedure
+      .meta({ openapi: { method: "GET", path: "/bad" } })
+      .input(z.object({}))
+      .output(Thing)
+      .query(() => ({ id: "thing_1", count: "two" }) as unknown as z.infer<typeof Thing>),
+  }),
+);
+
+let database: TestDatabase;
+let handle: (req: Request) => Promise<Response>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const env = loadEnv({ ...TEST_SECRETS, NODE_ENV: "test", BASE_URL: "http://127.0.0.1:1" });
+  handle = createRestHandler({
+    services: {
+      db: database.db,
+      env,
+      clock: systemClock,
+      limits: await createRateLimits(env, database.db, systemClock),
+    },
+    routes: new RouteTable(testRouter),
+    createCaller: t.createCallerFactory(testRouter),
+    openApiDocument: () => ({}),
+  });
+});
+afterAll(() => database?.dispose());
+
+describe("output validation", () => {
+  it("runs synchronously on every procedure of the app router that declares an output", () => {
+    const withOutput = Object.values(appRouter._def.procedures).filter(
+      (p) => (p as { _def: { output?: unknown } })._def.output !== undefined,
+    );
+    expect(withOutput.length).toBeGreaterThan(40);
+    expect(outputsValidateSynchronously(appRouter)).toBe(true);
+    expect(
+      outputsValidateSynchronously(
+        t.router({ x: t.procedure.output(Thing).query(() => ({ id: "a", count: 1 })) }),
+      ),
+    ).toBe(false);
+  });
+
+  it("still strips what the schema does not name", async () => {
+    const res = await handle(new Request("http://127.0.0.1:1/api/v1/good"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: "thing_1", count: 2 });
+  });
+
+  it("still answers 500 api_error for an output outside the contract", async () => {
+    const original = console.error;
+    console.error = () => {};
+    try {
+      const res = await handle(new Request("http://127.0.0.1:1/api/v1/bad"));
+      expect(res.status).toBe(500);
+      const body = (await res.json()) as { error: Record<string, string> };
+      expect(body.error.type).toBe("api_error");
+      expect(JSON.stringify(body)).not.toContain("two");
+    } finally {
+      console.error = original;
+    }
+  });
+});
