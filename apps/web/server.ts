@@ -5,7 +5,7 @@
  */
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { API_PREFIX, getRubricon, loadEnv, nodeListener, startEmbeddedWorker } from "@rubricon/api";
+import { API_PREFIX, getRubricon, loadEnv, startEmbeddedWorker } from "@rubricon/api";
 import next from "next";
 
 const env = loadEnv();
@@ -21,9 +21,9 @@ async function main(): Promise<void> {
   await web.prepare();
   const app = await getRubricon();
   startEmbeddedWorker(app.services);
-  const handleApi = nodeListener((req) => app.handle(req));
   const server = createServer((req, res) => {
-    if (isApi(req.url)) handleApi(req, res);
+    // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
+    if (isApi(req.url)) app.handleNode(req, res, "proxied");
     else void handleWeb(req, res);
   });
   server.listen(env.port, () => {

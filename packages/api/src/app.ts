@@ -1,10 +1,13 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, type Clock, systemClock, withLimitPolicy } from "@rubricon/core";
 import { type Database, sharedDatabase } from "@rubricon/db";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { type Env, loadEnv } from "./config/env";
+import { type ForwardedFor, fromNodeRequest, toWebResponse, writeNodeResponse } from "./http/api-message";
 import { AUTH_PREFIX, createAuthHandler } from "./http/auth-handler";
 import { clientIp } from "./http/client-ip";
 import { assertSameOrigin } from "./http/csrf";
+import { sendWebResponse, toWebRequest } from "./http/node-server";
 import { resolvePrincipal } from "./http/principal";
 import { uuidv7 } from "./http/request-id";
 import { API_PREFIX, createRestHandler } from "./http/rest-handler";
@@ -23,6 +26,8 @@ export interface Rubricon {
   database: Database;
   /** Serves `/api/v1/*` (REST), `/api/auth/*` (sign-in) and `/api/share/*` (public share links). */
   handle(req: Request): Promise<Response>;
+  /** As `handle`, from node:http: `/api/v1` without building Web requests and responses (see `fromNodeRequest`). */
+  handleNode(req: IncomingMessage, res: ServerResponse, forwardedFor: ForwardedFor): void;
   /** Serves `/api/trpc/*` for the dashboard (session cookie only). */
   handleTrpc(req: Request): Promise<Response>;
   openApiDocument(): Record<string, unknown>;
@@ -37,6 +42,10 @@ export interface RubriconOptions {
 }
 
 const createCaller = createCallerFactory(appRouter);
+
+function isRestPath(pathname: string): boolean {
+  return pathname === API_PREFIX || pathname.startsWith(`${API_PREFIX}/`);
+}
 
 export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubricon> {
   const env = opts.env ?? loadEnv();
@@ -69,20 +78,41 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
   const auth = createAuthHandler(services);
   const share = createShareHandler(services);
 
+  // Every handler's counted work (e.g. ratings through share links) follows the deployment's limit mode.
+  const limitPolicy = (method: string, pathname: string) => ({
+    mode: services.limits.mode,
+    requestId: null,
+    route: `${method} ${pathname}`,
+  });
+  const handle = (req: Request): Promise<Response> => {
+    const { pathname } = new URL(req.url);
+    return withLimitPolicy(limitPolicy(req.method, pathname), async () => {
+      if (pathname.startsWith(AUTH_PREFIX)) return auth(req);
+      if (pathname.startsWith(`${SHARE_PREFIX}/`)) return share(req);
+      if (isRestPath(pathname)) return toWebResponse(await rest(req));
+      return new Response("Not found", { status: 404 });
+    });
+  };
+
   return {
     services,
     database,
     openApiDocument,
     close: () => services.limits.close(),
-    handle(req) {
-      const { pathname } = new URL(req.url);
-      // Every handler's counted work (e.g. ratings through share links) follows the deployment's limit mode.
-      const policy = { mode: services.limits.mode, requestId: null, route: `${req.method} ${pathname}` };
-      return withLimitPolicy(policy, () => {
-        if (pathname.startsWith(AUTH_PREFIX)) return auth(req);
-        if (pathname.startsWith(`${SHARE_PREFIX}/`)) return share(req);
-        if (pathname === API_PREFIX || pathname.startsWith(`${API_PREFIX}/`)) return rest(req);
-        return Promise.resolve(new Response("Not found", { status: 404 }));
+    handle,
+    handleNode(req, res, forwardedFor) {
+      const pathname = (req.url ?? "/").split("?", 1)[0]!;
+      const served = isRestPath(pathname)
+        ? withLimitPolicy(limitPolicy(req.method ?? "GET", pathname), () =>
+            rest(fromNodeRequest(req, forwardedFor)),
+          ).then((response) => writeNodeResponse(res, response))
+        : toWebRequest(req, forwardedFor)
+            .then(handle)
+            .then((response) => sendWebResponse(res, response));
+      served.catch((err: unknown) => {
+        console.error(err);
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
       });
     },
     handleTrpc(req) {

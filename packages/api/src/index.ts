@@ -13,7 +13,8 @@ export {
   startLoops,
 } from "./background/loops";
 export { type Env, loadEnv } from "./config/env";
-export { listen, nodeListener } from "./http/node-server";
+export type { ForwardedFor } from "./http/api-message";
+export { listen } from "./http/node-server";
 export { API_PREFIX } from "./http/rest-handler";
 export { RedisSlidingWindow } from "./limits/redis-sliding-window";
 export { MemorySlidingWindow, type SlidingWindow, type WindowState } from "./limits/sliding-window";

@@ -159,3 +159,52 @@ describe("legacy cursor", () => {
     expectError(res, 400, { type: "invalid_request_error", param: "cursor" });
   });
 });
+
+describe("filtered and scoped lists", () => {
+  it("pages a status filter both ways and refuses a cursor outside the filter", async () => {
+    const running: Item[] = [];
+    for (let i = 0; i < 3; i++) {
+      const e = await createEvaluation(server.api, bearer(key), {
+        name: `Running ${i}`,
+        type: "SSE",
+        designUrls: [{ url: "https://running.example" }],
+      });
+      const res = await call(`${server.api}/evaluations/${e.id}`, {
+        method: "PATCH",
+        headers: bearer(key),
+        body: { status: "Running" },
+      });
+      expect(res.status).toBe(200);
+      running.push(res.body);
+    }
+    const expected = ids([...running].sort(newestFirst));
+    const first = (await page("status=Running&limit=2")).body;
+    expect(ids(first.data)).toEqual(expected.slice(0, 2));
+    expect(first.has_more).toBe(true);
+    const second = (await page(`status=Running&limit=2&starting_after=${first.next_cursor}`)).body;
+    expect(ids(second.data)).toEqual(expected.slice(2));
+    expect(second.has_more).toBe(false);
+    const back = (await page(`status=Running&limit=2&ending_before=${expected[2]}`)).body;
+    expect(ids(back.data)).toEqual(expected.slice(0, 2));
+
+    const draft = created.at(-1)!.id;
+    const outside = await call(`${server.api}/evaluations?status=Running&starting_after=${draft}`, {
+      headers: bearer(key),
+    });
+    expectError(outside, 400, {
+      type: "invalid_request_error",
+      code: "invalid_cursor",
+      param: "starting_after",
+    });
+  });
+
+  it("refuses another team's evaluation as a cursor, in either direction", async () => {
+    const stranger = await signUp(server, "stranger");
+    const strangerKey = await mintApiKey(server, stranger, ["evaluations:*"]);
+    const theirs = await createEvaluation(server.api, bearer(strangerKey), { name: "Theirs", type: "SSE" });
+    for (const param of ["starting_after", "ending_before"]) {
+      const res = await call(`${server.api}/evaluations?${param}=${theirs.id}`, { headers: bearer(key) });
+      expectError(res, 400, { type: "invalid_request_error", code: "invalid_cursor", param });
+    }
+  });
+});

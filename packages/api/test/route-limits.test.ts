@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { fixedClock } from "@rubricon/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { toWebResponse } from "../src/http/api-message";
 import { listen } from "../src/http/node-server";
 import { createRestHandler } from "../src/http/rest-handler";
 import { RouteTable } from "../src/http/route-table";
@@ -58,13 +59,14 @@ let handle: (req: Request) => Promise<Response>;
 let testApi: string;
 let testHttp: Server;
 
-function handlerFor(services: AppServices) {
-  return createRestHandler({
+function handlerFor(services: AppServices): (req: Request) => Promise<Response> {
+  const rest = createRestHandler({
     services,
     routes: new RouteTable(testRouter),
     createCaller,
     openApiDocument: () => ({}),
   });
+  return (req) => rest(req).then(toWebResponse);
 }
 
 beforeAll(async () => {

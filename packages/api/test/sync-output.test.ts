@@ -4,6 +4,7 @@ import { initTRPC } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadEnv } from "../src/config/env";
+import { toWebResponse } from "../src/http/api-message";
 import { createRestHandler } from "../src/http/rest-handler";
 import { RouteTable } from "../src/http/route-table";
 import { createRateLimits } from "../src/limits/rate-limits";
@@ -39,7 +40,7 @@ let handle: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await createTestDatabase();
   const env = loadEnv({ ...TEST_SECRETS, NODE_ENV: "test", BASE_URL: "http://127.0.0.1:1" });
-  handle = createRestHandler({
+  const rest = createRestHandler({
     services: {
       db: database.db,
       env,
@@ -50,13 +51,14 @@ beforeAll(async () => {
     createCaller: t.createCallerFactory(testRouter),
     openApiDocument: () => ({}),
   });
+  handle = (req) => rest(req).then(toWebResponse);
 });
 afterAll(() => database?.dispose());
 
 describe("output validation", () => {
   it("runs synchronously on every procedure of the app router that declares an output", () => {
     const withOutput = Object.values(appRouter._def.procedures).filter(
-      (p) => (p as { _def: { output?: unknown } })._def.output !== undefined,
+      (p) => (p as unknown as { _def: { output?: unknown } })._def.output !== undefined,
     );
     expect(withOutput.length).toBeGreaterThan(40);
     expect(outputsValidateSynchronously(appRouter)).toBe(true);

@@ -4,6 +4,7 @@ import { initTRPC } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadEnv } from "../src/config/env";
+import { toWebResponse } from "../src/http/api-message";
 import { createRestHandler } from "../src/http/rest-handler";
 import { RouteTable } from "../src/http/route-table";
 import { createRateLimits } from "../src/limits/rate-limits";
@@ -33,7 +34,7 @@ beforeAll(async () => {
     NODE_ENV: "test",
     BASE_URL: "http://127.0.0.1:1",
   });
-  handle = createRestHandler({
+  const rest = createRestHandler({
     services: {
       db: database.db,
       env,
@@ -44,6 +45,7 @@ beforeAll(async () => {
     createCaller: t.createCallerFactory(failingRouter),
     openApiDocument: () => ({}),
   });
+  handle = (req) => rest(req).then(toWebResponse);
 });
 afterAll(() => database?.dispose());
 

@@ -117,7 +117,7 @@ export async function benchRatings(
     EMBEDDED_WORKER: "false",
   });
   const app = await createRubricon({ env, database: bench.database });
-  const { server, url } = await listen((req) => app.handle(req));
+  const { server, url } = await listen(app);
   const api = `${url}/api/v1`;
   const headers = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
   const rows: RatingsBenchRow[] = [];

@@ -1,3 +1,5 @@
+import type { HeaderReader } from "./api-message";
+
 /**
  * The client's address from X-Forwarded-For, trusting only the configured number of reverse proxies.
  *
@@ -7,7 +9,7 @@
  * address there (Next.js only when the client sent no X-Forwarded-For of its own, which is why an exposed
  * Next.js server should sit behind a proxy for per-IP limits to hold).
  */
-export function clientIp(headers: Headers, trustedProxyCount: number): string | null {
+export function clientIp(headers: HeaderReader, trustedProxyCount: number): string | null {
   const forwarded = headers.get("x-forwarded-for");
   if (!forwarded) return null;
   const hops = forwarded

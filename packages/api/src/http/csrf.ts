@@ -1,4 +1,5 @@
 import { ApiError } from "@rubricon/core";
+import type { ApiRequest } from "./api-message";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -6,7 +7,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * Cookie-authenticated writes must come from our own pages: the browser's `Origin` (or `Referer`) must be the
  * deployment's origin or the origin the request was addressed to.
  */
-export function assertSameOrigin(req: Request, baseUrl: string): void {
+export function assertSameOrigin(req: ApiRequest, baseUrl: string): void {
   if (SAFE_METHODS.has(req.method)) return;
   const allowed = new Set([new URL(baseUrl).origin, new URL(req.url).origin]);
   const origin = req.headers.get("origin");

@@ -1,18 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ForwardedFor } from "./api-message";
 
-type FetchHandler = (req: Request) => Promise<Response>;
-
-/**
- * `edge`: this server faces clients, so the socket's peer is the client and a client-sent X-Forwarded-For is
- * dropped. `proxied`: the peer is appended to the chain as a proxy would, and `TRUSTED_PROXY_COUNT` decides
- * how much of it to believe (see `clientIp`).
- */
-type ForwardedFor = "edge" | "proxied";
-
-async function toRequest(
+/** A node request as a Web `Request` (sign-in and share links, whose handlers speak fetch). */
+export async function toWebRequest(
   req: IncomingMessage,
-  origin: string,
   forwardedFor: ForwardedFor = "edge",
 ): Promise<Request> {
   const headers = new Headers();
@@ -27,14 +19,15 @@ async function toRequest(
   const chunks: Buffer[] = [];
   if (req.method !== "GET" && req.method !== "HEAD")
     for await (const chunk of req) chunks.push(chunk as Buffer);
-  return new Request(new URL(req.url ?? "/", origin), {
+  // As Next.js does, the request's own origin is where it was addressed (its Host header).
+  return new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
     method: req.method,
     headers,
     body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
   });
 }
 
-async function send(res: ServerResponse, response: Response): Promise<void> {
+export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
   const setCookies = response.headers.getSetCookie();
   response.headers.forEach((value, name) => {
     if (name !== "set-cookie") res.setHeader(name, value);
@@ -44,40 +37,31 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
   res.end(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
 }
 
-/** A node:http request listener serving a fetch-style handler (the production server's `/api/v1`). */
-export function nodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    // As Next.js does, the request's own origin is where it was addressed (its Host header).
-    const origin = `http://${req.headers.host ?? "localhost"}`;
-    toRequest(req, origin, "proxied")
-      .then(handler)
-      .then((response) => send(res, response))
-      .catch((err) => {
-        console.error(err);
-        if (!res.headersSent) res.statusCode = 500;
-        res.end();
-      });
-  };
-}
+type FetchHandler = (req: Request) => Promise<Response>;
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Hosts a fetch-style handler on node:http (tests, the benchmark and the admin tools). */
+/** Hosts a handler on node:http over loopback (tests, the benchmark and the admin tools), facing clients directly. */
 export async function listen(
-  handler: FetchHandler,
+  handler:
+    | FetchHandler
+    | { handleNode(req: IncomingMessage, res: ServerResponse, forwardedFor: ForwardedFor): void },
   port = 0,
   host = "127.0.0.1",
 ): Promise<{ server: Server; url: string }> {
-  let origin = `http://${host}`;
-  const server = createServer((req, res) => {
-    toRequest(req, origin)
-      .then(handler)
-      .then((response) => send(res, response))
-      .catch((err) => {
-        console.error(err);
-        if (!res.headersSent) res.statusCode = 500;
-        res.end();
-      });
-  });
+  const serve: NodeHandler =
+    typeof handler === "function"
+      ? (req, res) => {
+          toWebRequest(req)
+            .then(handler)
+            .then((response) => sendWebResponse(res, response))
+            .catch((err) => {
+              console.error(err);
+              if (!res.headersSent) res.statusCode = 500;
+              res.end();
+            });
+        }
+      : (req, res) => handler.handleNode(req, res, "edge");
+  const server = createServer(serve);
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  origin = `http://${host}:${(server.address() as AddressInfo).port}`;
-  return { server, url: origin };
+  return { server, url: `http://${host}:${(server.address() as AddressInfo).port}` };
 }

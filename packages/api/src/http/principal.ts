@@ -2,6 +2,7 @@ import { API_KEY_PREFIX, SCOPES, type Scope } from "@rubricon/contracts";
 import { ApiError, authenticateApiKey, findSessionUser, recordApiKeyUse } from "@rubricon/core";
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { AppServices, Principal } from "../trpc/context";
+import type { ApiRequest } from "./api-message";
 import { clientIp } from "./client-ip";
 import { readCookie, SESSION_COOKIE } from "./cookies";
 
@@ -84,7 +85,7 @@ async function verifyJwt(token: string, services: AppServices): Promise<Principa
  * Resolves the caller in the spec's order: session cookie, API key, OAuth access token, plugin token. The first
  * carrier present decides: a bad one is a 401, never a fall-through to the next.
  */
-export async function resolvePrincipal(req: Request, services: AppServices): Promise<Principal | null> {
+export async function resolvePrincipal(req: ApiRequest, services: AppServices): Promise<Principal | null> {
   const sessionToken = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
   if (sessionToken) {
     const found = await findSessionUser(

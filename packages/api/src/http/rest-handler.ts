@@ -4,6 +4,7 @@ import type { AnyRouter } from "@trpc/server";
 import { meterRequest } from "../limits/requests-per-minute";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
 import { assertFeatureEnabled } from "../trpc/gates";
+import type { ApiRequest, ApiResponse } from "./api-message";
 import { clientIp } from "./client-ip";
 import { assertSameOrigin } from "./csrf";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
@@ -29,15 +30,16 @@ interface HandlerDeps {
   openApiDocument: () => unknown;
 }
 
-function json(status: number, body: unknown, headers: Record<string, string>): Response {
-  if (status === 204) return new Response(null, { status, headers });
-  return new Response(JSON.stringify(body), {
+function json(status: number, body: unknown, headers: Record<string, string>): ApiResponse {
+  if (status === 204) return { status, headers, body: null };
+  return {
     status,
     headers: { ...headers, "Content-Type": "application/json; charset=utf-8" },
-  });
+    body: JSON.stringify(body),
+  };
 }
 
-async function readJsonBody(req: Request): Promise<Record<string, unknown>> {
+async function readJsonBody(req: ApiRequest): Promise<Record<string, unknown>> {
   const length = Number(req.headers.get("content-length") ?? "0");
   if (length > MAX_BODY_BYTES)
     throw new ApiError("request_too_large", "The request body is larger than 1 MB.");
@@ -107,7 +109,7 @@ function idempotencyScope(principal: Principal): string {
 export function createRestHandler(deps: HandlerDeps) {
   const { services } = deps;
 
-  return async function handleRest(req: Request): Promise<Response> {
+  return async function handleRest(req: ApiRequest): Promise<ApiResponse> {
     const requestId = uuidv7(services.clock.now().getTime());
     const headers: Record<string, string> = {
       "X-Request-Id": requestId,
@@ -142,7 +144,7 @@ export function createRestHandler(deps: HandlerDeps) {
         const allow = [...new Set(matches.map((m) => m.route.method))];
         if (allow.includes("GET")) allow.push("HEAD");
         headers.Allow = allow.join(", ");
-        if (method === "OPTIONS") return new Response(null, { status: 204, headers });
+        if (method === "OPTIONS") return { status: 204, headers, body: null };
         throw new ApiError(
           "method_not_allowed",
           `${method} is not allowed on ${API_PREFIX}${path}; allowed: ${allow.join(", ")}.`,
@@ -199,10 +201,11 @@ export function createRestHandler(deps: HandlerDeps) {
         const result = await run();
         const raw = ctx.response.raw;
         if (raw && result.status < 300 && typeof result.body === "string") {
-          return new Response(result.body, {
+          return {
             status: result.status,
             headers: { ...headers, ...raw.headers, "Content-Type": raw.contentType },
-          });
+            body: result.body,
+          };
         }
         return json(result.status, result.body, headers);
       }

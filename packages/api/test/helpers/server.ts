@@ -35,7 +35,9 @@ export interface TestServerOptions {
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;
-  const { server, url } = await listen((req) => app!.handle(req));
+  const { server, url } = await listen({
+    handleNode: (req, res, forwardedFor) => app!.handleNode(req, res, forwardedFor),
+  });
   const env = loadEnv({
     ...TEST_SECRETS,
     NODE_ENV: "test",

@@ -141,7 +141,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
     });
     // Counted in the insert's transaction (a refusal leaves nothing behind, and racing creates cannot pass it),
     // last, so the team's counter row stays locked only until the commit.
-    await recordUsage(tx, team.id, "evals_mo", now);
+    await recordUsage(tx, team, "evals_mo", now);
     return evaluation;
   });
 }

@@ -48,10 +48,12 @@ function quotaExceeded(metric: QuotaMetric, limit: number, periodEnd: Date): Api
  *
  * Autouser ratings are counted when a run completes (a failed run consumes nothing): check `quotaRemaining`
  * before starting a run and call this in the transaction that marks it completed.
+ *
+ * `team` is the team's id, or its row when the caller has already read it (saving a read in the transaction).
  */
 export async function recordUsage(
   tx: DbOrTx,
-  teamId: string,
+  team: string | ({ id: string } & TeamPlan),
   metric: UsageMetric,
   now: Date,
   amount = 1,
@@ -59,7 +61,8 @@ export async function recordUsage(
   if (!Number.isInteger(amount) || amount < 0)
     throw new Error(`usage amount must be a whole number: ${amount}`);
   const { start, end } = billingPeriod(now);
-  const limit = limitsFor(await teamPlan(tx, teamId))[metric];
+  const teamId = typeof team === "string" ? team : team.id;
+  const limit = limitsFor(typeof team === "string" ? await teamPlan(tx, team) : team)[metric];
   const policy = currentLimitPolicy();
   const enforce = limit !== null && policy.mode === "enforce";
   if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
