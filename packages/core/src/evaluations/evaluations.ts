@@ -4,8 +4,16 @@ import type {
   EvaluationUpdateInput,
   PageQuery,
 } from "@rubricon/contracts";
-import { comparisons, type DbOrTx, evaluations, newId, type StimulusRow } from "@rubricon/db";
-import { and, eq, getTableColumns, inArray } from "drizzle-orm";
+import {
+  comparisons,
+  compiledStatement,
+  type DbOrTx,
+  evaluations,
+  newId,
+  placeholders,
+  type StimulusRow,
+} from "@rubricon/db";
+import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
 import { paginate, preparedList, recordTombstone } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
@@ -84,6 +92,50 @@ function dryRunResult(input: EvaluationCreateInput, comparisonCount: number) {
   };
 }
 
+const EVALUATION_COLUMNS = Object.keys(getTableColumns(evaluations)) as (keyof EvaluationRow)[];
+
+/** Every column from the caller (the row it returns is built in memory), and the template names from SQL. */
+const insertEvaluation = compiledStatement<EvaluationRow>((db) =>
+  db
+    .insert(evaluations)
+    .values(placeholders(EVALUATION_COLUMNS) as unknown as typeof evaluations.$inferInsert)
+    .returning({ templateRefs: evaluationExtras.templateRefs.as("template_refs") }),
+);
+
+const COMPARISON_COLUMNS = [
+  "id",
+  "evaluationId",
+  "name",
+  "position",
+  "stimulus",
+  "createdAt",
+  "updatedAt",
+] as const;
+const comparisonInserts = new Map<number, ReturnType<typeof compiledStatement>>();
+
+/** One multi-row insert per number of comparisons, its values named `<column><position>`. */
+function insertComparisons(count: number) {
+  let statement = comparisonInserts.get(count);
+  if (!statement) {
+    statement = compiledStatement((db) =>
+      db
+        .insert(comparisons)
+        .values(
+          Array.from({ length: count }, (_, position) =>
+            Object.fromEntries(COMPARISON_COLUMNS.map((c) => [c, sql.placeholder(`${c}${position}`)])),
+          ) as unknown as (typeof comparisons.$inferInsert)[],
+        ),
+    );
+    comparisonInserts.set(count, statement);
+  }
+  return statement;
+}
+
+/** json columns read raw arrive parsed from postgres.js and as text from some drivers' json functions. */
+function parseJson<T>(value: unknown): T {
+  return (typeof value === "string" ? JSON.parse(value) : value) as T;
+}
+
 export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
   const { team } = await resolveTargetTeam(ctx.db, actor, input.teamId);
   const items = comparisonInputs(input);
@@ -92,48 +144,54 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
 
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : null;
   const now = ctx.clock.now();
+  const row: EvaluationRow = {
+    id: newId("evaluation"),
+    teamId: team.id,
+    createdBy: actor.userId,
+    name: input.name,
+    description: input.description ?? null,
+    type: input.type,
+    status: input.status,
+    shareAccess: input.shareAccess,
+    shareToken: randomToken(18),
+    sharePasswordHash,
+    allowMultipleRatings: input.allowMultipleRatings,
+    evaluationMethod: input.evaluationMethod,
+    instructions: input.instructions ?? null,
+    scenario: input.scenario ?? null,
+    selectedDimensionIds: input.selectedDimensionIds ?? [DEFAULT_TEMPLATE_ID],
+    selectedAutousers: input.selectedAutousers ?? [],
+    ratingDeadline: input.ratingDeadline ? new Date(input.ratingDeadline) : null,
+    targetRatingsPerComparison: input.targetRatingsPerComparison ?? null,
+    collectRaterName: input.collectRaterName,
+    collectRaterEmail: input.collectRaterEmail,
+    ratingsRevision: 0,
+    endedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
   return ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(evaluations)
-      .values({
-        id: newId("evaluation"),
-        teamId: team.id,
-        createdBy: actor.userId,
-        name: input.name,
-        description: input.description ?? null,
-        type: input.type,
-        status: input.status,
-        shareAccess: input.shareAccess,
-        shareToken: randomToken(18),
-        sharePasswordHash,
-        allowMultipleRatings: input.allowMultipleRatings,
-        evaluationMethod: input.evaluationMethod,
-        instructions: input.instructions ?? null,
-        scenario: input.scenario ?? null,
-        selectedDimensionIds: input.selectedDimensionIds ?? [DEFAULT_TEMPLATE_ID],
-        selectedAutousers: input.selectedAutousers ?? [],
-        ratingDeadline: input.ratingDeadline ? new Date(input.ratingDeadline) : null,
-        targetRatingsPerComparison: input.targetRatingsPerComparison ?? null,
-        collectRaterName: input.collectRaterName,
-        collectRaterEmail: input.collectRaterEmail,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning({ ...getTableColumns(evaluations), templateRefs: evaluationExtras.templateRefs });
+    const [inserted] = await insertEvaluation(tx, row);
     if (items.length > 0) {
-      await tx.insert(comparisons).values(
-        items.map((c, position) => ({
-          id: newId("comparison"),
-          evaluationId: row!.id,
-          name: c.name,
-          position,
-          stimulus: c.stimulus,
-          createdAt: now,
-          updatedAt: now,
-        })),
+      await insertComparisons(items.length)(
+        tx,
+        Object.fromEntries(
+          items.flatMap((c, position) =>
+            Object.entries({
+              id: newId("comparison"),
+              evaluationId: row.id,
+              name: c.name,
+              position,
+              stimulus: c.stimulus,
+              createdAt: now,
+              updatedAt: now,
+            }).map(([key, value]) => [`${key}${position}`, value]),
+          ),
+        ),
       );
     }
-    const evaluation = toEvaluation(row!, items.length, ctx.baseUrl, templateRefsOf([row!]));
+    const templates = templateRefsOf([{ templateRefs: parseJson(inserted!.template_refs) }]);
+    const evaluation = toEvaluation(row, items.length, ctx.baseUrl, templates);
     await emitEvent(tx, ctx, {
       type: "evaluation.created",
       teamId: team.id,
@@ -164,7 +222,10 @@ const evaluationsOfTeamInStatus = preparedList<EvaluationWithExtras>({
   table: evaluations,
   resource: "evaluation",
   where: (value) =>
-    and(eq(evaluations.teamId, value("teamId")), eq(evaluations.status, value("status") as EvaluationRow["status"]))!,
+    and(
+      eq(evaluations.teamId, value("teamId")),
+      eq(evaluations.status, value("status") as EvaluationRow["status"]),
+    )!,
   extras: evaluationExtras,
 });
 

@@ -1,5 +1,5 @@
 import { API_VERSION, type EventEnvelope, type EventType } from "@rubricon/contracts";
-import { type DbOrTx, events, newId } from "@rubricon/db";
+import { compiledStatement, type DbOrTx, events, newId, placeholders } from "@rubricon/db";
 import type { CoreContext } from "../shared/context";
 import { enqueueDeliveries } from "../webhooks/outbox";
 
@@ -8,6 +8,23 @@ export interface EmitInput {
   teamId: string;
   object: Record<string, unknown> & { id: string };
 }
+
+const EVENT_COLUMNS = [
+  "id",
+  "teamId",
+  "type",
+  "apiVersion",
+  "objectId",
+  "object",
+  "requestId",
+  "idempotencyKey",
+  "payload",
+  "createdAt",
+] as const;
+
+const insertEvent = compiledStatement<Record<(typeof EVENT_COLUMNS)[number], unknown>>((db) =>
+  db.insert(events).values(placeholders(EVENT_COLUMNS) as unknown as typeof events.$inferInsert),
+);
 
 /**
  * The one way state changes are recorded as events. Call it with the transaction that makes the change, so
@@ -29,7 +46,7 @@ export async function emitEvent(tx: DbOrTx, ctx: CoreContext, input: EmitInput):
   };
   const envelope = toEventEnvelope(row);
   // Serialised once, so every delivery and every read of the log carries the same bytes.
-  await tx.insert(events).values({ ...row, payload: JSON.stringify(envelope) });
+  await insertEvent(tx, { ...row, payload: JSON.stringify(envelope) });
   await enqueueDeliveries(tx, { id, teamId: input.teamId, type: input.type, createdAt });
   return envelope;
 }

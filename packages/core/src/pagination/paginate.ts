@@ -1,6 +1,15 @@
 import type { PageQuery } from "@rubricon/contracts";
 import { type DbOrTx, listTombstones, queryRows } from "@rubricon/db";
-import { and, asc, desc, getTableColumns, type Placeholder, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  desc,
+  getTableColumns,
+  type Placeholder,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { ApiError } from "../shared/errors";
 import { preparedPerDb } from "../shared/prepared";
@@ -49,7 +58,12 @@ function pageShape(query: PageQuery): PageShape {
 }
 
 /** A cursor's sort key, read in SQL (so no precision is lost) from the live row in the list or its tombstone. */
-function cursorSortKey(table: ListTable, resource: string, where: SQL | undefined, cursorId: SQLWrapper | string) {
+function cursorSortKey(
+  table: ListTable,
+  resource: string,
+  where: SQL | undefined,
+  cursorId: SQLWrapper | string,
+) {
   return sql`coalesce(
       (select ${table.updatedAt} from ${table} where ${table.id} = ${cursorId}${where ? sql` and ${where}` : sql``}),
       (select ${listTombstones.sortUpdatedAt} from ${listTombstones}

@@ -1,5 +1,5 @@
 import { QUOTA_METRICS, type QuotaMetric, UNLIMITED, type Usage } from "@rubricon/contracts";
-import { type DbOrTx, teams, usageCounters } from "@rubricon/db";
+import { compiledStatement, type DbOrTx, teams, usageCounters } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
 import { ApiError } from "../shared/errors";
 import { currentLimitPolicy, logOverLimit } from "./enforcement";
@@ -39,6 +39,38 @@ function quotaExceeded(metric: QuotaMetric, limit: number, periodEnd: Date): Api
   );
 }
 
+// Every create runs one of these in its transaction, so they are compiled once rather than built each time.
+function usageUpsert(withinLimit: boolean) {
+  return compiledStatement<{
+    teamId: string;
+    periodStart: Date;
+    metric: string;
+    amount: number;
+    limit: number;
+  }>((db) =>
+    db
+      .insert(usageCounters)
+      .values({
+        teamId: sql.placeholder("teamId"),
+        periodStart: sql.placeholder("periodStart"),
+        metric: sql.placeholder("metric"),
+        count: sql.placeholder("amount"),
+      } as unknown as typeof usageCounters.$inferInsert)
+      .onConflictDoUpdate({
+        target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric],
+        set: { count: sql`${usageCounters.count} + ${sql.placeholder("amount")}::int` },
+        ...(withinLimit
+          ? {
+              setWhere: sql`${usageCounters.count} + ${sql.placeholder("amount")}::int <= ${sql.placeholder("limit")}::int`,
+            }
+          : {}),
+      })
+      .returning({ count: usageCounters.count }),
+  );
+}
+const addUsage = usageUpsert(false);
+const addUsageWithin = usageUpsert(true);
+
 /**
  * Counts `amount` of billable work against the team's monthly quota, in the caller's transaction, so the count
  * exists exactly when the work does. Refuses with 429 `quota_exceeded` when the work would pass the quota: the
@@ -67,15 +99,8 @@ export async function recordUsage(
   const enforce = limit !== null && policy.mode === "enforce";
   if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
 
-  const [row] = await tx
-    .insert(usageCounters)
-    .values({ teamId, periodStart: start, metric, count: amount })
-    .onConflictDoUpdate({
-      target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric],
-      set: { count: sql`${usageCounters.count} + ${amount}` },
-      ...(enforce ? { setWhere: sql`${usageCounters.count} + ${amount} <= ${limit}` } : {}),
-    })
-    .returning({ count: usageCounters.count });
+  const values = { teamId, periodStart: start, metric, amount, limit: limit ?? 0 };
+  const [row] = (await (enforce ? addUsageWithin : addUsage)(tx, values)) as { count: number }[];
   if (!row) throw quotaExceeded(metric, limit!, end);
   if (limit !== null && row.count > limit) {
     logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: policy.mode });

@@ -1,5 +1,19 @@
-import { type DbOrTx, newId, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
+import { compiledStatement, type DbOrTx, newId, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
+
+// Run in every transaction that writes an event, so compiled once rather than built each time.
+const subscribedEndpoints = compiledStatement<{ teamId: string; type: string }>((db) =>
+  db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.teamId, sql.placeholder("teamId")),
+        eq(webhookEndpoints.status, "enabled"),
+        sql`${webhookEndpoints.enabledEvents} && array['*', ${sql.placeholder("type")}]::text[]`,
+      ),
+    ),
+);
 
 /**
  * One pending delivery per enabled endpoint of the team subscribed to the event's type, written in the
@@ -9,16 +23,9 @@ export async function enqueueDeliveries(
   tx: DbOrTx,
   event: { id: string; teamId: string; type: string; createdAt: Date },
 ): Promise<number> {
-  const endpoints = await tx
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.teamId, event.teamId),
-        eq(webhookEndpoints.status, "enabled"),
-        sql`${webhookEndpoints.enabledEvents} && array['*', ${event.type}]::text[]`,
-      ),
-    );
+  const endpoints = (await subscribedEndpoints(tx, { teamId: event.teamId, type: event.type })) as {
+    id: string;
+  }[];
   if (endpoints.length === 0) return 0;
   await tx.insert(webhookDeliveries).values(
     endpoints.map((endpoint) => ({
