@@ -147,7 +147,21 @@ interface PreparedListSpec {
   resource: string;
   /** The list's filter, its values taken by name from `value` (placeholders when preparing, values when not). */
   where: (value: (name: string) => Placeholder | string) => SQL;
-  extras?: Record<string, SQL>;
+  /**
+   * Reads the page with what each row needs besides its columns, given the page query (filter, cursor, order and
+   * limit applied) and whether it runs backwards; without it the page's rows are read as they are.
+   */
+  decorate?: (
+    db: DbOrTx,
+    page: PageQueryBuilder,
+    backwards: boolean,
+  ) => { prepare(name: string): Executable };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the page query's exact builder type depends on the table
+export type PageQueryBuilder = any;
+interface Executable {
+  execute(values: Record<string, unknown>): Promise<unknown>;
 }
 
 /**
@@ -155,7 +169,7 @@ interface PreparedListSpec {
  * built once per database handle and then only executed, as building the SQL costs about as much as running it.
  */
 export function preparedList<Row>(spec: PreparedListSpec) {
-  const { table, resource, extras } = spec;
+  const { table, resource } = spec;
   const where = spec.where((name) => sql.placeholder(name));
   const cursor = sql.placeholder("cursor");
   const build = (db: DbOrTx, kind: "first" | "after" | "before") => {
@@ -163,12 +177,16 @@ export function preparedList<Row>(spec: PreparedListSpec) {
       kind === "first"
         ? undefined
         : keysetCondition(table, cursorSortKey(table, resource, where, cursor), cursor, kind === "after");
-    return (extras ? db.select({ ...getTableColumns(table), ...extras }) : db.select())
+    const page = db
+      .select()
       .from(table)
       .where(and(where, keyset))
       .orderBy(...pageOrder(table, kind === "before"))
-      .limit(sql.placeholder("limit"))
-      .prepare(`${spec.name}_${kind}`);
+      .limit(sql.placeholder("limit"));
+    const query: { prepare(name: string): Executable } = spec.decorate
+      ? spec.decorate(db, page, kind === "before")
+      : page;
+    return query.prepare(`${spec.name}_${kind}`);
   };
   const statements = preparedPerDb((db) => ({
     first: build(db, "first"),
