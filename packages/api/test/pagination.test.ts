@@ -183,11 +183,17 @@ describe("filtered and scoped lists", () => {
     // Listed items carry what a read of one carries: the comparison count and the templates' names.
     for (const item of first.data) {
       expect(item.comparisonCount).toBe(1);
-      expect(item.templates).toEqual([{ id: "overall", name: expect.any(String), version: expect.any(Number) }]);
+      expect(item.templates).toEqual([
+        { id: "overall", name: expect.any(String), version: expect.any(Number) },
+      ]);
     }
     const unfiltered = (await page("limit=100")).body.data as { id: string; comparisonCount: number }[];
-    expect(unfiltered.filter((e) => expected.includes(e.id)).map((e) => e.comparisonCount)).toEqual([1, 1, 1]);
-    expect(unfiltered.filter((e) => !expected.includes(e.id)).every((e) => e.comparisonCount === 0)).toBe(true);
+    expect(unfiltered.filter((e) => expected.includes(e.id)).map((e) => e.comparisonCount)).toEqual([
+      1, 1, 1,
+    ]);
+    expect(unfiltered.filter((e) => !expected.includes(e.id)).every((e) => e.comparisonCount === 0)).toBe(
+      true,
+    );
     expect(first.has_more).toBe(true);
     const second = (await page(`status=Running&limit=2&starting_after=${first.next_cursor}`)).body;
     expect(ids(second.data)).toEqual(expected.slice(2));

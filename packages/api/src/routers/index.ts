@@ -1,5 +1,5 @@
 import { router } from "../trpc/init";
-import { validateOutputsSynchronously } from "../trpc/sync-output";
+import { validateSynchronously } from "../trpc/sync-validation";
 import { apiKeysRouter } from "./api-keys";
 import { authRouter } from "./auth";
 import { evaluationsRouter } from "./evaluations";
@@ -11,7 +11,7 @@ import { dimensionsRouter, templatesRouter } from "./templates";
 import { usageRouter } from "./usage";
 import { webhooksRouter } from "./webhooks";
 
-export const appRouter = validateOutputsSynchronously(
+export const appRouter = validateSynchronously(
   router({
     auth: authRouter,
     apiKeys: apiKeysRouter,

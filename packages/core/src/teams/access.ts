@@ -1,7 +1,8 @@
 import { type DbOrTx, teamMembers, teams } from "@rubricon/db";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Actor } from "../shared/context";
 import { ApiError } from "../shared/errors";
+import { preparedPerDb } from "../shared/prepared";
 
 export type TeamRow = typeof teams.$inferSelect;
 export type Membership = { team: TeamRow; role: "owner" | "admin" | "member" };
@@ -17,19 +18,38 @@ export async function actorTeamIds(db: DbOrTx, actor: Actor): Promise<string[]> 
   return rows.map((r) => r.teamId);
 }
 
-/** The actor's membership of one team, or null when it may not act there. */
-export async function findMembership(db: DbOrTx, actor: Actor, teamId: string): Promise<Membership | null> {
-  if (actor.boundTeamId && actor.boundTeamId !== teamId) return null;
-  const [row] = await db
+// Read by nearly every request that names or implies a team, so prepared once per database handle.
+const membershipQuery = preparedPerDb((db) =>
+  db
     .select({ team: teams, role: teamMembers.role })
     .from(teamMembers)
     .innerJoin(teams, eq(teams.id, teamMembers.teamId))
-    .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, actor.userId)))
-    .limit(1);
+    .where(
+      and(
+        eq(teamMembers.teamId, sql.placeholder("teamId")),
+        eq(teamMembers.userId, sql.placeholder("userId")),
+      ),
+    )
+    .limit(1)
+    .prepare("team_membership"),
+);
+const teamQuery = preparedPerDb((db) =>
+  db
+    .select()
+    .from(teams)
+    .where(eq(teams.id, sql.placeholder("teamId")))
+    .limit(1)
+    .prepare("team_by_id"),
+);
+
+/** The actor's membership of one team, or null when it may not act there. */
+export async function findMembership(db: DbOrTx, actor: Actor, teamId: string): Promise<Membership | null> {
+  if (actor.boundTeamId && actor.boundTeamId !== teamId) return null;
+  const [row] = await membershipQuery(db).execute({ teamId, userId: actor.userId });
   if (row) return row;
   if (actor.boundTeamId === teamId) {
     // A key stays bound to its team even if its creator's membership changed since.
-    const [team] = await db.select().from(teams).where(eq(teams.id, teamId)).limit(1);
+    const [team] = await teamQuery(db).execute({ teamId });
     return team ? { team, role: "member" } : null;
   }
   return null;
