@@ -49,12 +49,12 @@ export function compiledStatement<Values extends Record<string, unknown>>(build:
 function compile<Values extends Record<string, unknown>>(query: Compilable) {
   const { sql: text, params } = query.toSQL();
   const binders = params.map((p): ((values: Values) => unknown) => {
-    if (is(p, Placeholder)) return (values) => valueOf(values, p.name);
+    if (is(p, Placeholder)) return (values) => placeholderValue(values, p.name);
     if (is(p, Param) && is(p.value, Placeholder)) {
       const { name } = p.value;
       const encoder = p.encoder;
       return (values) => {
-        const value = valueOf(values, name);
+        const value = placeholderValue(values, name);
         return value === null || value === undefined ? null : encoder.mapToDriverValue(value);
       };
     }
@@ -63,7 +63,7 @@ function compile<Values extends Record<string, unknown>>(query: Compilable) {
   return { sql: text, bind: (values: Values) => binders.map((bind) => bind(values)) };
 }
 
-function valueOf(values: Record<string, unknown>, name: string): unknown {
+function placeholderValue(values: Record<string, unknown>, name: string): unknown {
   if (!(name in values)) throw new Error(`compiledStatement: no value for placeholder "${name}"`);
   return values[name];
 }
