@@ -29,12 +29,17 @@ function memberOfTeam(userId: string | SQLWrapper): SQL<boolean> {
     where m.team_id = evaluations.team_id and m.user_id = ${userId})`;
 }
 
+/** The id, name and version of each template named in `ids` (a text[] expression), as a JSON array of triples. */
+export function templateRefsFor(ids: SQLWrapper): SQL<[string, string, number][]> {
+  return sql<[string, string, number][]>`(select
+    coalesce(json_agg(json_build_array(t.id, t.name, t.version)), '[]'::json)
+    from templates t where t.id = any(${ids}))`;
+}
+
 /** Per-row extras a full evaluation needs: how many comparisons it has, and its templates' names and versions. */
 export const evaluationExtras = {
   comparisonCount: sql<number>`(select count(*)::int from comparisons c where c.evaluation_id = evaluations.id)`,
-  templateRefs: sql<[string, string, number][]>`(select
-    coalesce(json_agg(json_build_array(t.id, t.name, t.version)), '[]'::json)
-    from templates t where t.id = any(evaluations.selected_dimension_ids))`,
+  templateRefs: templateRefsFor(sql`evaluations.selected_dimension_ids`),
 };
 
 /** The template refs of rows read with `evaluationExtras`, in the form `toEvaluation` takes. */

@@ -27,6 +27,7 @@ import {
   evaluationExtras,
   loadVisibleEvaluation,
   loadVisibleEvaluationWithExtras,
+  templateRefsFor,
   templateRefsOf,
 } from "./access";
 import { stimulusFor } from "./comparisons";
@@ -131,11 +132,6 @@ function insertComparisons(count: number) {
   return statement;
 }
 
-/** json columns read raw arrive parsed from postgres.js and as text from some drivers' json functions. */
-function parseJson<T>(value: unknown): T {
-  return (typeof value === "string" ? JSON.parse(value) : value) as T;
-}
-
 export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
   const { team } = await resolveTargetTeam(ctx.db, actor, input.teamId);
   const items = comparisonInputs(input);
@@ -190,7 +186,10 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
         ),
       );
     }
-    const templates = templateRefsOf([{ templateRefs: parseJson(inserted!.template_refs) }]);
+    // Both drivers parse json, so the raw column is already the array of triples.
+    const templates = templateRefsOf([
+      { templateRefs: inserted!.template_refs as [string, string, number][] },
+    ]);
     const evaluation = toEvaluation(row, items.length, ctx.baseUrl, templates);
     await emitEvent(tx, ctx, {
       type: "evaluation.created",
@@ -234,9 +233,7 @@ function withExtras(db: DbOrTx, pageQuery: PageQueryBuilder, backwards: boolean)
     .select({
       ...columns,
       comparisonCount: sql<number>`coalesce(${counts.n}, 0)`,
-      templateRefs: sql<[string, string, number][]>`(select
-        coalesce(json_agg(json_build_array(t.id, t.name, t.version)), '[]'::json)
-        from templates t where t.id = any(${page.selectedDimensionIds}))`,
+      templateRefs: templateRefsFor(page.selectedDimensionIds),
     })
     .from(page)
     .leftJoin(counts, eq(counts.evaluationId, page.id))
