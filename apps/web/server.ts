@@ -1,21 +1,16 @@
 /**
- * The production server (`pnpm start`). `/api/v1/*` goes from node:http straight to the API handler; everything
- * else (pages, the dashboard's tRPC, sign-in, share links) to Next.js. Next's route-handler layer cost about
- * two thirds of the REST API's throughput (README, Benchmarks), and the REST surface needs nothing from it.
+ * The production server (`pnpm start`). Everything the app's pipeline owns (`/api/v1`, `/api/trpc`, `/api/auth`,
+ * `/api/share`) goes from node:http straight to it; pages go to Next.js. Next's route-handler layer cost about
+ * two thirds of the REST API's throughput (README, Benchmarks), and the API needs nothing from it.
  */
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { API_PREFIX, getRubricon, loadEnv, startEmbeddedWorker } from "@rubricon/api";
+import { getRubricon, loadEnv, startEmbeddedWorker } from "@rubricon/api";
 import next from "next";
 
 const env = loadEnv();
 const web = next({ dev: false, dir: fileURLToPath(new URL(".", import.meta.url)), port: env.port });
 const handleWeb = web.getRequestHandler();
-
-function isApi(url: string | undefined): boolean {
-  if (!url) return false;
-  return url === API_PREFIX || url.startsWith(`${API_PREFIX}/`) || url.startsWith(`${API_PREFIX}?`);
-}
 
 async function main(): Promise<void> {
   await web.prepare();
@@ -23,13 +18,18 @@ async function main(): Promise<void> {
   startEmbeddedWorker(app.services);
   const server = createServer((req, res) => {
     // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
-    if (isApi(req.url)) app.handleNode(req, res, "proxied");
+    if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
     else void handleWeb(req, res);
   });
   server.listen(env.port, () => {
     process.stdout.write(`Rubricon ready on ${env.baseUrl} (port ${env.port})\n`);
   });
-  const stop = () => server.close(() => process.exit(0));
+  const stop = () => {
+    server.close(() => process.exit(0));
+    server.closeIdleConnections();
+    // Open event streams never go idle: give in-flight requests a moment, then end the streams too.
+    setTimeout(() => server.closeAllConnections(), 5_000).unref();
+  };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 }

@@ -1,4 +1,5 @@
 export {
+  createHttpSurface,
   createRubricon,
   getRubricon,
   type Rubricon,
@@ -13,10 +14,13 @@ export {
   startLoops,
 } from "./background/loops";
 export { type Env, loadEnv } from "./config/env";
-export type { ForwardedFor } from "./http/api-message";
+export type { ApiRequest, ForwardedFor } from "./http/api-message";
 export { listen } from "./http/node-server";
+export type { Pipeline } from "./http/pipeline";
+export type { Reply, ServerSentEvent } from "./http/reply";
 export { API_PREFIX } from "./http/rest-handler";
 export { RedisSlidingWindow } from "./limits/redis-sliding-window";
 export { MemorySlidingWindow, type SlidingWindow, type WindowState } from "./limits/sliding-window";
 export { type AppRouter, appRouter } from "./routers/index";
 export type { Principal, RequestContext } from "./trpc/context";
+export { RedirectTarget, redirectTo } from "./trpc/redirect";

@@ -200,7 +200,9 @@ describe("admin CLI", () => {
   it("mints keys that work against the API on the same database", async () => {
     // The CLI has exited, so the embedded database's directory is free to open here.
     const database = target.open();
-    const { server, url } = await listen((req) => app.handle(req));
+    const { server, url } = await listen({
+      handleNode: (req, res, forwardedFor) => app.handleNode(req, res, forwardedFor),
+    });
     const env = loadEnv({
       ...SECRETS,
       NODE_ENV: "test",

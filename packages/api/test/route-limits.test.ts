@@ -2,10 +2,9 @@ import type { Server } from "node:http";
 import { fixedClock } from "@rubricon/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { toWebResponse } from "../src/http/api-message";
+import { createHttpSurface } from "../src/app";
 import { listen } from "../src/http/node-server";
-import { createRestHandler } from "../src/http/rest-handler";
-import { RouteTable } from "../src/http/route-table";
+import type { Pipeline } from "../src/http/pipeline";
 import type { AppServices, RequestContext } from "../src/trpc/context";
 import { apiProcedure, createCallerFactory, publicProcedure, router } from "../src/trpc/init";
 import { expectError } from "./helpers/assertions";
@@ -50,6 +49,7 @@ const testRouter = router({
     .output(Ok)
     .mutation(ok),
 });
+
 const createCaller = createCallerFactory(testRouter);
 
 const T0 = new Date("2026-11-22T10:00:00.000Z");
@@ -59,21 +59,16 @@ let handle: (req: Request) => Promise<Response>;
 let testApi: string;
 let testHttp: Server;
 
-function handlerFor(services: AppServices): (req: Request) => Promise<Response> {
-  const rest = createRestHandler({
-    services,
-    routes: new RouteTable(testRouter),
-    createCaller,
-    openApiDocument: () => ({}),
-  });
-  return (req) => rest(req).then(toWebResponse);
+function pipelineFor(services: AppServices): Pipeline {
+  return createHttpSurface(services, testRouter).pipeline;
 }
 
 beforeAll(async () => {
   // One trusted proxy: the client is the last X-Forwarded-For entry, whatever a client wrote before it.
   server = await startTestServer({ clock, env: { TRUSTED_PROXY_COUNT: "1" } });
-  handle = handlerFor(server.app.services);
-  const listening = await listen(handle);
+  const pipeline = pipelineFor(server.app.services);
+  handle = pipeline.handleWeb;
+  const listening = await listen(pipeline);
   testHttp = listening.server;
   testApi = `${listening.url}/api/v1`;
 });
@@ -196,10 +191,10 @@ describe("per-address route limit", () => {
 
 describe("route limits in log mode", () => {
   it("serves and logs the request over the limit", async () => {
-    const logged = handlerFor({
+    const logged = pipelineFor({
       ...server.app.services,
       limits: { ...server.app.services.limits, mode: "log" },
-    });
+    }).handleWeb;
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
       const post = () =>

@@ -3,10 +3,8 @@ import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { initTRPC } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createHttpSurface } from "../src/app";
 import { loadEnv } from "../src/config/env";
-import { toWebResponse } from "../src/http/api-message";
-import { createRestHandler } from "../src/http/rest-handler";
-import { RouteTable } from "../src/http/route-table";
 import { createRateLimits } from "../src/limits/rate-limits";
 import { appRouter } from "../src/routers/index";
 import type { RequestContext } from "../src/trpc/context";
@@ -50,18 +48,16 @@ let handle: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await createTestDatabase();
   const env = loadEnv({ ...TEST_SECRETS, NODE_ENV: "test", BASE_URL: "http://127.0.0.1:1" });
-  const rest = createRestHandler({
-    services: {
+  const { pipeline } = createHttpSurface(
+    {
       db: database.db,
       env,
       clock: systemClock,
       limits: await createRateLimits(env, database.db, systemClock),
     },
-    routes: new RouteTable(testRouter),
-    createCaller: t.createCallerFactory(testRouter),
-    openApiDocument: () => ({}),
-  });
-  handle = (req) => rest(req).then(toWebResponse);
+    testRouter,
+  );
+  handle = pipeline.handleWeb;
 });
 afterAll(() => database?.dispose());
 

@@ -3,10 +3,8 @@ import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { initTRPC } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createHttpSurface } from "../src/app";
 import { loadEnv } from "../src/config/env";
-import { toWebResponse } from "../src/http/api-message";
-import { createRestHandler } from "../src/http/rest-handler";
-import { RouteTable } from "../src/http/route-table";
 import { createRateLimits } from "../src/limits/rate-limits";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
@@ -34,18 +32,16 @@ beforeAll(async () => {
     NODE_ENV: "test",
     BASE_URL: "http://127.0.0.1:1",
   });
-  const rest = createRestHandler({
-    services: {
+  const { pipeline } = createHttpSurface(
+    {
       db: database.db,
       env,
       clock: systemClock,
       limits: await createRateLimits(env, database.db, systemClock),
     },
-    routes: new RouteTable(failingRouter),
-    createCaller: t.createCallerFactory(failingRouter),
-    openApiDocument: () => ({}),
-  });
-  handle = (req) => rest(req).then(toWebResponse);
+    failingRouter,
+  );
+  handle = pipeline.handleWeb;
 });
 afterAll(() => database?.dispose());
 

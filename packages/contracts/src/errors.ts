@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   rater_details_required: { type: "invalid_request_error", status: 400 },
   webhook_url_invalid: { type: "invalid_request_error", status: 400 },
   webhook_endpoint_disabled: { type: "invalid_request_error", status: 400 },
+  batch_too_large: { type: "invalid_request_error", status: 400 },
   // 401
   authentication_required: { type: "authentication_error", status: 401 },
   invalid_api_key: { type: "authentication_error", status: 401 },

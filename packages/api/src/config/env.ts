@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   EMBEDDED_WORKER: z.enum(["true", "false"]).default("true"),
   WEBHOOKS_ENABLED: z.enum(["true", "false"]).default("false"),
   WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
+  SSE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   ENCRYPTION_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (a 256-bit key)")
@@ -51,6 +52,8 @@ export interface Env {
   webhooksEnabled: boolean;
   /** Local development and tests only: webhook URLs may use http and loopback or private addresses. */
   webhooksAllowPrivateUrls: boolean;
+  /** A comment line is written on every open event stream this often, so proxies keep idle streams open. */
+  sseHeartbeatMs: number;
 }
 
 /** The repository root (where pnpm-workspace.yaml is), so `.data/` is one place whichever package runs. */
@@ -132,5 +135,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     embeddedWorker: e.EMBEDDED_WORKER === "true",
     webhooksEnabled: e.WEBHOOKS_ENABLED === "true",
     webhooksAllowPrivateUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === "true",
+    sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
   };
 }

@@ -1,28 +1,38 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { ApiError } from "@rubricon/core";
 
-/** What the REST pipeline reads of a request: a Web `Request` is one, and so is a node request adapted below. */
+/**
+ * What every entry point reads of a request. A node request and a Web `Request` are both adapted to it, so one
+ * pipeline serves `pnpm start` (node:http) and the Next.js route handlers of `next dev` alike.
+ */
 export interface ApiRequest {
   readonly method: string;
   /** Absolute URL. */
   readonly url: string;
   readonly headers: HeaderReader;
-  text(): Promise<string>;
+  /** Aborts when the client goes away before the response is complete. */
+  readonly signal: AbortSignal;
+  /** The whole body, refused with 413 as soon as it passes `limit` bytes, as declared or as counted. */
+  readBody(limit: number): Promise<Uint8Array>;
 }
 
 export interface HeaderReader {
   get(name: string): string | null;
+  /** Every header, lower-cased names (for handing the request on to tRPC's fetch adapter). */
+  entries(): Iterable<[string, string]>;
 }
 
-/** What the REST pipeline answers: written to a node response as is, or wrapped in a Web `Response`. */
-export interface ApiResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** Null for 204. */
-  body: string | null;
+export function requestTooLarge(limit: number): ApiError {
+  const size = limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MB` : `${Math.floor(limit / 1024)} KB`;
+  return new ApiError("request_too_large", `The request body is larger than this route accepts (${size}).`, {
+    // The rest of an oversized body is not read: the connection is closed after the answer.
+    headers: { Connection: "close" },
+  });
 }
 
-export function toWebResponse(r: ApiResponse): Response {
-  return new Response(r.body, { status: r.status, headers: r.headers });
+function assertDeclaredLength(headers: HeaderReader, limit: number): void {
+  const declared = headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw requestTooLarge(limit);
 }
 
 /**
@@ -45,41 +55,120 @@ class NodeHeaders implements HeaderReader {
     if (value === undefined) return null;
     return Array.isArray(value) ? value.join(", ") : value;
   }
+
+  *entries(): Iterable<[string, string]> {
+    for (const name of Object.keys(this.req.headers)) {
+      const value = this.get(name);
+      if (value !== null) yield [name, value];
+    }
+    if (this.forwardedFor !== null && this.req.headers["x-forwarded-for"] === undefined)
+      yield ["x-forwarded-for", this.forwardedFor];
+  }
 }
 
-/** Bodies past this many bytes are drained but not kept; the pipeline refuses them by their length. */
-const BODY_KEEP_LIMIT = 1024 * 1024 + 1;
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  for await (const chunk of req) {
-    if (kept >= BODY_KEEP_LIMIT) continue;
-    chunks.push(chunk as Buffer);
-    kept += (chunk as Buffer).length;
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/** Reads a node request's body without ever keeping more than `limit` bytes of it. */
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err?: unknown) => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", done);
+      req.off("close", onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        done(requestTooLarge(limit));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    const onClose = () => {
+      if (!req.complete) done(new Error("the client closed the connection before sending the whole body"));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", done);
+    req.on("close", onClose);
+  });
 }
 
 /**
  * A node request as an `ApiRequest`, without the Web `Request` and its streams: on a hot route, building those
  * and the `Response` cost about a tenth of the request's CPU.
  */
-export function fromNodeRequest(req: IncomingMessage, forwardedFor: ForwardedFor): ApiRequest {
+export function fromNodeRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  forwardedFor: ForwardedFor,
+): ApiRequest {
   const peer = req.socket.remoteAddress ?? null;
   const sent = req.headers["x-forwarded-for"];
   const chain = forwardedFor === "proxied" && sent ? (Array.isArray(sent) ? sent.join(", ") : sent) : null;
-  // As Next.js does, the request's own origin is where it was addressed (its Host header).
-  const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
+  const headers = new NodeHeaders(req, peer ? (chain ? `${chain}, ${peer}` : peer) : chain);
+  let controller: AbortController | undefined;
   return {
     method: req.method ?? "GET",
-    url,
-    headers: new NodeHeaders(req, peer ? (chain ? `${chain}, ${peer}` : peer) : chain),
-    text: () => readBody(req),
+    // As Next.js does, the request's own origin is where it was addressed (its Host header).
+    url: `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`,
+    headers,
+    // Made on first use: most requests never ask, and a listener per request is not free.
+    get signal() {
+      if (!controller) {
+        const made = new AbortController();
+        controller = made;
+        res.once("close", () => {
+          if (!res.writableFinished) made.abort();
+        });
+      }
+      return controller.signal;
+    },
+    readBody(limit) {
+      assertDeclaredLength(headers, limit);
+      return readNodeBody(req, limit);
+    },
   };
 }
 
-export function writeNodeResponse(res: ServerResponse, r: ApiResponse): void {
-  res.writeHead(r.status, r.headers);
-  res.end(r.body ?? undefined);
+class WebHeaders implements HeaderReader {
+  constructor(private readonly headers: Headers) {}
+  get(name: string): string | null {
+    return this.headers.get(name);
+  }
+  entries(): Iterable<[string, string]> {
+    return this.headers.entries();
+  }
+}
+
+/** A Web `Request` (a Next.js route handler's) as an `ApiRequest`. */
+export function fromWebRequest(req: Request): ApiRequest {
+  const headers = new WebHeaders(req.headers);
+  return {
+    method: req.method,
+    url: req.url,
+    headers,
+    signal: req.signal,
+    async readBody(limit) {
+      assertDeclaredLength(headers, limit);
+      if (!req.body) return new Uint8Array(0);
+      const reader = req.body.getReader();
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+          await reader.cancel();
+          throw requestTooLarge(limit);
+        }
+        chunks.push(value);
+      }
+      return Buffer.concat(chunks, size);
+    },
+  };
 }

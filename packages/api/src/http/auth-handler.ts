@@ -10,14 +10,16 @@ import {
 import type { AppServices } from "../trpc/context";
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
-import { toApiError, toErrorEnvelope } from "./error-envelope";
 import { parseJsonBody } from "./json-body";
-import { uuidv7 } from "./request-id";
+import { type EntryPoint, jsonReply } from "./pipeline";
 
 export const AUTH_PREFIX = "/api/auth";
+/** An email, a password and a name fit in far less; nothing larger reaches the password hash. */
+const AUTH_BODY_LIMIT = 16 * 1024;
+const ACTIONS = new Set(["/sign-up", "/sign-in", "/sign-out"]);
 
 /** Email and password sign-in for the dashboard: `/api/auth/sign-up`, `/sign-in`, `/sign-out`. */
-export function createAuthHandler(services: AppServices) {
+export function createAuthEntry(services: AppServices): EntryPoint {
   const core = () => ({
     db: services.db,
     clock: services.clock,
@@ -31,23 +33,20 @@ export function createAuthHandler(services: AppServices) {
       maxAgeSeconds: Math.floor(SESSION_TTL_MS / 1000),
     });
 
-  return async function handleAuth(req: Request): Promise<Response> {
-    const requestId = uuidv7();
-    const headers = new Headers({
-      "X-Request-Id": requestId,
-      "Content-Type": "application/json; charset=utf-8",
-      "Cache-Control": "no-store",
-    });
-    try {
-      const action = new URL(req.url).pathname.slice(AUTH_PREFIX.length).replace(/\/+$/, "");
-      if (!["/sign-up", "/sign-in", "/sign-out"].includes(action)) {
+  return {
+    prefix: AUTH_PREFIX,
+    async handle(ex) {
+      ex.headers["Cache-Control"] = "no-store";
+      const { req } = ex;
+      const action = ex.url.pathname.slice(AUTH_PREFIX.length).replace(/\/+$/, "");
+      if (!ACTIONS.has(action)) {
         throw new ApiError(
           "route_not_found",
           `Unrecognized request URL (${req.method} ${AUTH_PREFIX}${action}).`,
         );
       }
       if (req.method !== "POST") {
-        headers.set("Allow", "POST");
+        ex.headers.Allow = "POST";
         throw new ApiError("method_not_allowed", `${req.method} is not allowed here; use POST.`);
       }
       // Login CSRF: a browser form on another site must not sign a victim in or out.
@@ -55,49 +54,30 @@ export function createAuthHandler(services: AppServices) {
         assertSameOrigin(req, services.env.baseUrl);
 
       if (action === "/sign-up") {
-        const input = await parseJsonBody(req, SignUpInput);
+        const input = await parseJsonBody(ex, SignUpInput, AUTH_BODY_LIMIT);
         const { user, teamId } = await createUser(core(), input);
         const session = await createSession(core(), user.id);
-        headers.append("Set-Cookie", cookie(session.token));
-        return new Response(
-          JSON.stringify({
-            object: "session",
-            user: { id: user.id, email: user.email, name: user.name },
-            teamId,
-          }),
-          {
-            status: 201,
-            headers,
-          },
-        );
+        ex.cookies.push(cookie(session.token));
+        return jsonReply(ex, 201, {
+          object: "session",
+          user: { id: user.id, email: user.email, name: user.name },
+          teamId,
+        });
       }
       if (action === "/sign-in") {
-        const input = await parseJsonBody(req, SignInInput);
+        const input = await parseJsonBody(ex, SignInInput, AUTH_BODY_LIMIT);
         const user = await authenticatePassword(services.db, input.email, input.password);
         const session = await createSession(core(), user.id);
-        headers.append("Set-Cookie", cookie(session.token));
-        return new Response(
-          JSON.stringify({
-            object: "session",
-            user: { id: user.id, email: user.email, name: user.name },
-          }),
-          {
-            status: 200,
-            headers,
-          },
-        );
+        ex.cookies.push(cookie(session.token));
+        return jsonReply(ex, 200, {
+          object: "session",
+          user: { id: user.id, email: user.email, name: user.name },
+        });
       }
       const token = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
       if (token) await deleteSession(services.db, token);
-      headers.append("Set-Cookie", clearedSessionCookie(secure));
-      return new Response(JSON.stringify({ object: "session", signedOut: true }), { status: 200, headers });
-    } catch (err) {
-      const { error, unexpected } = toApiError(err);
-      if (unexpected) console.error(`[${requestId}] ${req.method} ${req.url} failed:`, err);
-      return new Response(JSON.stringify(toErrorEnvelope(error, requestId)), {
-        status: error.status,
-        headers,
-      });
-    }
+      ex.cookies.push(clearedSessionCookie(secure));
+      return jsonReply(ex, 200, { object: "session", signedOut: true });
+    },
   };
 }

@@ -5,10 +5,13 @@ export interface Route {
   method: string;
   path: string;
   procedurePath: string;
+  procedure: AnyProcedure;
   meta: RouteMeta;
   paramNames: string[];
   regex: RegExp;
   isStatic: boolean;
+  /** A server-sent event stream (a tRPC subscription declared with `meta.stream`). */
+  stream: boolean;
 }
 
 export interface RouteMatch {
@@ -17,7 +20,7 @@ export interface RouteMatch {
 }
 
 /**
- * Built once per process from each procedure's OpenAPI meta. Static paths are tried before `{param}` paths, so
+ * Built once per process from each procedure's OpenAPI (or event-stream) meta. Static paths are tried before `{param}` paths, so
  * `/templates/search` is never shadowed by `/templates/{id}`; matching is case-sensitive.
  */
 export class RouteTable {
@@ -28,8 +31,8 @@ export class RouteTable {
     this.routes = Object.entries(procedures)
       .flatMap(([procedurePath, procedure]) => {
         const meta = procedure._def.meta as RouteMeta | undefined;
-        const openapi = meta?.openapi;
-        if (!openapi || openapi.enabled === false) return [];
+        const openapi = meta?.stream ?? meta?.openapi;
+        if (!openapi || ("enabled" in openapi && openapi.enabled === false)) return [];
         const paramNames: string[] = [];
         const pattern = openapi.path
           .split("/")
@@ -45,10 +48,12 @@ export class RouteTable {
             method: openapi.method,
             path: openapi.path,
             procedurePath,
+            procedure,
             meta: meta!,
             paramNames,
             regex: new RegExp(`^${pattern}$`),
             isStatic: paramNames.length === 0,
+            stream: meta!.stream !== undefined,
           },
         ];
       })

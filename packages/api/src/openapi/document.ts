@@ -2,7 +2,7 @@ import { ErrorEnvelope } from "@rubricon/contracts";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenApiRouter } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
-import type { RouteTable } from "../http/route-table";
+import type { Route, RouteTable } from "../http/route-table";
 
 type Operation = {
   responses?: Record<string, unknown>;
@@ -53,6 +53,92 @@ const RATE_LIMIT_HEADERS = {
   "X-RateLimit-Remaining": { $ref: "#/components/headers/XRateLimitRemaining" },
   "X-RateLimit-Reset": { $ref: "#/components/headers/XRateLimitReset" },
 };
+
+const REDIRECT_RESPONSE = {
+  description: "Redirect to a short-lived URL; follow `Location` at once. The response is never cached.",
+  headers: {
+    Location: { description: "Where to go.", schema: { type: "string", format: "uri" } },
+    "Cache-Control": { description: "Always `no-store`.", schema: { type: "string", const: "no-store" } },
+    "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
+    ...RATE_LIMIT_HEADERS,
+  },
+};
+
+type JsonSchema = { type?: string; properties?: Record<string, unknown>; required?: string[] };
+
+/** The JSON schema of a procedure's input (several `.input()` calls merge, as tRPC merges them). */
+function inputSchema(route: Route): JsonSchema {
+  const merged: Required<Pick<JsonSchema, "properties" | "required">> = { properties: {}, required: [] };
+  for (const input of (route.procedure._def as { inputs: unknown[] }).inputs) {
+    const { schema } = createSchema(input as Parameters<typeof createSchema>[0]) as { schema: JsonSchema };
+    Object.assign(merged.properties, schema.properties);
+    merged.required.push(...(schema.required ?? []));
+  }
+  return { type: "object", ...merged };
+}
+
+/**
+ * trpc-to-openapi refuses subscriptions, so an event-stream route's operation is written here from its meta and
+ * input schema: path parameters, query parameters (GET) or a JSON body (POST), and a `text/event-stream` answer.
+ */
+function streamOperation(route: Route): Operation & Record<string, unknown> {
+  const stream = route.meta.stream!;
+  const input = inputSchema(route);
+  const fields = Object.entries(input.properties ?? {}).filter(
+    ([name]) => !route.paramNames.includes(name) && name !== "lastEventId",
+  );
+  const required = new Set(input.required);
+  const parameters: unknown[] = [
+    ...route.paramNames.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+    {
+      name: "Last-Event-ID",
+      in: "header",
+      required: false,
+      description:
+        "Resume after this event: the `id` of the last event received before the connection dropped.",
+      schema: { type: "string" },
+    },
+  ];
+  if (route.method === "GET") {
+    for (const [name, schema] of fields)
+      parameters.push({ name, in: "query", required: required.has(name), schema });
+  }
+  const events = Object.entries(stream.events)
+    .map(([name, what]) => `- \`${name}\`: ${what}`)
+    .join("\n");
+  return {
+    operationId: route.procedurePath.replace(/\./g, "-"),
+    summary: stream.summary,
+    description:
+      `${stream.description ?? stream.summary}\n\nA server-sent event stream. Each event's \`data\` is one line of JSON; ` +
+      `a comment line is sent every 15 seconds while nothing happens. Events:\n${events}`,
+    ...(stream.tags ? { tags: stream.tags } : {}),
+    parameters,
+    ...(route.method === "POST"
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: Object.fromEntries(fields),
+                  required: [...required].filter((n) => fields.some(([f]) => f === n)),
+                },
+              },
+            },
+          },
+        }
+      : {}),
+    "x-events": stream.events,
+    responses: {
+      "200": {
+        description: "The event stream; it stays open until the work is done or the client disconnects.",
+        content: { "text/event-stream": { schema: { type: "string" } } },
+      },
+    },
+  };
+}
 
 /**
  * trpc-to-openapi's document plus one post-processing step: the real success status of each route, the error
@@ -137,6 +223,9 @@ export function buildOpenApiDocument(
 
   for (const route of routes.routes) {
     const oasPath = route.path;
+    if (route.stream) {
+      doc.paths[oasPath] = { ...doc.paths[oasPath], [route.method.toLowerCase()]: streamOperation(route) };
+    }
     const op = doc.paths[oasPath]?.[route.method.toLowerCase()];
     if (!op) continue;
     delete op.security;
@@ -148,11 +237,14 @@ export function buildOpenApiDocument(
     const extra = Object.fromEntries(
       (route.meta.produces ?? []).map((type) => [type, { schema: { type: "string" } }]),
     );
-    responses[success] = {
-      ...ok,
-      ...(route.meta.produces ? { content: { ...(ok.content as object), ...extra } } : {}),
-      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" }, ...RATE_LIMIT_HEADERS },
-    };
+    responses[success] =
+      success === "302"
+        ? REDIRECT_RESPONSE
+        : {
+            ...ok,
+            ...(route.meta.produces ? { content: { ...(ok.content as object), ...extra } } : {}),
+            headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" }, ...RATE_LIMIT_HEADERS },
+          };
     for (const status of Object.keys(ERROR_STATUSES))
       responses[status] = { $ref: `#/components/responses/Error${status}` };
     op.responses = responses;

@@ -13,14 +13,33 @@ export interface Deprecation {
   successor: string;
 }
 
+/**
+ * A route that answers a server-sent event stream: a tRPC subscription whose async generator yields
+ * `ServerSentEvent`s. trpc-to-openapi refuses subscriptions, so these carry their own route meta and the OpenAPI
+ * document describes them in its post-processing step.
+ */
+export interface StreamRoute {
+  method: "GET" | "POST";
+  path: `/${string}`;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** The event names the stream sends, each with what its `data` holds, for the document. */
+  events: Record<string, string>;
+}
+
 /** Route rules live in meta, one readable place per route; middleware enforces them. */
 export type RouteMeta = OpenApiMeta<{
   /** Scope an API key or OAuth token must hold. */
   scope?: RequiredScope;
   /** Only session (dashboard) principals may call it. */
   sessionOnly?: boolean;
-  /** Success status when not 200. */
+  /** Success status when not 200. A 302 route returns `{ location }` (see `redirectTo`). */
   successStatus?: 200 | 201 | 202 | 204 | 302;
+  /** The route streams server-sent events (see `StreamRoute`). */
+  stream?: StreamRoute;
+  /** The largest request body the route accepts, when not the pipeline's 1 MB. */
+  maxBodyBytes?: number;
   deprecation?: Deprecation;
   /** Media types the route can answer besides JSON (a CSV export), listed on its success response. */
   produces?: string[];

@@ -1,11 +1,7 @@
-import { getRubricon } from "@rubricon/api";
+import { forwardToApi } from "@/lib/api-handler";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-async function handler(req: Request): Promise<Response> {
-  return (await getRubricon()).handleTrpc(req);
-}
-
-export const GET = handler;
-export const POST = handler;
+export const GET = forwardToApi;
+export const POST = forwardToApi;

@@ -1,0 +1,219 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { API_VERSION } from "@rubricon/contracts";
+import { ApiError, withLimitPolicy } from "@rubricon/core";
+import type { AppServices, Principal, RequestContext } from "../trpc/context";
+import { type ApiRequest, type ForwardedFor, fromNodeRequest, fromWebRequest } from "./api-message";
+import { clientIp } from "./client-ip";
+import { toApiError, toErrorEnvelope } from "./error-envelope";
+import { resolvePrincipal } from "./principal";
+import {
+  formatEvent,
+  type Reply,
+  type ServerSentEvent,
+  SSE_HEADERS,
+  toWebResponse,
+  writeNodeReply,
+} from "./reply";
+import { uuidv7 } from "./request-id";
+
+/** Request bodies past this are refused with 413 unless a route sets its own cap. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+
+/** One request on its way through the pipeline: what every entry point reads and writes. */
+export interface Exchange {
+  readonly req: ApiRequest;
+  readonly url: URL;
+  readonly requestId: string;
+  /** Response headers, merged into whatever the request answers, error or not. */
+  readonly headers: Record<string, string>;
+  readonly cookies: string[];
+  /** The tRPC context of this request; `principal` is set once `principal()` has resolved it. */
+  readonly ctx: RequestContext;
+  /** The caller, resolved once (session cookie, API key, OAuth token, plugin token); null when none is sent. */
+  principal(): Promise<Principal | null>;
+  /** The JSON object body (`{}` when empty), refused past `limit` bytes. */
+  readJson(limit?: number): Promise<Record<string, unknown>>;
+  /** An error as the status and envelope it answers; unexpected ones are logged with the request id. */
+  failure(err: unknown, input?: unknown): { status: number; body: unknown };
+}
+
+export interface EntryPoint {
+  /** Path prefix the entry point owns, e.g. `/api/v1`. */
+  prefix: string;
+  handle(ex: Exchange): Promise<Reply>;
+}
+
+export function jsonReply(
+  ex: Exchange,
+  status: number,
+  body: unknown,
+  extra?: Record<string, string>,
+): Reply {
+  const headers: Record<string, string | string[]> = { ...ex.headers, ...extra };
+  if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
+  if (status === 204) return { status, headers, body: null };
+  headers["Content-Type"] = "application/json; charset=utf-8";
+  return { status, headers, body: JSON.stringify(body) };
+}
+
+/** 302 to `location`; a redirect to a signed, short-lived URL must never be cached. */
+export function redirectReply(ex: Exchange, location: string): Reply {
+  return {
+    status: 302,
+    headers: { ...ex.headers, Location: location, "Cache-Control": "no-store" },
+    body: null,
+  };
+}
+
+/**
+ * An event stream from a producer. The first event is pulled before answering, so an error the producer meets
+ * first (no such evaluation, no access) is still a JSON envelope with its real status.
+ */
+export async function streamReply(
+  ex: Exchange,
+  events: AsyncIterable<ServerSentEvent>,
+  abort: () => void,
+): Promise<Reply> {
+  const rest = events[Symbol.asyncIterator]();
+  const first = await rest.next();
+  return {
+    status: 200,
+    headers: { ...ex.headers, ...SSE_HEADERS },
+    stream: {
+      first: first.done ? null : first.value,
+      rest,
+      heartbeatMs: ex.ctx.services.env.sseHeartbeatMs,
+      abort,
+      errorFrame: (err) => formatEvent({ event: "error", data: ex.failure(err).body }),
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function createExchange(services: AppServices, req: ApiRequest): Exchange {
+  const requestId = uuidv7(services.clock.now().getTime());
+  const headers: Record<string, string> = { "X-Request-Id": requestId, "Service-Version": API_VERSION };
+  const ctx: RequestContext = {
+    services,
+    principal: null,
+    clientIp: clientIp(req.headers, services.env.trustedProxyCount),
+    requestId,
+    idempotencyKey: null,
+    response: { headers },
+  };
+  let principal: Promise<Principal | null> | undefined;
+  const ex: Exchange = {
+    req,
+    url: new URL(req.url),
+    requestId,
+    headers,
+    cookies: [],
+    ctx,
+    principal() {
+      principal ??= resolvePrincipal(req, services).then((p) => {
+        ctx.principal = p;
+        return p;
+      });
+      return principal;
+    },
+    async readJson(limit = DEFAULT_BODY_LIMIT) {
+      const bytes = await req.readBody(limit);
+      if (bytes.length === 0) return {};
+      const type = req.headers.get("content-type") ?? "";
+      if (type && !JSON_TYPE.test(type)) {
+        throw apiError(
+          "unsupported_media_type",
+          "Send the request body as JSON with `Content-Type: application/json`.",
+        );
+      }
+      let text: string;
+      try {
+        text = utf8.decode(bytes);
+      } catch {
+        throw apiError("invalid_json", "The request body is not valid UTF-8.");
+      }
+      if (text.trim() === "") return {};
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw apiError("invalid_json", "The request body is not valid JSON.");
+      }
+      if (!isObject(parsed)) throw apiError("invalid_json", "The request body must be a JSON object.");
+      return parsed;
+    },
+    failure(err, input) {
+      const { error, unexpected } = toApiError(err, input);
+      if (unexpected) console.error(`[${requestId}] ${req.method} ${ex.url.pathname} failed:`, err);
+      if (error.headers) Object.assign(headers, error.headers);
+      return { status: error.status, body: toErrorEnvelope(error, requestId) };
+    },
+  };
+  return ex;
+}
+
+function apiError(code: ApiError["code"], message: string): ApiError {
+  return new ApiError(code, message);
+}
+
+export interface Pipeline {
+  /** Whether a path belongs to one of the pipeline's entry points. */
+  owns(pathname: string): boolean;
+  handle(req: ApiRequest): Promise<Reply>;
+  /** From node:http (the production server, tests, the benchmark). */
+  handleNode(req: IncomingMessage, res: ServerResponse, forwardedFor: ForwardedFor): void;
+  /** From a Web `Request` (the Next.js route handlers of `next dev`). */
+  handleWeb(req: Request): Promise<Response>;
+}
+
+/**
+ * Every HTTP entry point of the app (`/api/v1`, `/api/trpc`, `/api/auth`, `/api/share`) in one wrapper that owns
+ * the request id, `Service-Version`, body caps and JSON parsing, principal resolution, the error envelope and
+ * response writing (whole bodies, redirects and event streams), whichever server the request came through.
+ */
+export function createPipeline(services: AppServices, entries: EntryPoint[]): Pipeline {
+  const entryOf = (pathname: string) =>
+    entries.find((e) => pathname === e.prefix || pathname.startsWith(`${e.prefix}/`));
+
+  const handle = async (req: ApiRequest): Promise<Reply> => {
+    let ex: Exchange | undefined;
+    try {
+      ex = createExchange(services, req);
+      const entry = entryOf(ex.url.pathname);
+      if (!entry)
+        throw apiError("route_not_found", `Unrecognized request URL (${req.method} ${ex.url.pathname}).`);
+      const policy = {
+        mode: services.limits.mode,
+        requestId: ex.requestId,
+        route: `${req.method} ${ex.url.pathname}`,
+      };
+      return await withLimitPolicy(policy, () => entry.handle(ex!));
+    } catch (err) {
+      // A URL too malformed to parse fails before the exchange exists.
+      ex ??= createExchange(services, { ...req, url: "http://invalid/" });
+      const { status, body } = ex.failure(err);
+      return jsonReply(ex, status, body);
+    }
+  };
+
+  return {
+    owns: (pathname) => entryOf(pathname) !== undefined,
+    handle,
+    handleNode(req, res, forwardedFor) {
+      handle(fromNodeRequest(req, res, forwardedFor))
+        .then((reply) => writeNodeReply(res, reply))
+        .catch((err: unknown) => {
+          console.error(err);
+          if (!res.headersSent) res.statusCode = 500;
+          res.end();
+        });
+    },
+    handleWeb: (req) => handle(fromWebRequest(req)).then(toWebResponse),
+  };
+}

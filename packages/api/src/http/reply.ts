@@ -1,0 +1,143 @@
+import type { ServerResponse } from "node:http";
+
+/** Response headers; `Set-Cookie` may carry several values. */
+export type ResponseHeaders = Record<string, string | string[]>;
+
+/** One server-sent event. `data` is sent as JSON on one line. */
+export interface ServerSentEvent {
+  /** Sent as `id:`; a client that reconnects sends the last one back as `Last-Event-ID`. */
+  id?: string;
+  /** Sent as `event:`; without it the client sees a `message` event. */
+  event?: string;
+  data: unknown;
+}
+
+/** An open event stream: its first event was already pulled (so errors before it were answered as JSON). */
+export interface EventStream {
+  first: ServerSentEvent | null;
+  rest: AsyncIterator<ServerSentEvent>;
+  heartbeatMs: number;
+  /** Stops the producer when the client goes away (aborts the procedure's signal). */
+  abort(): void;
+  /** The frame sent when the producer fails after the stream began: the status line is gone, so it is an event. */
+  errorFrame(err: unknown): string;
+}
+
+/** What an entry point answers: a whole body, or an event stream. */
+export type Reply =
+  | { status: number; headers: ResponseHeaders; body: string | Uint8Array | null; stream?: undefined }
+  | { status: 200; headers: ResponseHeaders; body?: undefined; stream: EventStream };
+
+export const SSE_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-store",
+  Connection: "keep-alive",
+  // Proxies that buffer responses (nginx) would hold events back.
+  "X-Accel-Buffering": "no",
+} as const;
+
+const HEARTBEAT = ": heartbeat\n\n";
+
+export function formatEvent(e: ServerSentEvent): string {
+  let frame = "";
+  if (e.id !== undefined) frame += `id: ${e.id.replace(/[\r\n]/g, "")}\n`;
+  if (e.event !== undefined) frame += `event: ${e.event.replace(/[\r\n]/g, "")}\n`;
+  return `${frame}data: ${JSON.stringify(e.data ?? null)}\n\n`;
+}
+
+/** Writes a reply to a node response; an event stream is written as it is produced, with heartbeats. */
+export function writeNodeReply(res: ServerResponse, reply: Reply): void {
+  if (!reply.stream) {
+    res.writeHead(reply.status, reply.headers);
+    res.end(reply.body ?? undefined);
+    return;
+  }
+  const { stream } = reply;
+  res.writeHead(200, reply.headers);
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+  let open = true;
+  const heartbeat = setInterval(() => res.write(HEARTBEAT), stream.heartbeatMs);
+  heartbeat.unref?.();
+  const close = () => {
+    if (!open) return;
+    open = false;
+    clearInterval(heartbeat);
+    stream.abort();
+    void stream.rest.return?.();
+  };
+  res.once("close", close);
+  const pump = async () => {
+    if (stream.first) res.write(formatEvent(stream.first));
+    else return;
+    while (open) {
+      const next = await stream.rest.next();
+      if (next.done || !open) return;
+      if (!res.write(formatEvent(next.value))) {
+        await new Promise<void>((resolve) => {
+          res.once("drain", resolve);
+          res.once("close", resolve);
+        });
+      }
+    }
+  };
+  pump()
+    .catch((err: unknown) => {
+      if (open) res.write(stream.errorFrame(err));
+    })
+    .finally(() => {
+      close();
+      res.end();
+    });
+}
+
+/** A reply as a Web `Response` (Next.js route handlers); an event stream becomes a pulled `ReadableStream`. */
+export function toWebResponse(reply: Reply): Response {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(reply.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  if (!reply.stream) {
+    // Node's Uint8Array is typed over ArrayBufferLike; the Web types want an ArrayBuffer-backed view.
+    const body = reply.body as string | Uint8Array<ArrayBuffer> | null;
+    return new Response(body, { status: reply.status, headers });
+  }
+  const { stream } = reply;
+  const encoder = new TextEncoder();
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let firstSent = false;
+  const stop = () => {
+    clearInterval(heartbeat);
+    stream.abort();
+    void stream.rest.return?.();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      heartbeat = setInterval(() => controller.enqueue(encoder.encode(HEARTBEAT)), stream.heartbeatMs);
+    },
+    async pull(controller) {
+      try {
+        if (!firstSent) {
+          firstSent = true;
+          if (stream.first) {
+            controller.enqueue(encoder.encode(formatEvent(stream.first)));
+            return;
+          }
+        } else {
+          const next = await stream.rest.next();
+          if (!next.done) {
+            controller.enqueue(encoder.encode(formatEvent(next.value)));
+            return;
+          }
+        }
+      } catch (err) {
+        controller.enqueue(encoder.encode(stream.errorFrame(err)));
+      }
+      stop();
+      controller.close();
+    },
+    cancel: stop,
+  });
+  return new Response(body, { status: 200, headers });
+}
