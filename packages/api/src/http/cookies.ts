@@ -7,7 +7,13 @@ export function readCookie(header: string | null, name: string): string | null {
     if (eq === -1) continue;
     if (part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim();
-      return value ? decodeURIComponent(value) : null;
+      if (!value) return null;
+      // A value that does not decode is kept as sent: it matches no session, so it fails as a stale one does.
+      try {
+        return decodeURIComponent(value);
+      } catch {
+        return value;
+      }
     }
   }
   return null;

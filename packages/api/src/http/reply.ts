@@ -107,7 +107,9 @@ export function toWebResponse(reply: Reply): Response {
   const encoder = new TextEncoder();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let firstSent = false;
+  let stopped = false;
   const stop = () => {
+    stopped = true;
     clearInterval(heartbeat);
     stream.abort();
     void stream.rest.return?.();
@@ -132,6 +134,8 @@ export function toWebResponse(reply: Reply): Response {
           }
         }
       } catch (err) {
+        // A producer stopped because the client left has nobody to tell.
+        if (stopped) return;
         controller.enqueue(encoder.encode(stream.errorFrame(err)));
       }
       stop();

@@ -1,0 +1,193 @@
+import { request as httpRequest } from "node:http";
+import { API_VERSION } from "@rubricon/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError, UUID_V7 } from "./helpers/assertions";
+import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import { runningEvaluation } from "./helpers/ratings";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+/** Every HTTP entry point (/api/v1, /api/trpc, /api/auth, /api/share) answers through the one pipeline. */
+let server: TestServer;
+let user: TestUser;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  user = await signUp(server, "entries");
+  key = await mintApiKey(server, user, ["*"]);
+});
+afterAll(() => server?.close());
+
+function expectPipelineHeaders(headers: Headers): void {
+  expect(headers.get("x-request-id")).toMatch(UUID_V7);
+  expect(headers.get("service-version")).toBe(API_VERSION);
+}
+
+/** Sends `total` bytes in chunks with no Content-Length, as a client streaming a body does. */
+function postChunked(url: string, total: number): Promise<{ status: number; body: string; sent: number }> {
+  const chunk = Buffer.alloc(64 * 1024, "a");
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    const req = httpRequest(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => resolve({ status: res.statusCode!, body, sent }));
+    });
+    req.on("error", reject);
+    const pump = () => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+describe("every entry point", () => {
+  it("answers with a request id and Service-Version, and its errors in the envelope", async () => {
+    const cases = [
+      { url: `${server.url}/api/auth/nowhere`, method: "POST", status: 404, code: "route_not_found" },
+      { url: `${server.url}/api/auth/sign-in`, method: "GET", status: 405, code: "method_not_allowed" },
+      { url: `${server.url}/api/share/no-such-token`, method: "GET", status: 404, code: "share_not_found" },
+      { url: `${server.url}/api/share/a/b/c`, method: "GET", status: 404, code: "route_not_found" },
+      { url: `${server.api}/nowhere`, method: "GET", status: 404, code: "route_not_found" },
+    ];
+    for (const c of cases) {
+      const res = await call(c.url, { method: c.method });
+      expectPipelineHeaders(res.headers);
+      expectError(res, c.status, { code: c.code });
+      expect(res.body.error.request_id).toBe(res.headers.get("x-request-id"));
+    }
+    const signedIn = await call(`${server.url}/api/auth/sign-in`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: { email: user.email, password: user.password },
+    });
+    expect(signedIn.status).toBe(200);
+    expectPipelineHeaders(signedIn.headers);
+    expect(signedIn.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("serves the same pipeline from a Web Request (next dev's route handlers)", async () => {
+    const res = await server.app.handle(
+      new Request(`${server.url}/api/auth/sign-in`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Content-Length": String(64 * 1024) },
+        body: "x".repeat(64 * 1024),
+      }),
+    );
+    expectPipelineHeaders(res.headers);
+    expect(res.status).toBe(413);
+    const body = (await res.json()) as { error: Record<string, string> };
+    expect(body.error).toMatchObject({ type: "invalid_request_error", code: "request_too_large" });
+    const whoami = await server.app.handle(
+      new Request(`${server.api}/auth/whoami`, { headers: bearer(key) }),
+    );
+    expect(whoami.status).toBe(200);
+    expect(((await whoami.json()) as { userId: string }).userId).toBe(user.userId);
+  });
+});
+
+describe("request bodies", () => {
+  it("are refused past the cap by their declared length, with the connection closed", async () => {
+    const big = JSON.stringify({ name: "x".repeat(1024 * 1024) });
+    const res = await call(`${server.api}/evaluations`, { method: "POST", headers: bearer(key), body: big });
+    expectError(res, 413, { type: "invalid_request_error", code: "request_too_large" });
+    expect(res.headers.get("connection")).toBe("close");
+    expectPipelineHeaders(res.headers);
+  });
+
+  it("are counted while they stream in, before sign-in, and the rest is never read", async () => {
+    const signIn = await postChunked(`${server.url}/api/auth/sign-in`, 60 * 1024 * 1024);
+    expect(signIn.status).toBe(413);
+    expect(JSON.parse(signIn.body).error.code).toBe("request_too_large");
+    // The server stopped reading: the client could not push anywhere near the 60 MB it meant to.
+    expect(signIn.sent).toBeLessThan(20 * 1024 * 1024);
+
+    const rest = await postChunked(`${server.api}/evaluations`, 3 * 1024 * 1024);
+    expect(rest.status).toBe(413);
+  });
+
+  it("have small caps where small bodies are all a route takes", async () => {
+    const res = await call(`${server.url}/api/auth/sign-up`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: { email: "a@example.com", password: "x".repeat(20_000), name: "A" },
+    });
+    expectError(res, 413, { code: "request_too_large" });
+    const share = await call(`${server.url}/api/share/some-token/start`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: { name: "x".repeat(20_000) },
+    });
+    expectError(share, 413, { code: "request_too_large" });
+  });
+
+  it("that are not UTF-8 are invalid JSON, not mangled", async () => {
+    const res = await fetch(`${server.api}/evaluations`, {
+      method: "POST",
+      headers: bearer(key),
+      body: Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: Record<string, string> };
+    expect(body.error).toMatchObject({
+      code: "invalid_json",
+      message: "The request body is not valid UTF-8.",
+    });
+  });
+});
+
+describe("the dashboard's tRPC endpoint", () => {
+  const batch = (calls: string[]) =>
+    `${server.url}/api/trpc/${calls.join(",")}?batch=1&input=${encodeURIComponent(
+      JSON.stringify(Object.fromEntries(calls.map((_, i) => [i, {}]))),
+    )}`;
+
+  it("meters each call of a batch as a request", async () => {
+    const headers = sessionHeaders(server, user);
+    const first = await fetch(batch(["auth.whoami"]), { headers });
+    expect(first.status).toBe(200);
+    expectPipelineHeaders(first.headers);
+    const before = Number(first.headers.get("x-ratelimit-remaining"));
+    const three = await fetch(batch(["auth.whoami", "auth.whoami", "auth.whoami"]), { headers });
+    expect(three.status).toBe(200);
+    const results = (await three.json()) as { result: { data: { userId: string } } }[];
+    expect(results.map((r) => r.result.data.userId)).toEqual([user.userId, user.userId, user.userId]);
+    expect(Number(three.headers.get("x-ratelimit-remaining"))).toBe(before - 3);
+  });
+
+  it("refuses a batch of more than 10 calls", async () => {
+    const res = await call(batch(Array.from({ length: 11 }, () => "auth.whoami")), {
+      headers: sessionHeaders(server, user),
+    });
+    expectError(res, 400, { type: "invalid_request_error", code: "batch_too_large" });
+    expectPipelineHeaders(res.headers);
+  });
+});
+
+describe("cookies", () => {
+  it("that do not decode are a 401 on /api/v1, never a 500", async () => {
+    const res = await call(`${server.api}/auth/whoami`, { headers: { Cookie: "rubricon_session=%zz" } });
+    expectError(res, 401, { type: "authentication_error", code: "invalid_session" });
+  });
+
+  it("that are stale or malformed count as signed out on a public share link", async () => {
+    const { evaluation } = await runningEvaluation(server, bearer(key), {
+      extra: { shareAccess: "ANYONE_WITH_LINK" },
+    });
+    for (const cookie of ["rubricon_session=%zz", "rubricon_session=stale-session-token"]) {
+      const res = await call(`${server.url}/api/share/${evaluation.shareToken}`, {
+        headers: { Cookie: cookie },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.evaluation.name).toBe(evaluation.name);
+    }
+  });
+});
