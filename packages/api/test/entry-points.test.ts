@@ -57,11 +57,11 @@ describe("every entry point", () => {
       { url: `${server.url}/api/share/no-such-token`, method: "GET", status: 404, code: "share_not_found" },
       { url: `${server.url}/api/share/a/b/c`, method: "GET", status: 404, code: "route_not_found" },
       { url: `${server.api}/nowhere`, method: "GET", status: 404, code: "route_not_found" },
-    ];
+    ].map((c) => ({ ...c, type: c.status === 404 ? "not_found_error" : "invalid_request_error" }));
     for (const c of cases) {
       const res = await call(c.url, { method: c.method });
       expectPipelineHeaders(res.headers);
-      expectError(res, c.status, { code: c.code });
+      expectError(res, c.status, { type: c.type, code: c.code });
       expect(res.body.error.request_id).toBe(res.headers.get("x-request-id"));
     }
     const signedIn = await call(`${server.url}/api/auth/sign-in`, {
@@ -120,13 +120,13 @@ describe("request bodies", () => {
       headers: { "Content-Type": "application/json" },
       body: { email: "a@example.com", password: "x".repeat(20_000), name: "A" },
     });
-    expectError(res, 413, { code: "request_too_large" });
+    expectError(res, 413, { type: "invalid_request_error", code: "request_too_large" });
     const share = await call(`${server.url}/api/share/some-token/start`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: { name: "x".repeat(20_000) },
     });
-    expectError(share, 413, { code: "request_too_large" });
+    expectError(share, 413, { type: "invalid_request_error", code: "request_too_large" });
   });
 
   it("that are not UTF-8 are invalid JSON, not mangled", async () => {
