@@ -163,6 +163,20 @@ describe("the dashboard's tRPC endpoint", () => {
     expect(Number(three.headers.get("x-ratelimit-remaining"))).toBe(before - 3);
   });
 
+  it("answers a stale session in tRPC's own format, so the dashboard sends the user to sign in", async () => {
+    const res = await call(batch(["auth.whoami", "usage.get"]), {
+      headers: { Cookie: "rubricon_session=stale-session-token" },
+    });
+    expect(res.status).toBe(401);
+    expectPipelineHeaders(res.headers);
+    expect(res.body).toHaveLength(2);
+    for (const item of res.body)
+      expect(item.error.data.apiError).toMatchObject({
+        type: "authentication_error",
+        code: "invalid_session",
+      });
+  });
+
   it("refuses a batch of more than 10 calls", async () => {
     const res = await call(batch(Array.from({ length: 11 }, () => "auth.whoami")), {
       headers: sessionHeaders(server, user),

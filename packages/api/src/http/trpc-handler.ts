@@ -31,17 +31,27 @@ export function createTrpcEntry(router: AnyRouter): EntryPoint {
           `A batch may hold at most ${MAX_BATCH_CALLS} calls; this one has ${calls.length}.`,
         );
       }
-      const principal = await ex.principal();
+      // A bad session or a spent budget is refused by tRPC itself (createContext throws), so the dashboard's client
+      // reads it as it reads every procedure error (and sends an expired session to sign in).
+      let refusal: unknown;
+      const principal = await ex.principal().catch((err: unknown) => {
+        refusal = err;
+        return null;
+      });
       const session = principal?.kind === "session" ? principal : null;
-      if (session && req.method !== "GET") assertSameOrigin(req, services.env.baseUrl);
-      // Each call in a batch spends the team's budget as a request would, under an id of its own.
-      if (session) {
-        for (const [i, call] of calls.entries()) {
-          await meterRequest({ ...ctx, requestId: `${ex.requestId}:${i}` }, session, {
-            label: `tRPC ${call}`,
-            unmetered: false,
-          });
+      try {
+        if (session && req.method !== "GET") assertSameOrigin(req, services.env.baseUrl);
+        // Each call in a batch spends the team's budget as a request would, under an id of its own.
+        if (session) {
+          for (const [i, call] of calls.entries()) {
+            await meterRequest({ ...ctx, requestId: `${ex.requestId}:${i}` }, session, {
+              label: `tRPC ${call}`,
+              unmetered: false,
+            });
+          }
         }
+      } catch (err) {
+        refusal = err;
       }
       const body =
         req.method === "GET" || req.method === "HEAD" ? undefined : await req.readBody(DEFAULT_BODY_LIMIT);
@@ -55,7 +65,10 @@ export function createTrpcEntry(router: AnyRouter): EntryPoint {
         endpoint: TRPC_PREFIX,
         req: request,
         router,
-        createContext: (): RequestContext => ({ ...ctx, principal: session }),
+        createContext: (): RequestContext => {
+          if (refusal) throw refusal;
+          return { ...ctx, principal: session };
+        },
         // tRPC would answer 500 for any thrown ApiError; the dashboard and proxies should see its real status.
         responseMeta({ errors, data }) {
           if (errors.length === 0 || errors.length !== data.length) return {};
