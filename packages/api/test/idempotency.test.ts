@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
+import { idempotencyRecords } from "@rubricon/db";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, SSE_BODY } from "./helpers/assertions";
-import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import {
+  bearer,
+  call,
+  mintApiKey,
+  mintOAuthToken,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -132,13 +142,63 @@ describe("Idempotency-Key", () => {
     expect(await listIds(otherKey)).toContain(theirs.body.id);
   });
 
-  it("shares keys between two API keys of the same team", async () => {
+  it("keeps keys of two API keys of the same team apart: a replay answers only the credential that made it", async () => {
     const secondKey = await mintApiKey(server, user, ["evaluations:*"]);
     const k = randomUUID();
     const first = await create(k);
     const second = await create(k, SSE_BODY, secondKey);
-    expect(second.body.id).toBe(first.body.id);
-    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(first.body.id);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    const again = await create(k, SSE_BODY, secondKey);
+    expect(again.body.id).toBe(second.body.id);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("checks the route's scope before replaying", async () => {
+    // Two tokens of one user, app and team share their keys; the second lacks the scope the route needs.
+    const writer = await mintOAuthToken(server, {
+      sub: user.userId,
+      team: user.teamId,
+      scope: "evaluations:write",
+    });
+    const reader = await mintOAuthToken(server, {
+      sub: user.userId,
+      team: user.teamId,
+      scope: "templates:read",
+    });
+    const k = randomUUID();
+    expect((await create(k, SSE_BODY, writer)).status).toBe(201);
+    const replayed = await create(k, SSE_BODY, reader);
+    expectError(replayed, 403, { type: "authorization_error", code: "missing_required_scope" });
+    expect(JSON.stringify(replayed.body)).not.toContain("eval_");
+  });
+
+  it("never keeps a secret shown once, and refuses to replay its request", async () => {
+    const k = randomUUID();
+    const mint = () =>
+      call(`${server.api}/api-keys`, {
+        method: "POST",
+        headers: { ...sessionHeaders(server, user), "Idempotency-Key": k },
+        body: { name: "idempotent key", scopes: ["templates:read"] },
+      });
+    const first = await mint();
+    expect(first.status).toBe(201);
+    expect(first.body.key).toMatch(/^ak_live_/);
+    const stored = await server.app.services.db
+      .select()
+      .from(idempotencyRecords)
+      .where(eq(idempotencyRecords.key, k));
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored[0]!.responseBody)).not.toContain(first.body.key);
+    expect(JSON.stringify(stored[0]!.responseBody)).toContain(first.body.id);
+
+    const second = await mint();
+    expectError(second, 409, { type: "invalid_request_error", code: "idempotency_replay_unavailable" });
+    expect(second.body.error.details).toEqual({ id: first.body.id });
+    expect(JSON.stringify(second.body)).not.toContain(first.body.key);
+    const keys = await call(`${server.api}/api-keys`, { headers: sessionHeaders(server, user) });
+    expect(keys.body.data.filter((key: { name: string }) => key.name === "idempotent key")).toHaveLength(1);
   });
 
   it("applies to session callers as well", async () => {

@@ -72,6 +72,7 @@ export const ERROR_CODES = {
   method_not_allowed: { type: "invalid_request_error", status: 405 },
   idempotency_key_reused: { type: "invalid_request_error", status: 409 },
   rating_already_exists: { type: "invalid_request_error", status: 409 },
+  idempotency_replay_unavailable: { type: "invalid_request_error", status: 409 },
   idempotency_request_in_progress: {
     type: "invalid_request_error",
     status: 409,

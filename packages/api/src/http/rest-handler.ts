@@ -2,6 +2,7 @@ import { ApiError, withLimitPolicy } from "@rubricon/core";
 import { meterRequest } from "../limits/requests-per-minute";
 import type { Principal, RequestContext } from "../trpc/context";
 import { assertFeatureEnabled } from "../trpc/gates";
+import { assertMayCall } from "../trpc/init";
 import type { RedirectTarget } from "../trpc/redirect";
 import { assertSameOrigin } from "./csrf";
 import {
@@ -59,10 +60,39 @@ function applyDeprecation(route: Route, params: Record<string, string>, ex: Exch
   }
 }
 
+/**
+ * Idempotency keys belong to one credential: a key is replayed only to the API key, OAuth app or user that made
+ * the first request, never to another credential of the same team.
+ */
 function idempotencyScope(principal: Principal): string {
-  return principal.kind === "api_key" || principal.kind === "oauth"
-    ? `team:${principal.teamId}`
-    : `user:${principal.userId}`;
+  switch (principal.kind) {
+    case "api_key":
+      return `team:${principal.teamId}:key:${principal.keyId}`;
+    case "oauth":
+      return `team:${principal.teamId}:oauth:${principal.clientId ?? "-"}:user:${principal.userId}`;
+    default:
+      return `user:${principal.userId}`;
+  }
+}
+
+/** The response as kept for replay: without the fields that hold a secret shown once. */
+function storableResult(route: Route, result: { status: number; body: unknown }) {
+  const secrets = route.meta.secretFields;
+  if (!secrets || result.body === null || typeof result.body !== "object") return result;
+  const body = { ...(result.body as Record<string, unknown>) };
+  for (const field of secrets) delete body[field];
+  return { status: result.status, body };
+}
+
+function secretNotReplayable(body: unknown): ApiError {
+  const id = (body as { id?: unknown } | null)?.id;
+  return new ApiError(
+    "idempotency_replay_unavailable",
+    `A request with this Idempotency-Key already succeeded${typeof id === "string" ? ` and created ${id}` : ""}, ` +
+      "but its secret was shown only in that first response and is not kept, so it cannot be replayed. Use the " +
+      "object it created (rotate its secret, or revoke it and create another) or send a new key.",
+    { param: "Idempotency-Key", ...(typeof id === "string" ? { details: { id } } : {}) },
+  );
 }
 
 /** The route a path and method name, or the 404/405 that says why there is none. */
@@ -166,14 +196,17 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       const useIdempotency =
         method === "POST" && key !== null && route.meta.idempotent !== false && principal;
       if (!useIdempotency) return answer(await run());
+      // A replay answers only a caller the route itself would serve (credentials, session, scope).
+      assertMayCall(principal, route.meta);
       const scope = idempotencyScope(principal);
       const fingerprint = requestFingerprint(method, path, body);
       const claim = await claimIdempotencyKey(services.db, scope, key, fingerprint, services.clock.now());
       if (claim.kind === "replay") {
+        if (route.meta.secretFields) throw secretNotReplayable(claim.response.body);
         return jsonReply(ex, claim.response.status, claim.response.body, { "Idempotent-Replayed": "true" });
       }
       const result = await run();
-      await settleIdempotencyKey(services.db, scope, key, result);
+      await settleIdempotencyKey(services.db, scope, key, storableResult(route, result));
       return answer(result);
     },
   };

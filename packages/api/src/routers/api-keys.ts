@@ -33,6 +33,7 @@ export const apiKeysRouter = router({
   // POST /api-keys — mint a key; the plaintext is in this response only
   create: apiProcedure
     .meta({
+      secretFields: ["key"],
       openapi: {
         method: "POST",
         path: "/api-keys",

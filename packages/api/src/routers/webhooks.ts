@@ -42,6 +42,7 @@ export const webhooksRouter = router({
   // POST /webhooks — subscribe a URL; the signing secret is in this answer only
   create: apiProcedure
     .meta({
+      secretFields: ["secret"],
       openapi: {
         method: "POST",
         path: "/webhooks",
@@ -105,6 +106,7 @@ export const webhooksRouter = router({
   // POST /webhooks/{id}/rotate-secret — a new signing secret; the old one keeps signing for 24 hours
   rotateSecret: apiProcedure
     .meta({
+      secretFields: ["secret"],
       openapi: {
         method: "POST",
         path: "/webhooks/{id}/rotate-secret",

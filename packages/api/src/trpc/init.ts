@@ -45,6 +45,11 @@ export type RouteMeta = OpenApiMeta<{
   produces?: string[];
   /** POSTs that create nothing may opt out of Idempotency-Key handling. */
   idempotent?: boolean;
+  /**
+   * Top-level response fields holding a secret shown once (an API key, a signing secret). They are never stored
+   * with the idempotency record, and a repeat of the request is refused rather than replayed without them.
+   */
+  secretFields?: string[];
   /** Spends nothing of the team's requests-per-minute budget (the headers still report it). */
   unmetered?: boolean;
   /** The route's own, stricter limit, on top of the team's budget. */
@@ -87,8 +92,12 @@ function scopeFailure(scope: RequiredScope): ApiError {
   });
 }
 
-const authed = t.middleware(({ ctx, meta, next }) => {
-  const principal = ctx.principal;
+/**
+ * Whether `principal` may call a route with this meta at all: credentials present, a session where the route
+ * needs one, the route's scope for keys and tokens. Checked before a procedure runs and before an idempotent
+ * replay, so a replay never answers a caller the route itself would refuse.
+ */
+export function assertMayCall(principal: Principal | null, meta: RouteMeta | undefined): asserts principal {
   if (!principal)
     throw new ApiError(
       "authentication_required",
@@ -107,6 +116,11 @@ const authed = t.middleware(({ ctx, meta, next }) => {
   ) {
     throw scopeFailure(meta.scope);
   }
+}
+
+const authed = t.middleware(({ ctx, meta, next }) => {
+  const principal = ctx.principal;
+  assertMayCall(principal, meta);
   return next({
     ctx: {
       ...ctx,
