@@ -1,5 +1,6 @@
 "use client";
 
+import { sameOriginPath } from "@rubricon/contracts";
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -38,8 +39,7 @@ const COPY: Record<
 
 /** Only same-site paths, so a crafted `?next=` cannot bounce a user to another site after signing in. */
 function nextPath(): string {
-  const next = new URLSearchParams(window.location.search).get("next");
-  return next?.startsWith("/") && !next.startsWith("//") ? next : "/evaluations";
+  return sameOriginPath(new URLSearchParams(window.location.search).get("next"), window.location.origin);
 }
 
 export function AuthForm({ mode }: { mode: Mode }) {

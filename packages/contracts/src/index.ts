@@ -7,6 +7,7 @@ export * from "./events";
 export * from "./ids";
 export * from "./pagination";
 export * from "./ratings";
+export * from "./redirects";
 export * from "./results";
 export * from "./scopes";
 export * from "./share";
