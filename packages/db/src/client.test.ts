@@ -48,6 +48,25 @@ describe("database client", () => {
     await x.close();
   });
 
+  it("shows every statement with its parameters to onQuery, in transactions too", async () => {
+    const seen: { query: string; params: readonly unknown[] }[] = [];
+    const database = await createTestDatabase(process.env, {
+      onQuery: (query, params) => seen.push({ query, params }),
+    });
+    try {
+      const id = newId("user");
+      seen.length = 0; // forget the migrations
+      await database.db.transaction((tx) => tx.insert(users).values({ id, email: `${id}@example.com` }));
+      await database.db.select().from(users).where(eq(users.id, id));
+      const ours = seen.filter((s) => s.query.includes('"users"'));
+      expect(ours.map((s) => s.query.split(" ")[0])).toEqual(["insert", "select"]);
+      expect(ours[0]!.params).toContain(`${id}@example.com`);
+      expect(ours[1]!.params).toEqual([id]);
+    } finally {
+      await database.dispose();
+    }
+  });
+
   it("makes prefixed ids", () => {
     expect(newId("evaluation")).toMatch(/^eval_[a-z0-9]{20,}$/);
     expect(newId("team")).not.toBe(newId("team"));

@@ -30,7 +30,14 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** Pool size for postgres.js. */
   maxConnections?: number;
+  /**
+   * Sees the text and parameters of every statement as it is sent, prepared or not, in transactions too (tests
+   * use it to EXPLAIN what a route ran). Costs a stack trace per query on postgres.js: not for production.
+   */
+  onQuery?: QueryObserver;
 }
+
+export type QueryObserver = (query: string, params: readonly unknown[]) => void;
 
 export function createDatabase(opts: DatabaseOptions): Database {
   if (opts.url) {
@@ -38,12 +45,14 @@ export function createDatabase(opts: DatabaseOptions): Database {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
       connection: { application_name: "rubricon" },
+      ...(opts.onQuery ? { debug: debugHook(opts.onQuery) } : {}),
     });
     const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
   const release = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
   const client = new PGlite(opts.dataDir);
+  if (opts.onQuery) observePglite(client, opts.onQuery);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -84,6 +93,24 @@ function preparing(client: postgres.Sql): postgres.Sql {
       return Reflect.get(target, prop, receiver);
     },
   });
+}
+
+function debugHook(onQuery: QueryObserver) {
+  return (_connection: number, query: string, params: unknown[]) => onQuery(query, params);
+}
+
+/** PGlite has no statement hook: its `query`, and the one a transaction hands its callback, are wrapped. */
+function observePglite(client: PGlite, onQuery: QueryObserver): void {
+  const observed =
+    (query: PGlite["query"]): PGlite["query"] =>
+    (sql, params, options) => {
+      onQuery(sql, params ?? []);
+      return query(sql, params, options);
+    };
+  const transaction = client.transaction.bind(client);
+  client.query = observed(client.query.bind(client));
+  client.transaction = (callback) =>
+    transaction((tx) => callback(Object.assign(Object.create(tx), { query: observed(tx.query.bind(tx)) })));
 }
 
 /** Raised when another live process holds the embedded database's data directory. */

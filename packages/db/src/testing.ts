@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { createDatabase, type Database, migrateDatabase } from "./client";
+import { createDatabase, type Database, type DatabaseOptions, migrateDatabase } from "./client";
 
 export interface TestDatabase extends Database {
   /** The database's postgres:// URL, for other processes to share it; undefined for in-memory PGlite. */
@@ -13,10 +13,13 @@ export interface TestDatabase extends Database {
  * A fresh, migrated database for one test file: a new Postgres database when `DATABASE_URL` is set (CI), or an
  * in-memory PGlite otherwise.
  */
-export async function createTestDatabase(env: NodeJS.ProcessEnv = process.env): Promise<TestDatabase> {
+export async function createTestDatabase(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: Pick<DatabaseOptions, "onQuery"> = {},
+): Promise<TestDatabase> {
   const baseUrl = env.DATABASE_URL;
   if (!baseUrl) {
-    const database = createDatabase({});
+    const database = createDatabase(opts);
     await migrateDatabase(database);
     return { ...database, url: undefined, dispose: () => database.close() };
   }
@@ -26,7 +29,7 @@ export async function createTestDatabase(env: NodeJS.ProcessEnv = process.env): 
   await admin.end();
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
-  const database = createDatabase({ url: url.toString(), maxConnections: 5 });
+  const database = createDatabase({ ...opts, url: url.toString(), maxConnections: 5 });
   await migrateDatabase(database);
   return {
     ...database,

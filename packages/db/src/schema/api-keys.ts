@@ -1,4 +1,5 @@
 import { index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { newestFirst } from "./list-order";
 import { teams } from "./teams";
 import { users } from "./users";
 
@@ -25,5 +26,8 @@ export const apiKeys = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("api_keys_team_idx").on(t.teamId)],
+  (t) => [
+    index("api_keys_team_idx").on(t.teamId),
+    index("api_keys_user_order_idx").on(t.userId, ...newestFirst(t.updatedAt, t.id)),
+  ],
 );

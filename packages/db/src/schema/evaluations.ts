@@ -1,4 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { newestFirst } from "./list-order";
 import { teams } from "./teams";
 import { users } from "./users";
 
@@ -58,7 +59,10 @@ export const evaluations = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("evaluations_team_order_idx").on(t.teamId, t.updatedAt.desc(), t.id.desc())],
+  (t) => [
+    index("evaluations_team_order_idx").on(t.teamId, ...newestFirst(t.updatedAt, t.id)),
+    index("evaluations_team_status_order_idx").on(t.teamId, t.status, ...newestFirst(t.updatedAt, t.id)),
+  ],
 );
 
 export const comparisons = pgTable(
@@ -74,5 +78,5 @@ export const comparisons = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("comparisons_evaluation_idx").on(t.evaluationId, t.updatedAt.desc(), t.id.desc())],
+  (t) => [index("comparisons_evaluation_idx").on(t.evaluationId, ...newestFirst(t.updatedAt, t.id))],
 );

@@ -1,4 +1,5 @@
 import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { newestFirst } from "./list-order";
 
 /** The event log and outbox: written in the same transaction as the change it records. */
 export const events = pgTable(
@@ -20,7 +21,9 @@ export const events = pgTable(
   },
   (t) => [
     index("events_team_created_idx").on(t.teamId, t.createdAt.desc(), t.id.desc()),
-    index("events_object_idx").on(t.objectId),
-    index("events_team_seq_idx").on(t.teamId, t.seq.desc()),
+    // Also the log filtered by object and type: an object's events are few.
+    index("events_object_seq_idx").on(t.objectId, ...newestFirst(t.seq)),
+    index("events_team_seq_idx").on(t.teamId, ...newestFirst(t.seq)),
+    index("events_team_type_seq_idx").on(t.teamId, t.type, ...newestFirst(t.seq)),
   ],
 );

@@ -1,5 +1,6 @@
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { comparisons, evaluations } from "./evaluations";
+import { newestFirst } from "./list-order";
 import { users } from "./users";
 
 /** A person rating through an evaluation's share link, without an account. */
@@ -17,7 +18,7 @@ export const publicRaters = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("public_raters_evaluation_idx").on(t.evaluationId, t.updatedAt.desc(), t.id.desc())],
+  (t) => [index("public_raters_evaluation_idx").on(t.evaluationId, ...newestFirst(t.updatedAt, t.id))],
 );
 
 export const ratings = pgTable(
@@ -53,8 +54,14 @@ export const ratings = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [
-    index("ratings_evaluation_order_idx").on(t.evaluationId, t.updatedAt.desc(), t.id.desc()),
-    index("ratings_comparison_idx").on(t.comparisonId),
+    index("ratings_evaluation_order_idx").on(t.evaluationId, ...newestFirst(t.updatedAt, t.id)),
+    index("ratings_evaluation_rater_type_order_idx").on(
+      t.evaluationId,
+      t.raterType,
+      ...newestFirst(t.updatedAt, t.id),
+    ),
+    // Also the list filtered by comparison (with or without a rater type: a comparison's ratings are few).
+    index("ratings_comparison_order_idx").on(t.comparisonId, ...newestFirst(t.updatedAt, t.id)),
     uniqueIndex("ratings_single_rater_uq").on(t.comparisonId, t.singleRaterKey),
   ],
 );

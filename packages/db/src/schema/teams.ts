@@ -29,5 +29,10 @@ export const teamMembers = pgTable(
     role: text("role", { enum: ["owner", "admin", "member"] }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index("team_members_user_idx").on(t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.userId] }),
+    index("team_members_user_idx").on(t.userId),
+    // The member list, oldest member first.
+    index("team_members_team_created_idx").on(t.teamId, t.createdAt),
+  ],
 );

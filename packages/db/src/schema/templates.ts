@@ -1,4 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, unique } from "drizzle-orm/pg-core";
+import { newestFirst } from "./list-order";
 import { teams } from "./teams";
 
 /** A template's body fields beyond the columns below, exactly as the API shows them. */
@@ -17,7 +18,11 @@ export const templates = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("templates_team_order_idx").on(t.teamId, t.updatedAt.desc(), t.id.desc())],
+  (t) => [
+    index("templates_team_order_idx").on(t.teamId, ...newestFirst(t.updatedAt, t.id)),
+    // The list reads the system templates beside the team's (`is_system = $1 or team_id in (...)`).
+    index("templates_system_order_idx").on(t.isSystem, ...newestFirst(t.updatedAt, t.id)),
+  ],
 );
 
 export const templateVersions = pgTable(
@@ -37,5 +42,8 @@ export const templateVersions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [unique("template_versions_template_version_uq").on(t.templateId, t.version)],
+  (t) => [
+    unique("template_versions_template_version_uq").on(t.templateId, t.version),
+    index("template_versions_template_order_idx").on(t.templateId, ...newestFirst(t.updatedAt, t.id)),
+  ],
 );

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { newestFirst } from "./list-order";
 import { teams } from "./teams";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -36,7 +37,10 @@ export const webhookEndpoints = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("webhook_endpoints_team_idx").on(t.teamId, t.status)],
+  (t) => [
+    index("webhook_endpoints_team_idx").on(t.teamId, t.status),
+    index("webhook_endpoints_team_order_idx").on(t.teamId, ...newestFirst(t.updatedAt, t.id)),
+  ],
 );
 
 /**
@@ -74,7 +78,8 @@ export const webhookDeliveries = pgTable(
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [
-    index("webhook_deliveries_endpoint_seq_idx").on(t.endpointId, t.seq.desc()),
+    index("webhook_deliveries_endpoint_seq_idx").on(t.endpointId, ...newestFirst(t.seq)),
+    index("webhook_deliveries_endpoint_status_seq_idx").on(t.endpointId, t.status, ...newestFirst(t.seq)),
     index("webhook_deliveries_due_idx")
       .on(t.nextAttemptAt)
       .where(sql`${t.status} in ('pending', 'retrying')`),
