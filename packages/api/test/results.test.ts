@@ -218,7 +218,7 @@ describe("export", () => {
       dimensionRatings: { overall: -1, usability: 2 },
       justification: '=HYPERLINK("x"), "quoted"',
     });
-    await rate(evaluation.id, { comparisonId: comparisonIds[1], skipReason: "Broken" });
+    await rate(evaluation.id, { comparisonId: comparisonIds[1], skipReason: "x;=cmd|' /C calc'!A0" });
 
     const res = await fetch(`${server.api}/evaluations/${evaluation.id}/export?format=csv`, {
       headers: bearer(key),
@@ -232,10 +232,12 @@ describe("export", () => {
       "rating_id,evaluation_id,comparison_id,comparison_name,rater_type,rater_id,template_id,template_version,value,skip_reason,time_spent_seconds,justification,created_at",
     );
     expect(lines).toHaveLength(4);
-    expect(lines.filter((l) => l.includes(",overall,1,-1,"))).toHaveLength(1);
-    expect(lines.filter((l) => l.includes(",usability,1,2,"))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(',"overall",1,-1,'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(',"usability",1,2,'))).toHaveLength(1);
     expect(lines.some((l) => l.includes(`"'=HYPERLINK(""x""), ""quoted"""`))).toBe(true);
-    expect(lines.filter((l) => l.includes(",,,,Broken,"))).toHaveLength(1);
+    // Quoted whole, so a spreadsheet splitting on `;` still reads one cell and never a formula.
+    expect(lines.filter((l) => l.includes(`,,,,"x;=cmd|' /C calc'!A0",`))).toHaveLength(1);
+    expect(lines.slice(1).every((l) => l.startsWith('"rat_'))).toBe(true);
 
     const json = await call(`${server.api}/evaluations/${evaluation.id}/export?format=json`, {
       headers: bearer(key),
@@ -243,6 +245,18 @@ describe("export", () => {
     expect(json.status).toBe(200);
     expect(json.body).toMatchObject({ object: "evaluation_export", evaluationId: evaluation.id });
     expect(json.body.ratings).toHaveLength(2);
+    // Export hands out every rating, so it needs ratings:read as well as evaluations:read.
+    const evaluationsOnly = await mintApiKey(server, user, ["evaluations:read"]);
+    const refused = await call(`${server.api}/evaluations/${evaluation.id}/export?format=json`, {
+      headers: bearer(evaluationsOnly),
+    });
+    expectError(refused, 403, { type: "authorization_error", code: "missing_required_scope" });
+    expect(refused.body.error.message).toContain("ratings:read");
+    const both = await mintApiKey(server, user, ["evaluations:read", "ratings:read"]);
+    expect(
+      (await call(`${server.api}/evaluations/${evaluation.id}/export?format=json`, { headers: bearer(both) }))
+        .status,
+    ).toBe(200);
     expectError(
       await call(`${server.api}/evaluations/${evaluation.id}/export?format=xml`, { headers: bearer(key) }),
       400,

@@ -12,6 +12,7 @@ type Operation = {
   deprecated?: boolean;
   parameters?: unknown[];
   "x-required-scope"?: string;
+  "x-required-scopes"?: string[];
   "x-feature-flag"?: string;
   "x-plans"?: string[];
 };
@@ -248,7 +249,10 @@ export function buildOpenApiDocument(
     for (const status of Object.keys(ERROR_STATUSES))
       responses[status] = { $ref: `#/components/responses/Error${status}` };
     op.responses = responses;
-    if (route.meta.scope) op["x-required-scope"] = route.meta.scope;
+    // One scope as a string (every route but a few); routes that need several list them all.
+    const scopes = [route.meta.scope ?? []].flat();
+    if (scopes.length === 1) op["x-required-scope"] = scopes[0];
+    if (scopes.length > 1) op["x-required-scopes"] = scopes;
     if (route.meta.deprecation) op.deprecated = true;
     if (route.meta.unmetered) op["x-unmetered"] = true;
     if (route.meta.routeLimit) op["x-route-limit"] = route.meta.routeLimit;

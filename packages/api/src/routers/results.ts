@@ -66,7 +66,7 @@ export const resultsRouter = router({
         description:
           "`format=csv` answers `text/csv` with one row per rating and template; `json` the ratings.",
       },
-      scope: "evaluations:read",
+      scope: ["evaluations:read", "ratings:read"],
       produces: ["text/csv"],
     })
     .input(ExportQuery.extend({ id: IdParam }))

@@ -30,8 +30,8 @@ export interface StreamRoute {
 
 /** Route rules live in meta, one readable place per route; middleware enforces them. */
 export type RouteMeta = OpenApiMeta<{
-  /** Scope an API key or OAuth token must hold. */
-  scope?: RequiredScope;
+  /** Scope an API key or OAuth token must hold; several when the route reads across families (all are needed). */
+  scope?: RequiredScope | RequiredScope[];
   /** Only session (dashboard) principals may call it. */
   sessionOnly?: boolean;
   /** Success status when not 200. A 302 route returns `{ location }` (see `redirectTo`). */
@@ -109,12 +109,9 @@ export function assertMayCall(principal: Principal | null, meta: RouteMeta | und
       "This route accepts only a signed-in session; an API key or token cannot call it.",
     );
   }
-  if (
-    meta?.scope &&
-    (principal.kind === "api_key" || principal.kind === "oauth") &&
-    !scopeGrants(principal.scopes, meta.scope)
-  ) {
-    throw scopeFailure(meta.scope);
+  if (meta?.scope && (principal.kind === "api_key" || principal.kind === "oauth")) {
+    const missing = [meta.scope].flat().find((scope) => !scopeGrants(principal.scopes, scope));
+    if (missing) throw scopeFailure(missing);
   }
 }
 

@@ -21,12 +21,16 @@ export const CSV_COLUMNS = [
   "created_at",
 ] as const;
 
-/** RFC 4180 quoting; a leading =, +, - or @ is prefixed so spreadsheets do not run it as a formula. */
-function csvField(value: string | number | null): string {
+/**
+ * Text is always quoted (RFC 4180), so a spreadsheet that splits on `;` or tabs still sees one cell, and a leading
+ * formula trigger (=, +, -, @, tab, carriage return, or their full-width forms) is prefixed with `'` so it is shown,
+ * never run. Numbers are written bare.
+ */
+export function csvField(value: string | number | null): string {
   if (value === null) return "";
-  let text = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof value === "number") return String(value);
+  const text = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(value) ? `'${value}` : value;
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /** One row per rating and rated template; a skipped rating is one row with no template and no value. */
