@@ -57,10 +57,15 @@ describe("loadEnv", () => {
     expect(env.baseUrl).toBe("https://rubricon.example");
   });
 
+  it("refuses production without BASE_URL, which would otherwise be taken for a local trial", () => {
+    expect(() => loadEnv({ NODE_ENV: "production", ...secrets })).toThrow(/no BASE_URL/);
+  });
+
   it("treats a production build on a loopback origin as a local trial", () => {
     const env = loadEnv({
       NODE_ENV: "production",
       PORT: "4000",
+      BASE_URL: "http://localhost:4000",
       DATA_DIR: mkdtempSync(join(tmpdir(), "env-")),
     });
     expect(env.baseUrl).toBe("http://localhost:4000");

@@ -107,6 +107,13 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   const e = parsed.data;
   // The data directory is chosen at run time; the ignore hint keeps Next's file tracer from bundling the repo.
   const dataDir = resolve(/*turbopackIgnore: true*/ e.DATA_DIR ?? join(findRepoRoot(process.cwd()), ".data"));
+  // Without it a real deployment would think it runs locally: generated secrets, cookies without `Secure`.
+  if (e.NODE_ENV === "production" && !e.BASE_URL) {
+    throw new Error(
+      "Refusing to start with NODE_ENV=production and no BASE_URL: set it to the public origin (https://...), " +
+        "or to http://localhost:PORT to try a production build locally.",
+    );
+  }
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const missing = SECRET_NAMES.filter((n) => !e[n]);
   if (missing.length > 0 && isProductionDeployment(e.NODE_ENV, baseUrl)) {
