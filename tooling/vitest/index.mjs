@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 /** Shared vitest settings: every test file gets its own process-level module graph and database. */
@@ -9,3 +10,6 @@ export const baseTestConfig = defineConfig({
     pool: "forks",
   },
 });
+
+/** A `globalSetup` entry for suites that run on Redis: fails the run up front when no Redis answers. */
+export const redisGlobalSetup = fileURLToPath(new URL("./redis.mjs", import.meta.url));

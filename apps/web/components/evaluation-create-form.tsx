@@ -1,12 +1,12 @@
 "use client";
 
-import { EvaluationCreateInput, SHARE_ACCESS } from "@rubricon/contracts";
+import { EvaluationCreateInput, paramOf, SHARE_ACCESS } from "@rubricon/contracts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import type { z } from "zod";
-import { errorMessage, errorParam, paramOf } from "@/lib/errors";
+import { errorMessage, errorParam } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
 

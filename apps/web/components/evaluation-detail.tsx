@@ -1,6 +1,6 @@
 "use client";
 
-import type { Comparison, EvaluationStatus } from "@rubricon/contracts";
+import { type Comparison, EVALUATION_STATUS_TRANSITIONS, type EvaluationStatus } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -11,37 +11,12 @@ import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
 
-/** The moves the API allows from each status (Archived is final); the API enforces the same table. */
-const MOVES: Record<EvaluationStatus, { to: EvaluationStatus; label: string; confirm?: string }[]> = {
-  Draft: [
-    { to: "Running", label: "Move to Running" },
-    {
-      to: "Archived",
-      label: "Archive",
-      confirm: "Archive this evaluation? Archiving is final.",
-    },
-  ],
-  Running: [
-    {
-      to: "Ended",
-      label: "Move to Ended",
-      confirm: "End this evaluation? Raters will no longer be able to submit.",
-    },
-    {
-      to: "Archived",
-      label: "Archive",
-      confirm: "Archive this evaluation? Archiving is final.",
-    },
-  ],
-  Ended: [
-    {
-      to: "Archived",
-      label: "Archive",
-      confirm: "Archive this evaluation? Archiving is final.",
-    },
-  ],
-  Archived: [],
+/** What the dashboard asks before a move; the moves offered are the contracts' transition table. */
+const CONFIRM: Partial<Record<EvaluationStatus, string>> = {
+  Ended: "End this evaluation? Raters will no longer be able to submit.",
+  Archived: "Archive this evaluation? Archiving is final.",
 };
+const moveLabel = (to: EvaluationStatus) => (to === "Archived" ? "Archive" : `Move to ${to}`);
 
 export function EvaluationDetail({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -75,7 +50,7 @@ export function EvaluationDetail({ id }: { id: string }) {
   }
 
   const e = evaluation.data;
-  const moves = MOVES[e.status];
+  const moves = EVALUATION_STATUS_TRANSITIONS[e.status];
 
   return (
     <>
@@ -103,18 +78,19 @@ export function EvaluationDetail({ id }: { id: string }) {
               Results
             </Link>
           )}
-          {moves.map((move) => (
+          {moves.map((to) => (
             <button
-              key={move.to}
+              key={to}
               type="button"
-              className={move.to === "Archived" ? "button" : "button button-primary"}
+              className={to === "Archived" ? "button" : "button button-primary"}
               disabled={update.isPending}
               onClick={() => {
-                if (move.confirm && !window.confirm(move.confirm)) return;
-                update.mutate({ id, status: move.to });
+                const confirm = CONFIRM[to];
+                if (confirm && !window.confirm(confirm)) return;
+                update.mutate({ id, status: to });
               }}
             >
-              {move.label}
+              {moveLabel(to)}
             </button>
           ))}
         </div>

@@ -1,3 +1,4 @@
+import { paramOf } from "@rubricon/contracts";
 import { TRPCClientError } from "@trpc/client";
 
 interface ApiErrorData {
@@ -14,15 +15,6 @@ interface ZodIssueLike {
 function errorData(error: unknown): ApiErrorData | undefined {
   if (error instanceof TRPCClientError) return (error.data ?? undefined) as ApiErrorData | undefined;
   return undefined;
-}
-
-/** Renders an issue path the way the API names parameters, e.g. `designUrls[0].url`. */
-export function paramOf(path: readonly PropertyKey[]): string | undefined {
-  if (path.length === 0) return undefined;
-  return path.reduce<string>(
-    (acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : acc ? `${acc}.${String(seg)}` : String(seg)),
-    "",
-  );
 }
 
 /** tRPC reports input validation failures as the JSON of zod's issues; the first one is what the user needs. */

@@ -1,4 +1,5 @@
 import {
+  paramOf,
   SCALE_POINTS,
   type SCALE_TYPES,
   type SCORING_MODES,
@@ -10,7 +11,6 @@ import {
   templateScaleIssues,
 } from "@rubricon/contracts";
 import type { z } from "zod";
-import { paramOf } from "@/lib/errors";
 
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
 export type ScaleType = (typeof SCALE_TYPES)[number];

@@ -1,8 +1,10 @@
 import { fixedClock, setTeamLimits, setTeamPlan } from "@rubricon/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { RedisSlidingWindow } from "../src/limits/redis-sliding-window";
+import { MemorySlidingWindow } from "../src/limits/sliding-window";
 import { expectError } from "./helpers/assertions";
 import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
-import { startTestServer, type TestServer } from "./helpers/server";
+import { startTestServer, type TestServer, testRateLimitWindow } from "./helpers/server";
 
 // Whole seconds, so X-RateLimit-Reset and Retry-After can be asserted exactly.
 const T0 = new Date("2026-11-22T10:00:00.000Z");
@@ -35,7 +37,12 @@ const limitHeaders = (res: { headers: Headers }) => ({
   retryAfter: res.headers.get("retry-after"),
 });
 
-describe("requests per minute", () => {
+describe(`requests per minute (${testRateLimitWindow} window)`, () => {
+  it("are counted in the window this pass is for", () => {
+    const expected = testRateLimitWindow === "redis" ? RedisSlidingWindow : MemorySlidingWindow;
+    expect(server.app.services.limits.window).toBeInstanceOf(expected);
+  });
+
   it("serves exactly the plan's 60 in a minute, refuses the 61st with 429 and Retry-After, and slides", async () => {
     const { key } = await freeTeam("rpm");
     for (let i = 0; i < 60; i++) {

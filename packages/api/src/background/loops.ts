@@ -1,15 +1,9 @@
 import { closeDueEvaluations, runMaintenance } from "@rubricon/core";
-import type { AppServices } from "../trpc/context";
+import type { AppServices } from "../services";
+import type { BackgroundLoop } from "./background-loop";
 import { webhookDeliveryLoop } from "./webhook-deliveries";
 
-/** A periodic job of the background process; `run` answers a line worth logging, or null for a quiet pass. */
-export interface BackgroundLoop {
-  name: string;
-  intervalMs: number;
-  run(): Promise<string | null>;
-  /** Releases what the loop holds open (connections), once it has stopped. */
-  close?(): void;
-}
+export type { BackgroundLoop } from "./background-loop";
 
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 /** How late, at most, an evaluation whose rating deadline passed is ended by the sweep. */

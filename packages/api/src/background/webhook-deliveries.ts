@@ -1,6 +1,6 @@
 import { DeliveryWorker, type DeliveryWorkerOptions } from "@rubricon/core";
-import type { AppServices } from "../trpc/context";
-import type { BackgroundLoop } from "./loops";
+import type { AppServices } from "../services";
+import type { BackgroundLoop } from "./background-loop";
 
 /** How soon after an event its deliveries start, at most (plus the time a busy pass takes). */
 export const WEBHOOK_POLL_INTERVAL_MS = 250;

@@ -1,16 +1,8 @@
 import type { ErrorEnvelope } from "@rubricon/contracts";
+import { paramOf } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { TRPCError } from "@trpc/server";
 import { ZodError, type z } from "zod";
-
-/** Renders a zod issue path as the request parameter name clients know, e.g. `designUrls[0].url`. */
-export function paramOf(path: readonly PropertyKey[]): string | undefined {
-  if (path.length === 0) return undefined;
-  return path.reduce<string>(
-    (acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : acc ? `${acc}.${String(seg)}` : String(seg)),
-    "",
-  );
-}
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;

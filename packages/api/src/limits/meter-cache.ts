@@ -1,6 +1,6 @@
 import { type Clock, type MeteredTeam, meteredTeam } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
-import { actorOf, type Principal } from "../trpc/context";
+import { actorOf, type Principal } from "../trpc/principal";
 
 interface Entry {
   value: MeteredTeam | null;

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { testRedisUrl } from "@rubricon/vitest-config/redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisSlidingWindow } from "./redis-sliding-window";
 import { MemorySlidingWindow, retryAfterSeconds, type SlidingWindow } from "./sliding-window";
@@ -105,16 +106,17 @@ function windowContract(name: string, make: () => Promise<SlidingWindow>) {
 
 windowContract("in-process sliding window", async () => new MemorySlidingWindow());
 
-describe.runIf(process.env.REDIS_URL)("Redis sliding window", () => {
-  windowContract("Redis sliding window", () =>
-    RedisSlidingWindow.connect(process.env.REDIS_URL!, `rubricon-test:${randomBytes(6).toString("hex")}:`),
+describe("Redis sliding window", () => {
+  windowContract("Redis sliding window", async () =>
+    RedisSlidingWindow.connect(await testRedisUrl(), `rubricon-test:${randomBytes(6).toString("hex")}:`),
   );
 
   it("shares one window between two connections (two app instances)", async () => {
     const prefix = `rubricon-test:${randomBytes(6).toString("hex")}:`;
+    const url = await testRedisUrl();
     const [a, b] = await Promise.all([
-      RedisSlidingWindow.connect(process.env.REDIS_URL!, prefix),
-      RedisSlidingWindow.connect(process.env.REDIS_URL!, prefix),
+      RedisSlidingWindow.connect(url, prefix),
+      RedisSlidingWindow.connect(url, prefix),
     ]);
     try {
       const hit = (w: SlidingWindow) =>

@@ -1,26 +1,11 @@
-import type { Scope } from "@rubricon/contracts";
-import type { Actor, Clock, CoreContext } from "@rubricon/core";
-import type { Db } from "@rubricon/db";
-import type { Env } from "../config/env";
-import type { RateLimits } from "../limits/rate-limits";
+import type { CoreContext } from "@rubricon/core";
+import type { AppServices } from "../services";
+import type { Principal } from "./principal";
 
-export type Principal =
-  | { kind: "session"; userId: string; sessionId: string }
-  | {
-      kind: "api_key";
-      userId: string;
-      teamId: string;
-      keyId: string;
-      scopes: Scope[];
-    }
-  | {
-      kind: "oauth";
-      userId: string;
-      teamId: string;
-      scopes: Scope[];
-      clientId: string | null;
-    }
-  | { kind: "plugin"; userId: string };
+// Who is calling and the shared services have modules of their own, which the limits and background loops
+// import without reaching back into the request context.
+export type { AppServices } from "../services";
+export { actorOf, type Principal } from "./principal";
 
 /** Per-request bag the transport merges into the response, error or not. */
 export interface ResponseState {
@@ -31,13 +16,6 @@ export interface ResponseState {
   raw?: { contentType: string; headers?: Record<string, string> };
 }
 
-export interface AppServices {
-  db: Db;
-  env: Env;
-  clock: Clock;
-  limits: RateLimits;
-}
-
 export interface RequestContext {
   services: AppServices;
   principal: Principal | null;
@@ -46,24 +24,6 @@ export interface RequestContext {
   requestId: string;
   idempotencyKey: string | null;
   response: ResponseState;
-}
-
-export function actorOf(principal: Principal): Actor {
-  switch (principal.kind) {
-    case "api_key":
-    case "oauth":
-      return {
-        userId: principal.userId,
-        boundTeamId: principal.teamId,
-        principal: principal.kind,
-      };
-    default:
-      return {
-        userId: principal.userId,
-        boundTeamId: null,
-        principal: principal.kind,
-      };
-  }
 }
 
 export function coreContext(ctx: RequestContext): CoreContext {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { type Clock, systemClock } from "@rubricon/core";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { testRedisUrl } from "@rubricon/vitest-config/redis";
 import { createRubricon, type Rubricon } from "../../src/app";
 import { loadEnv } from "../../src/config/env";
 import { listen } from "../../src/http/node-server";
@@ -29,10 +30,18 @@ export interface TestServerOptions {
 }
 
 /**
- * The real HTTP surface on a loopback port with a fresh, migrated database of its own. With `REDIS_URL` set (CI)
- * rate limits live in that Redis under a key prefix of this server's own, unless `env` names a shared one.
+ * Where test servers count requests: Redis (`REDIS_URL`, else 127.0.0.1:6379), or the in-process window of the
+ * embedded default when the run sets `TEST_RATE_LIMIT_WINDOW=memory` (the second pass of the limit suites).
+ */
+export const testRateLimitWindow: "redis" | "memory" =
+  process.env.TEST_RATE_LIMIT_WINDOW === "memory" ? "memory" : "redis";
+
+/**
+ * The real HTTP surface on a loopback port with a fresh, migrated database of its own. On the Redis window, rate
+ * limits live under a key prefix of this server's own, unless `env` names a shared one.
  */
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const redisUrl = testRateLimitWindow === "redis" ? await testRedisUrl() : undefined;
   const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;
   const { server, url } = await listen({
@@ -43,7 +52,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     NODE_ENV: "test",
     BASE_URL: url,
     DATA_DIR: "/tmp/rubricon-test-data",
-    REDIS_URL: process.env.REDIS_URL,
+    REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: `rubricon-test:${randomBytes(6).toString("hex")}:`,
     ...opts.env,
   });

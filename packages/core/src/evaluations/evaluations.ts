@@ -166,6 +166,9 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
     createdAt: now,
     updatedAt: now,
   };
+  // Comparisons made together share one updatedAt, so lists order them by id: the largest id goes to position 0
+  // and an evaluation's comparisons list in position order (docs/decisions.md, "Comparison order").
+  const comparisonIds = items.map(() => newId("comparison")).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
   return ctx.db.transaction(async (tx) => {
     const [inserted] = await insertEvaluation(tx, row);
     if (items.length > 0) {
@@ -174,7 +177,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
         Object.fromEntries(
           items.flatMap((c, position) =>
             Object.entries({
-              id: newId("comparison"),
+              id: comparisonIds[position],
               evaluationId: row.id,
               name: c.name,
               position,

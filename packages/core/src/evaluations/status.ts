@@ -1,17 +1,9 @@
-import type { EvaluationStatus } from "@rubricon/contracts";
+import { canTransition, EVALUATION_STATUS_TRANSITIONS, type EvaluationStatus } from "@rubricon/contracts";
 import { ApiError } from "../shared/errors";
 
-/** Allowed moves: Draft→Running, Running→Ended, and any live state→Archived. Archived is final. */
-const TRANSITIONS: Record<EvaluationStatus, readonly EvaluationStatus[]> = {
-  Draft: ["Running", "Archived"],
-  Running: ["Ended", "Archived"],
-  Ended: ["Archived"],
-  Archived: [],
-};
-
 export function assertTransition(from: EvaluationStatus, to: EvaluationStatus): void {
-  if (!TRANSITIONS[from].includes(to)) {
-    const allowed = TRANSITIONS[from];
+  if (!canTransition(from, to)) {
+    const allowed = EVALUATION_STATUS_TRANSITIONS[from];
     throw ApiError.invalid(
       "status",
       `An evaluation cannot move from ${from} to ${to}.${allowed.length ? ` From ${from} it can move to ${allowed.join(" or ")}.` : ` ${from} is final.`}`,
