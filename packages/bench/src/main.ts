@@ -12,6 +12,7 @@ import { compareResponses, type Probe } from "./check-responses";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
 import { benchRatings, printRatingsRows } from "./ratings-bench";
+import { benchScale, printScaleRows } from "./scale-bench";
 import { type BenchDatabase, createBenchDatabase, DEFAULT_ADMIN_URL, seed } from "./seed";
 import {
   BENCH_DIR,
@@ -311,6 +312,12 @@ async function benchWebhooksSection(): Promise<number> {
   }
 }
 
+async function benchScaleSection(): Promise<number> {
+  const result = await benchScale(log);
+  printScaleRows(result);
+  return result.rows.every((r) => r.pass) ? 0 : 1;
+}
+
 async function benchLimitsSection(): Promise<number> {
   const rows = await benchLimits(log);
   printLimitsRows(rows);
@@ -320,6 +327,7 @@ async function benchLimitsSection(): Promise<number> {
 /** Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. */
 const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
+  scale: benchScaleSection,
   ratings: benchRatingsSection,
   limits: benchLimitsSection,
   webhooks: benchWebhooksSection,
