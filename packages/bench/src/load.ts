@@ -20,6 +20,8 @@ export interface LoadResult {
   requests: number;
   /** Responses outside 2xx plus socket errors and timeouts; any makes the figures suspect. */
   failures: number;
+  /** The server's process CPU time over the measured run divided by the requests it answered, when sampled. */
+  cpuMsPerRequest?: number;
 }
 
 function once(target: LoadTarget, connections: number, durationS: number): Promise<autocannon.Result> {
@@ -39,16 +41,31 @@ function once(target: LoadTarget, connections: number, durationS: number): Promi
   });
 }
 
-/** Closed loop: a fixed number of keep-alive connections, each sending its next request when the last answers. */
-export async function runLoad(target: LoadTarget, opts: LoadOptions): Promise<LoadResult> {
+/**
+ * Closed loop: a fixed number of keep-alive connections, each sending its next request when the last answers.
+ * With `serverCpuMs` (the server's CPU time so far), the CPU the server spent per request is taken over the
+ * measured run: it includes whatever else the server did meanwhile, which on an idle server is next to nothing.
+ */
+export async function runLoad(
+  target: LoadTarget,
+  opts: LoadOptions,
+  serverCpuMs?: () => number,
+): Promise<LoadResult> {
   // The warm-up lets JIT, connection pools and the database's caches settle; its figures are thrown away.
   if (opts.warmupS > 0) await once(target, opts.connections, opts.warmupS);
+  const cpuBefore = serverCpuMs?.();
   const r = await once(target, opts.connections, opts.durationS);
+  const cpuAfter = serverCpuMs?.();
+  // The requests still in flight when the run stops add their CPU but not their count: about one percent here.
+  const answered = r.requests.total;
   return {
     requestsPerSec: r.requests.average,
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
-    requests: r.requests.total,
+    requests: answered,
     failures: r.non2xx + r.errors + r.timeouts,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
+      ? { cpuMsPerRequest: (cpuAfter - cpuBefore) / answered }
+      : {}),
   };
 }

@@ -1,131 +1,45 @@
 /**
- * `pnpm bench`: the real app (`next start`) against a minimal node:http + postgres.js yardstick doing the same SQL,
- * on the same freshly seeded Postgres database, four routes each, loopback only. Rubricon passes a route when it
+ * `pnpm bench`: the production server (`pnpm start`) against the yardstick (a raw node:http + postgres.js server,
+ * see yardstick-server.ts) on the same freshly seeded Postgres database, four routes each, loopback only. Before
+ * anything is timed both servers must give the same answers (check-responses.ts). Rubricon passes a route when it
  * serves at least TARGET_RATIO of the yardstick's requests per second.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import type { ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { compareResponses, type Probe } from "./check-responses";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
 import { benchRatings, printRatingsRows } from "./ratings-bench";
+import { benchScale, printScaleRows } from "./scale-bench";
 import { type BenchDatabase, createBenchDatabase, DEFAULT_ADMIN_URL, seed } from "./seed";
+import {
+  BENCH_DIR,
+  ensureWebBuild,
+  freePort,
+  log,
+  serverCpu,
+  serverEnv,
+  startRubricon,
+  startServer,
+  stopServer,
+  waitReady,
+} from "./servers";
+import { renderTable } from "./table";
 import { benchWebhooks, printWebhooksRows } from "./webhooks-bench";
 
 const TARGET_RATIO = 0.67;
 /** Rounds per route, alternating which server goes first; the round with the median ratio is reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Node CPU a list page may cost Rubricon's server. */
+const LIST_CPU_TARGET_MS = 1;
 const EVALUATIONS = 200;
 const LOAD: LoadOptions = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
   durationS: Number(process.env.BENCH_DURATION_S ?? 10),
   warmupS: Number(process.env.BENCH_WARMUP_S ?? 2),
 };
-
-const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const REPO_ROOT = resolve(BENCH_DIR, "../..");
-const WEB_DIR = join(REPO_ROOT, "apps/web");
-
-function log(message: string): void {
-  process.stderr.write(`bench: ${message}\n`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
-
-function run(command: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((done, fail) => {
-    // Build output goes to stderr so stdout keeps only the results table.
-    const child = spawn(command, args, {
-      cwd,
-      stdio: ["ignore", process.stderr, process.stderr],
-    });
-    child.once("error", fail);
-    child.once("exit", (code) =>
-      code === 0 ? done() : fail(new Error(`${command} ${args.join(" ")} exited with ${code}`)),
-    );
-  });
-}
-
-/** A server process in its own process group, so stopping it also stops what its launcher (pnpm) started. */
-function startServer(
-  name: string,
-  command: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string | undefined>,
-): ChildProcess {
-  const child = spawn(command, args, {
-    cwd,
-    env: env as NodeJS.ProcessEnv,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let tail = "";
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  child.once("exit", (code, signal) => {
-    if (signal === null && code !== 0) log(`${name} exited with ${code}:\n${tail}`);
-  });
-  return child;
-}
-
-async function stopServer(child: ChildProcess | undefined): Promise<void> {
-  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
-  try {
-    process.kill(-child.pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }, 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitReady(
-  name: string,
-  child: ChildProcess,
-  url: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = "no answer";
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited before it was ready`);
-    try {
-      const res = await fetch(url, { headers });
-      if (res.status === 200) return;
-      last = `HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`${name} not ready at ${url} after ${timeoutMs} ms (${last})`);
-}
 
 interface RouteResult {
   route: string;
@@ -156,15 +70,19 @@ function fmt(n: number, digits = 0): string {
   return n.toFixed(digits);
 }
 
+const cpu = (r: LoadResult) => (r.cpuMsPerRequest === undefined ? "-" : fmt(r.cpuMsPerRequest, 2));
+
 function table(rows: RouteResult[]): string {
   const header = [
     "route",
     "rubricon req/s",
     "p50 ms",
     "p99 ms",
+    "cpu ms/req",
     "yardstick req/s",
     "p50 ms",
     "p99 ms",
+    "cpu ms/req",
     "ratio",
     `≥ ${TARGET_RATIO}`,
   ];
@@ -173,25 +91,21 @@ function table(rows: RouteResult[]): string {
     fmt(r.rubricon.requestsPerSec),
     fmt(r.rubricon.p50Ms, 1),
     fmt(r.rubricon.p99Ms, 1),
+    cpu(r.rubricon),
     fmt(r.yardstick.requestsPerSec),
     fmt(r.yardstick.p50Ms, 1),
     fmt(r.yardstick.p99Ms, 1),
+    cpu(r.yardstick),
     fmt(r.ratio, 2),
     r.pass ? "pass" : "FAIL",
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+  return renderTable(header, body);
 }
 
 /** The API against the yardstick: answers 0 when every route reaches the target ratio. */
 async function benchApi(): Promise<number> {
   const adminUrl = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
-  if (!existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) {
-    log("apps/web has no production build; running pnpm --filter @rubricon/web build");
-    await run("pnpm", ["--filter", "@rubricon/web", "build"], REPO_ROOT);
-  }
+  await ensureWebBuild();
 
   let bench: BenchDatabase | undefined;
   let web: ChildProcess | undefined;
@@ -222,28 +136,15 @@ async function benchApi(): Promise<number> {
     await bench.database.close();
     log(`seeded ${seeded.evaluationIds.length} evaluations in team ${seeded.teamId}`);
 
-    // NODE_ENV is left to each server (next start sets production); an inherited "test" would change behaviour.
-    const { NODE_ENV: _nodeEnv, ...inherited } = process.env;
-    const serverEnv = {
-      ...inherited,
-      DATABASE_URL: bench.url,
-      DATA_DIR: dataDir,
-    };
-    web = startServer("rubricon (next start)", "pnpm", ["--filter", "@rubricon/web", "start"], REPO_ROOT, {
-      ...serverEnv,
-      PORT: String(webPort),
-      BASE_URL: webUrl,
-    });
+    const env = serverEnv(bench.url, dataDir);
+    web = startRubricon(env, webPort);
+    // Rubricon's origin for the yardstick's links too, so that both answer the same bytes.
     yardstick = startServer(
       "yardstick",
       process.execPath,
       ["--import", "tsx", join(BENCH_DIR, "src/yardstick-server.ts")],
       BENCH_DIR,
-      {
-        ...serverEnv,
-        PORT: String(yardstickPort),
-        BASE_URL: yardstickUrl,
-      },
+      { ...env, PORT: String(yardstickPort), BASE_URL: webUrl },
     );
 
     const auth = { authorization: `Bearer ${seeded.apiKey}` };
@@ -254,64 +155,59 @@ async function benchApi(): Promise<number> {
       waitReady("yardstick", yardstick, `${yardstickUrl}/api/v1/evaluations/${firstId}`, auth, 30_000),
     ]);
     log("both servers ready");
+    const cpuOf = {
+      rubricon: serverCpu(web, "server.ts"),
+      yardstick: serverCpu(yardstick, "yardstick-server.ts"),
+    };
 
-    const routes: { route: string; target: (base: string) => LoadTarget }[] = [
+    const createBody = JSON.stringify({
+      name: "Bench create",
+      type: "SSE",
+      designUrls: [{ url: "https://example.com/new" }],
+    });
+    const routes: { route: string; probe: Probe }[] = [
       {
         route: "GET /evaluations/{id}",
-        target: (b) => ({
-          url: `${b}/api/v1/evaluations/${firstId}`,
-          method: "GET",
-          headers: auth,
-        }),
+        probe: { method: "GET", path: `/api/v1/evaluations/${firstId}`, status: 200 },
       },
       {
         route: "GET /evaluations?limit=20",
-        target: (b) => ({
-          url: `${b}/api/v1/evaluations?limit=20`,
-          method: "GET",
-          headers: auth,
-        }),
+        probe: { method: "GET", path: "/api/v1/evaluations?limit=20", status: 200 },
       },
       {
         route: "GET /evaluations?limit=20&starting_after",
-        target: (b) => ({
-          url: `${b}/api/v1/evaluations?limit=20&starting_after=${laterCursor}`,
+        probe: {
           method: "GET",
-          headers: auth,
-        }),
+          path: `/api/v1/evaluations?limit=20&starting_after=${laterCursor}`,
+          status: 200,
+        },
       },
       {
         route: "POST /evaluations (SSE, 1 url)",
-        target: (b) => ({
-          url: `${b}/api/v1/evaluations`,
-          method: "POST",
-          headers: { ...auth, "content-type": "application/json" },
-          body: JSON.stringify({
-            name: "Bench create",
-            type: "SSE",
-            designUrls: [{ url: "https://example.com/new" }],
-          }),
-        }),
+        probe: { method: "POST", path: "/api/v1/evaluations", body: createBody, status: 201 },
       },
-    ];
+    ].map(({ route, probe }) => ({ route, probe: { route, ...probe } as Probe }));
+    const target = (base: string, probe: Probe): LoadTarget => ({
+      url: `${base}${probe.path}`,
+      method: probe.method,
+      headers: probe.body ? { ...auth, "content-type": "application/json" } : auth,
+      body: probe.body,
+    });
 
-    // Each route answers correctly on both servers before it is timed, so a fast error page cannot pass.
-    for (const { route, target } of routes) {
-      for (const base of [webUrl, yardstickUrl]) {
-        const t = target(base);
-        const res = await fetch(t.url, {
-          method: t.method,
-          headers: t.headers,
-          body: t.body,
-        });
-        if (res.status !== (t.method === "POST" ? 201 : 200)) {
-          throw new Error(`${route} on ${base} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-        }
-      }
-    }
+    // Both servers must answer each route alike before it is timed, so neither a fast error page nor a yardstick
+    // that answers less than Rubricon can pass.
+    const differences = await compareResponses(
+      webUrl,
+      yardstickUrl,
+      auth,
+      routes.map((r) => r.probe),
+    );
+    if (differences.length > 0)
+      throw new Error(`the yardstick does not answer as Rubricon does:\n  ${differences.join("\n  ")}`);
+    log("both servers answer the four routes alike (bodies, headers)");
 
     const results: RouteResult[] = [];
-    for (const { route, target } of routes) {
+    for (const { route, probe } of routes) {
       // On a small machine one run swings by a fifth either way; a ratio is taken within a round (both servers
       // measured back to back), and the median round keeps one slow moment of the machine from deciding it.
       const rounds: Round[] = [];
@@ -321,7 +217,11 @@ async function benchApi(): Promise<number> {
         const pair: Partial<Record<"rubricon" | "yardstick", LoadResult>> = {};
         for (const side of order) {
           log(`${route}: ${side} (round ${round + 1} of ${ROUNDS})`);
-          pair[side] = await runLoad(target(side === "rubricon" ? webUrl : yardstickUrl), LOAD);
+          pair[side] = await runLoad(
+            target(side === "rubricon" ? webUrl : yardstickUrl, probe),
+            LOAD,
+            cpuOf[side],
+          );
         }
         rounds.push(pair as Round);
         log(
@@ -352,7 +252,17 @@ async function benchApi(): Promise<number> {
       });
     }
 
-    process.stdout.write(`${table(results)}\n`);
+    const listCpu = results
+      .filter((r) => r.route.startsWith("GET /evaluations?"))
+      .map((r) => r.rubricon.cpuMsPerRequest);
+    const cpuPass = listCpu.length > 0 && listCpu.every((c) => c !== undefined && c <= LIST_CPU_TARGET_MS);
+    process.stdout.write(
+      `${table(results)}\n` +
+        `cpu ms/req: the server process's CPU time (user + system, all threads, from /proc/<pid>/stat) over the\n` +
+        `measured run divided by the requests it answered, under the same load (${LOAD.connections} connections).\n` +
+        `List page Node CPU on Rubricon: ${listCpu.map((c) => (c === undefined ? "-" : c.toFixed(2))).join(" and ")} ms` +
+        ` (first, later page); target ≤ ${LIST_CPU_TARGET_MS} ms: ${cpuPass ? "pass" : "FAIL"}\n`,
+    );
     const resultsDir = join(BENCH_DIR, "results");
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(
@@ -362,18 +272,19 @@ async function benchApi(): Promise<number> {
           date: new Date().toISOString(),
           node: process.version,
           targetRatio: TARGET_RATIO,
+          listCpuTargetMs: LIST_CPU_TARGET_MS,
           load: LOAD,
           rounds: ROUNDS,
           evaluations: seeded.evaluationIds.length,
           routes: results,
-          pass: results.every((r) => r.pass),
+          pass: results.every((r) => r.pass) && cpuPass,
         },
         null,
         2,
       )}\n`,
     );
     log(`results written to ${join(resultsDir, "latest.json")}`);
-    return results.every((r) => r.pass) ? 0 : 1;
+    return results.every((r) => r.pass) && cpuPass ? 0 : 1;
   } finally {
     await cleanup();
   }
@@ -401,6 +312,12 @@ async function benchWebhooksSection(): Promise<number> {
   }
 }
 
+async function benchScaleSection(): Promise<number> {
+  const result = await benchScale(log);
+  printScaleRows(result);
+  return result.rows.every((r) => r.pass) ? 0 : 1;
+}
+
 async function benchLimitsSection(): Promise<number> {
   const rows = await benchLimits(log);
   printLimitsRows(rows);
@@ -410,6 +327,7 @@ async function benchLimitsSection(): Promise<number> {
 /** Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. */
 const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
+  scale: benchScaleSection,
   ratings: benchRatingsSection,
   limits: benchLimitsSection,
   webhooks: benchWebhooksSection,
