@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareResponses, jsonDifferences, type Probe } from "./check-responses";
+import { DEFAULT_ADMIN_URL } from "./seed";
 import { startYardstick, type Yardstick } from "./yardstick-server";
 
 describe("jsonDifferences", () => {
@@ -23,8 +24,8 @@ describe("jsonDifferences", () => {
   });
 });
 
-// The yardstick speaks to Postgres itself (postgres.js), so this needs one; CI runs the suite with DATABASE_URL.
-describe.runIf(process.env.DATABASE_URL)("the yardstick against Rubricon (Postgres)", () => {
+// The yardstick speaks to Postgres itself (postgres.js), so this needs one: DATABASE_URL's, else the local one.
+describe("the yardstick against Rubricon (Postgres)", () => {
   let database: TestDatabase;
   let server: TestServer;
   let yardstick: Yardstick;
@@ -35,7 +36,10 @@ describe.runIf(process.env.DATABASE_URL)("the yardstick against Rubricon (Postgr
   let ctx: CoreContext;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({
+      ...process.env,
+      DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL,
+    });
     server = await startTestServer({ database });
     ctx = { db: database.db, clock: systemClock, baseUrl: server.url };
     const account = await bootstrapAccount(ctx, {
