@@ -15,7 +15,6 @@ import { createRateLimits } from "./limits/rate-limits";
 import { buildOpenApiDocument } from "./openapi/document";
 import { appRouter } from "./routers/index";
 import type { AppServices } from "./trpc/context";
-import { createCallerFactory } from "./trpc/init";
 
 export { TRPC_PREFIX } from "./http/trpc-handler";
 
@@ -55,7 +54,7 @@ export function createHttpSurface(
     return document;
   };
   const pipeline = createPipeline(services, [
-    createRestEntry({ routes, createCaller: createCallerFactory(router), openApiDocument }),
+    createRestEntry({ routes, openApiDocument }),
     createTrpcEntry(router),
     createAuthEntry(services),
     createShareEntry(services),

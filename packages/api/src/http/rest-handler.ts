@@ -27,9 +27,27 @@ const BODY_METHODS = new Set(["POST", "PATCH", "PUT"]);
 
 interface RestDeps {
   routes: RouteTable;
-  // biome-ignore lint/suspicious/noExplicitAny: the caller is navigated by procedure path at run time
-  createCaller: (ctx: RequestContext, opts?: { signal?: AbortSignal }) => any;
   openApiDocument: () => unknown;
+}
+
+/**
+ * Runs a route's procedure as tRPC's caller would (middlewares, validators, resolver), without building the
+ * caller's proxy and looking the procedure up by path on every request: the route table already holds it.
+ */
+function callProcedure(
+  route: Route,
+  ctx: RequestContext,
+  input: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  return route.procedure({
+    path: route.procedurePath,
+    getRawInput: async () => input,
+    ctx,
+    type: route.procedure._def.type,
+    signal,
+    batchIndex: 0,
+  });
 }
 
 function queryInput(url: URL): Record<string, unknown> {
@@ -153,17 +171,14 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       if (key !== null) validateIdempotencyKey(key);
       ex.ctx.idempotencyKey = key;
       const policy = { mode: services.limits.mode, requestId: ex.requestId, route: routeLabel };
-      const procedure = (signal?: AbortSignal) => {
-        let fn = deps.createCaller(ex.ctx, { signal });
-        for (const seg of route.procedurePath.split(".")) fn = fn[seg];
-        return fn;
-      };
 
       if (route.stream) {
         const controller = new AbortController();
         ex.req.signal.addEventListener("abort", () => controller.abort(), { once: true });
         try {
-          const events = await withLimitPolicy(policy, () => procedure(controller.signal)(input));
+          const events = await withLimitPolicy(policy, () =>
+            callProcedure(route, ex.ctx, input, controller.signal),
+          );
           return await streamReply(ex, events as AsyncIterable<ServerSentEvent>, () => controller.abort());
         } catch (err) {
           controller.abort();
@@ -174,7 +189,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
 
       const run = async (): Promise<{ status: number; body: unknown }> => {
         try {
-          const output = await withLimitPolicy(policy, () => procedure()(input));
+          const output = await withLimitPolicy(policy, () => callProcedure(route, ex.ctx, input));
           return { status: ex.ctx.response.status ?? route.meta.successStatus ?? 200, body: output };
         } catch (err) {
           return ex.failure(err, input);

@@ -115,17 +115,19 @@ export function assertMayCall(principal: Principal | null, meta: RouteMeta | und
   }
 }
 
-const authed = t.middleware(({ ctx, meta, next }) => {
+/**
+ * Every rule of an API procedure's meta, in order, in one middleware (each tRPC middleware level copies the call's
+ * options and context, so one level instead of four is measurably cheaper on hot routes): the feature flag (off is
+ * off for everyone, before authentication), credentials, session and scope, the plan, the route's own limit.
+ */
+const guarded = t.middleware(async ({ ctx, meta, path, next, getRawInput }) => {
+  if (meta?.feature) assertFeatureEnabled(ctx.services.env, meta.feature);
   const principal = ctx.principal;
   assertMayCall(principal, meta);
-  return next({
-    ctx: {
-      ...ctx,
-      principal: principal as Principal,
-      actor: actorOf(principal),
-      core: coreContext(ctx),
-    },
-  });
+  const actor = actorOf(principal);
+  if (meta?.plans) await assertPlanAllows(ctx.services, actor, meta.plans, await getRawInput());
+  if (meta?.routeLimit) await enforceRouteLimit(ctx, meta.routeLimit, path);
+  return next({ ctx: { ...ctx, principal, actor, core: coreContext(ctx) } });
 });
 
 const routeLimited = t.middleware(async ({ ctx, meta, path, next }) => {
@@ -133,25 +135,8 @@ const routeLimited = t.middleware(async ({ ctx, meta, path, next }) => {
   return next();
 });
 
-// Before authentication: a feature that is off is off for everyone.
-const featureGated = t.middleware(({ ctx, meta, next }) => {
-  if (meta?.feature) assertFeatureEnabled(ctx.services.env, meta.feature);
-  return next();
-});
-
-const planGated = t.middleware(async ({ ctx, meta, next, getRawInput }) => {
-  if (meta?.plans) {
-    const actor = ctx.principal ? actorOf(ctx.principal) : null;
-    if (actor) await assertPlanAllows(ctx.services, actor, meta.plans, await getRawInput());
-  }
-  return next();
-});
-
-/**
- * Every API procedure: feature-flagged, authenticated, scope-, session- and plan-checked and route-limited from
- * its meta.
- */
-export const apiProcedure = t.procedure.use(featureGated).use(authed).use(planGated).use(routeLimited);
+/** Every API procedure: feature-flagged, authenticated, scope-, session- and plan-checked and route-limited. */
+export const apiProcedure = t.procedure.use(guarded);
 
 /** A route callers reach without credentials (e.g. device pairing); its meta's `routeLimit` still applies. */
 export const publicProcedure = t.procedure.use(routeLimited);
