@@ -232,6 +232,7 @@ describe("redirects", () => {
 describe("the OpenAPI document", () => {
   const docOf = () =>
     createHttpSurface(server.app.services, testRouter).openApiDocument() as {
+      // biome-ignore lint/suspicious/noExplicitAny: operations are asserted field by field
       paths: Record<string, Record<string, Record<string, any>>>;
     };
 
