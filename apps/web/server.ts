@@ -12,12 +12,17 @@ const env = loadEnv();
 const web = next({ dev: false, dir: fileURLToPath(new URL(".", import.meta.url)), port: env.port });
 const handleWeb = web.getRequestHandler();
 
+const HSTS = "max-age=31536000; includeSubDomains";
+const hsts = env.baseUrl.startsWith("https://");
+
 async function main(): Promise<void> {
   await web.prepare();
   const app = await getRubricon();
   startEmbeddedWorker(app.services);
   const server = createServer((req, res) => {
     // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
+    // Browsers that reached the site over https keep to it (the API's answers carry the same header).
+    if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
     if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
     else void handleWeb(req, res);
   });

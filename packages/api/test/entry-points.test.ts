@@ -21,6 +21,7 @@ afterAll(() => server?.close());
 function expectPipelineHeaders(headers: Headers): void {
   expect(headers.get("x-request-id")).toMatch(UUID_V7);
   expect(headers.get("service-version")).toBe(API_VERSION);
+  expect(headers.get("x-content-type-options")).toBe("nosniff");
 }
 
 /** Sends `total` bytes in chunks with no Content-Length, as a client streaming a body does. */

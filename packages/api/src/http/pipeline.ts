@@ -98,7 +98,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function createExchange(services: AppServices, req: ApiRequest): Exchange {
   const requestId = uuidv7(services.clock.now().getTime());
-  const headers: Record<string, string> = { "X-Request-Id": requestId, "Service-Version": API_VERSION };
+  const headers: Record<string, string> = {
+    "X-Request-Id": requestId,
+    "Service-Version": API_VERSION,
+    "X-Content-Type-Options": "nosniff",
+  };
   const ctx: RequestContext = {
     services,
     principal: null,
