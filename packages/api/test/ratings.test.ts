@@ -22,6 +22,24 @@ const rate = (evaluationId: string, body: unknown, k = key) =>
   call(`${server.api}/evaluations/${evaluationId}/ratings`, { method: "POST", headers: bearer(k), body });
 
 describe("submitting", () => {
+  it("bounds a rating's free text: answers, their length, factors and the justification", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
+    const base = { comparisonId: comparisonIds[0], dimensionRatings: { overall: 5 } };
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`q${i}`, "x"]));
+    const cases: [Record<string, unknown>, string][] = [
+      [{ openTextResponses: many }, "openTextResponses"],
+      [{ openTextResponses: { notes: "x".repeat(5001) } }, "openTextResponses.notes"],
+      [{ factors: Array.from({ length: 51 }, (_, i) => `f${i}`) }, "factors"],
+      [{ justification: "x".repeat(5001) }, "justification"],
+    ];
+    for (const [extra, param] of cases) {
+      const res = await rate(evaluation.id, { ...base, ...extra });
+      expectError(res, 400, { type: "invalid_request_error", code: "parameter_invalid", param });
+    }
+    const within = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`q${i}`, "x".repeat(5000)]));
+    expect((await rate(evaluation.id, { ...base, openTextResponses: within })).status).toBe(201);
+  });
+
   it("stores a rating with the template versions it was made against, and writes rating.created", async () => {
     const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
     const res = await rate(evaluation.id, {

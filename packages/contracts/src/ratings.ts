@@ -41,17 +41,43 @@ export const Rating = z
 export type Rating = z.infer<typeof Rating>;
 export const RatingList = listOf(Rating, "RatingList");
 
+/** Bounds of a rating's free text, so one rater cannot store megabytes (the share link is public). */
+export const RATING_LIMITS = {
+  dimensionRatings: 50,
+  openTextResponses: 20,
+  openTextLength: 5000,
+  factors: 50,
+  justificationLength: 5000,
+} as const;
+
+function atMostKeys<T extends z.ZodType>(schema: T, max: number, what: string) {
+  return schema.refine((value) => Object.keys(value as object).length <= max, {
+    message: `At most ${max} ${what}.`,
+  });
+}
+
 /** A rating as a rater submits it; the same body is taken by the API and by the public share page. */
 export const RatingSubmission = z
   .object({
     comparisonId: z.string().min(1).max(100),
-    dimensionRatings: z
-      .record(z.string().min(1).max(100), z.number().int())
+    dimensionRatings: atMostKeys(
+      z.record(z.string().min(1).max(100), z.number().int()),
+      RATING_LIMITS.dimensionRatings,
+      "templates",
+    )
       .default({})
       .meta({ description: "One integer per selected template id; may be empty only with `skipReason`." }),
-    openTextResponses: z.record(z.string().min(1).max(100), z.string().max(10000)).default({}),
-    factors: z.array(z.string().min(1).max(200)).max(50).default([]),
-    justification: z.string().max(10000).optional(),
+    openTextResponses: atMostKeys(
+      z.record(z.string().min(1).max(100), z.string().max(RATING_LIMITS.openTextLength)),
+      RATING_LIMITS.openTextResponses,
+      "open-text answers",
+    )
+      .default({})
+      .meta({
+        description: `Up to ${RATING_LIMITS.openTextResponses} answers of up to ${RATING_LIMITS.openTextLength} characters.`,
+      }),
+    factors: z.array(z.string().min(1).max(200)).max(RATING_LIMITS.factors).default([]),
+    justification: z.string().max(RATING_LIMITS.justificationLength).optional(),
     skipReason: z.string().trim().min(1).max(500).optional(),
     timeSpentSeconds: z.number().int().min(0).max(86400).optional(),
   })
