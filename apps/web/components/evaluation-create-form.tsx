@@ -1,6 +1,6 @@
 "use client";
 
-import { EvaluationCreateInput, paramOf, SHARE_ACCESS } from "@rubricon/contracts";
+import { EvaluationCreateInput, paramOf, SHARE_ACCESS, SHARE_PASSWORD_MIN_LENGTH } from "@rubricon/contracts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -314,7 +314,7 @@ export function EvaluationCreateForm() {
               name="sharePassword"
               type="password"
               autoComplete="new-password"
-              minLength={4}
+              minLength={SHARE_PASSWORD_MIN_LENGTH}
               {...invalid("sharePassword")}
             />
             {fieldError("sharePassword")}

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Clock, systemClock } from "@rubricon/core";
+import { type Clock, setPasswordHashCost, systemClock } from "@rubricon/core";
 import { type Database, sharedDatabase } from "@rubricon/db";
 import type { AnyRouter } from "@trpc/server";
 import { type Env, loadEnv } from "./config/env";
@@ -65,6 +65,7 @@ export function createHttpSurface(
 export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubricon> {
   const env = opts.env ?? loadEnv();
   const clock = opts.clock ?? systemClock;
+  setPasswordHashCost(env.passwordHashLogN);
   const database =
     opts.database ??
     (await sharedDatabase({

@@ -121,7 +121,7 @@ describe("creating", () => {
     const ok = await post({
       ...SSE_BODY,
       shareAccess: "PASSWORD_PROTECTED",
-      sharePassword: "s3cret",
+      sharePassword: "s3cret-passphrase",
     });
     expect(ok.status).toBe(201);
     expect(JSON.stringify(ok.body)).not.toContain("s3cret");

@@ -18,6 +18,9 @@ export const EvaluationStatus = z.enum(EVALUATION_STATUSES);
 export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
 export const ShareAccess = z.enum(SHARE_ACCESS);
 
+/** Share passwords are guessed from anywhere; with guesses throttled, 8 characters is the least we accept. */
+export const SHARE_PASSWORD_MIN_LENGTH = 8;
+
 const HttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 /**
@@ -130,9 +133,9 @@ const EvaluationFields = {
   shareAccess: ShareAccess,
   sharePassword: z
     .string()
-    .min(4)
+    .min(SHARE_PASSWORD_MIN_LENGTH)
     .max(200)
-    .meta({ description: "Required with PASSWORD_PROTECTED; stored hashed." }),
+    .meta({ description: "Required with PASSWORD_PROTECTED, at least 8 characters; stored hashed." }),
   allowMultipleRatings: z.boolean(),
   selectedDimensionIds: z.array(z.string().min(1).max(100)).min(1).max(50),
   selectedAutousers: z.array(SelectedAutouser).max(50),

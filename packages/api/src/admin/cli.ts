@@ -14,6 +14,7 @@ import {
   type CustomLimitKey,
   isPlan,
   parseScopeList,
+  setPasswordHashCost,
   setTeamLimits,
   setTeamPlan,
   systemClock,
@@ -98,6 +99,7 @@ async function openDatabase(): Promise<{
   let env: ReturnType<typeof loadEnv>;
   try {
     env = loadEnv();
+    setPasswordHashCost(env.passwordHashLogN);
   } catch (err) {
     throw new OperatorError((err as Error).message);
   }

@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   EMBEDDED_WORKER: z.enum(["true", "false"]).default("true"),
   WEBHOOKS_ENABLED: z.enum(["true", "false"]).default("false"),
   WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
+  PASSWORD_HASH_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   ENCRYPTION_KEY: z
     .string()
@@ -52,6 +53,8 @@ export interface Env {
   webhooksEnabled: boolean;
   /** Local development and tests only: webhook URLs may use http and loopback or private addresses. */
   webhooksAllowPrivateUrls: boolean;
+  /** scrypt's cost as log2(N): 17 (OWASP's guidance) unless lowered for tests. */
+  passwordHashLogN: number;
   /** A comment line is written on every open event stream this often, so proxies keep idle streams open. */
   sseHeartbeatMs: number;
 }
@@ -143,5 +146,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     webhooksEnabled: e.WEBHOOKS_ENABLED === "true",
     webhooksAllowPrivateUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === "true",
     sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
+    passwordHashLogN: e.PASSWORD_HASH_LOG_N,
   };
 }

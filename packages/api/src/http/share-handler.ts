@@ -1,5 +1,6 @@
 import { RatingSubmission, ShareStartInput } from "@rubricon/contracts";
 import { ApiError, type ShareViewer, shareView, startPublicRater, submitShareRating } from "@rubricon/core";
+import { GuessThrottle } from "../limits/guesses";
 import type { AppServices } from "../trpc/context";
 import { httpOnlyCookie, readCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
@@ -21,6 +22,7 @@ const RATING_BODY_LIMIT = 256 * 1024;
  */
 export function createShareEntry(services: AppServices): EntryPoint {
   const secure = services.env.baseUrl.startsWith("https://");
+  const guesses = new GuessThrottle(services);
   const core = (requestId: string) => ({
     db: services.db,
     clock: services.clock,
@@ -62,7 +64,15 @@ export function createShareEntry(services: AppServices): EntryPoint {
       if (action === "") return jsonReply(ex, 200, await shareView(core(ex.requestId), token, viewer));
       if (action === "/start") {
         const input = await parseJsonBody(ex, ShareStartInput, START_BODY_LIMIT);
-        const started = await startPublicRater(core(ex.requestId), token, viewer, input);
+        const address = ex.ctx.clientIp;
+        if (input.password !== undefined) await guesses.check("share-password", token, address, ex.requestId);
+        const started = await startPublicRater(core(ex.requestId), token, viewer, input).catch(
+          async (err) => {
+            if (err instanceof ApiError && err.code === "share_password_incorrect")
+              await guesses.record("share-password", token, address, ex.requestId);
+            throw err;
+          },
+        );
         ex.cookies.push(
           httpOnlyCookie(RATER_COOKIE, started.token, {
             secure,

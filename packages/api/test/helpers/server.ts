@@ -54,6 +54,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     DATA_DIR: "/tmp/rubricon-test-data",
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: `rubricon-test:${randomBytes(6).toString("hex")}:`,
+    // A cheap password hash keeps the suite fast; the production cost has tests of its own.
+    PASSWORD_HASH_LOG_N: "12",
     ...opts.env,
   });
   app = await createRubricon({

@@ -16,11 +16,22 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
 }
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 } as const;
+/**
+ * scrypt at OWASP's current guidance (N=2^17, r=8, p=1: 128 MiB and a few hundred milliseconds per hash). The cost
+ * is process-wide and set once at start (`setPasswordHashCost`); tests lower it, and a hash made at another cost
+ * is rehashed at the next successful sign-in (`needsRehash`).
+ */
+const scryptParams = { N: 2 ** 17, r: 8, p: 1, keylen: 32 };
+/** Node refuses scrypt above 32 MiB unless told; 128 * N * r bytes are needed, with room to spare. */
+const maxmemFor = (N: number, r: number) => 2 * 128 * N * r;
 
-function scryptAsync(password: string, salt: Buffer): Promise<Buffer> {
+export function setPasswordHashCost(logN: number): void {
+  scryptParams.N = 2 ** logN;
+}
+
+function scryptAsync(password: string, salt: Buffer, keylen: number, N: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (err, key) =>
+    scrypt(password, salt, keylen, { N, r, p, maxmem: maxmemFor(N, r) }, (err, key) =>
       err ? reject(err) : resolve(key),
     ),
   );
@@ -28,24 +39,32 @@ function scryptAsync(password: string, salt: Buffer): Promise<Buffer> {
 
 /** scrypt with a random salt, stored as `scrypt$N$r$p$salt$hash` so parameters can change later. */
 export async function hashPassword(password: string): Promise<string> {
+  const { N, r, p, keylen } = scryptParams;
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64")}$${key.toString("base64")}`;
+  const key = await scryptAsync(password, salt, keylen, N, r, p);
+  return `scrypt$${N}$${r}$${p}$${salt.toString("base64")}$${key.toString("base64")}`;
+}
+
+/** A hash no password matches, at the current cost: verifying against it takes as long as against a real one. */
+export function unmatchableHash(): string {
+  const { N, r, p } = scryptParams;
+  return `scrypt$${N}$${r}$${p}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
+}
+
+/** Whether a stored hash was made at other parameters than the current ones. */
+export function needsRehash(stored: string): boolean {
+  const [alg, n, r, p] = stored.split("$");
+  return alg !== "scrypt" || Number(n) !== scryptParams.N || Number(r) !== scryptParams.r || Number(p) !== scryptParams.p;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [alg, n, r, p, saltB64, hashB64] = stored.split("$");
   if (alg !== "scrypt" || !saltB64 || !hashB64) return false;
+  const [N, R, P] = [Number(n), Number(r), Number(p)];
+  // Parameters come from our own rows; bound them anyway so a bad row cannot ask for gigabytes.
+  if (!(N >= 2 && N <= 2 ** 20 && R >= 1 && R <= 32 && P >= 1 && P <= 4)) return false;
   const expected = Buffer.from(hashB64, "base64");
-  const actual = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(
-      password,
-      Buffer.from(saltB64, "base64"),
-      expected.length,
-      { N: Number(n), r: Number(r), p: Number(p) },
-      (err, key) => (err ? reject(err) : resolve(key)),
-    ),
-  );
+  const actual = await scryptAsync(password, Buffer.from(saltB64, "base64"), expected.length, N, R, P);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

@@ -1,7 +1,14 @@
 import { type Db, newId, sessions, teamMembers, teams, users } from "@rubricon/db";
 import { and, eq, gt } from "drizzle-orm";
 import type { CoreContext } from "../shared/context";
-import { hashPassword, randomToken, sha256Hex, verifyPassword } from "../shared/crypto";
+import {
+  hashPassword,
+  needsRehash,
+  randomToken,
+  sha256Hex,
+  unmatchableHash,
+  verifyPassword,
+} from "../shared/crypto";
 import { ApiError } from "../shared/errors";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -63,13 +70,18 @@ export async function createUser(
 export async function authenticatePassword(db: Db, email: string, password: string): Promise<UserRow> {
   const user = await findUserByEmail(db, email);
   // Verify against a dummy hash when the user is unknown, so timing does not reveal which emails exist.
-  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  const ok = await verifyPassword(password, user?.passwordHash ?? unmatchableHash());
   if (!user?.passwordHash || !ok) {
     throw new ApiError("invalid_credentials", "Email or password is incorrect.");
   }
+  // A hash made at an older cost is replaced now, while the password is at hand.
+  if (needsRehash(user.passwordHash)) {
+    const passwordHash = await hashPassword(password);
+    await db.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+    return { ...user, passwordHash };
+  }
   return user;
 }
-const DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
 /** Starts a session; answers the cookie value, which is stored only as its sha256. */
 export async function createSession(

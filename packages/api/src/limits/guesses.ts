@@ -1,0 +1,123 @@
+import { createHash } from "node:crypto";
+import type { AppServices } from "../trpc/context";
+import { rateLimitExceeded } from "./headers";
+import type { WindowState } from "./sliding-window";
+
+/**
+ * Throttles what an attacker would repeat: password guesses at sign-in and on share links, and sign-ups. Each
+ * subject has a short window that paces a burst and a long one that makes sustained guessing slow (the back-off
+ * grows from a minute to an hour). Guesses are counted only when they fail, and checked before the password is
+ * hashed, so a throttled guess costs the server no scrypt work. These limits hold in `RATE_LIMIT_MODE=log` too:
+ * they protect accounts, not capacity.
+ */
+export type GuessKind = "sign-in" | "sign-up" | "share-password";
+
+interface Rule {
+  limit: number;
+  windowMs: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** Per subject (an account, a share link) and per client address, for each kind. */
+export const GUESS_RULES: Record<GuessKind, { subject: Rule[]; address: Rule[] }> = {
+  "sign-in": {
+    subject: [
+      { limit: 5, windowMs: MINUTE },
+      { limit: 20, windowMs: HOUR },
+    ],
+    address: [
+      { limit: 20, windowMs: MINUTE },
+      { limit: 100, windowMs: HOUR },
+    ],
+  },
+  // Every sign-up counts (it is what account enumeration would repeat); there is no subject yet.
+  "sign-up": {
+    subject: [],
+    address: [
+      { limit: 10, windowMs: MINUTE },
+      { limit: 50, windowMs: HOUR },
+    ],
+  },
+  "share-password": {
+    subject: [
+      { limit: 10, windowMs: MINUTE },
+      { limit: 50, windowMs: HOUR },
+    ],
+    address: [
+      { limit: 20, windowMs: MINUTE },
+      { limit: 100, windowMs: HOUR },
+    ],
+  },
+};
+
+let sequence = 0;
+
+/** Subjects are hashed so that no email address or share token is written to the limit store. */
+function hashed(value: string): string {
+  return createHash("sha256").update(value).digest("base64url").slice(0, 22);
+}
+
+function windows(kind: GuessKind, subject: string | null, address: string | null) {
+  const rules = GUESS_RULES[kind];
+  return [
+    ...(subject === null
+      ? []
+      : rules.subject.map((r) => ({ ...r, key: `guess:${kind}:s:${hashed(subject)}` }))),
+    ...rules.address.map((r) => ({ ...r, key: `guess:${kind}:a:${address ?? "unknown"}` })),
+  ];
+}
+
+export class GuessThrottle {
+  constructor(private readonly services: AppServices) {}
+
+  private async hitAll(
+    kind: GuessKind,
+    subject: string | null,
+    address: string | null,
+    requestId: string,
+    consume: boolean,
+  ): Promise<void> {
+    const { limits, clock } = this.services;
+    const nowMs = clock.now().getTime();
+    let refused: WindowState | undefined;
+    for (const w of windows(kind, subject, address)) {
+      let state: WindowState;
+      try {
+        state = await limits.window.hit({
+          key: `${w.key}:${w.windowMs}`,
+          limit: w.limit,
+          windowMs: w.windowMs,
+          nowMs,
+          id: `${requestId}:g${++sequence}`,
+          consume,
+        });
+      } catch (err) {
+        limits.storeFailed(err);
+        return;
+      }
+      // Looking, a full window refuses (the longest wait wins); counting never refuses: the next check will.
+      if (!consume && !state.allowed && (!refused || state.resetMs > refused.resetMs)) refused = state;
+    }
+    if (refused) {
+      throw rateLimitExceeded(
+        refused,
+        nowMs,
+        kind === "sign-up"
+          ? "Too many sign-ups from this address; try again after the Retry-After seconds."
+          : "Too many failed attempts; try again after the Retry-After seconds.",
+      );
+    }
+  }
+
+  /** Refuses with 429 and `Retry-After` while any window of this attempt is full; counts nothing. */
+  check(kind: GuessKind, subject: string | null, address: string | null, requestId: string): Promise<void> {
+    return this.hitAll(kind, subject, address, requestId, false);
+  }
+
+  /** Counts an attempt (a failed guess, or any sign-up) in every window. */
+  record(kind: GuessKind, subject: string | null, address: string | null, requestId: string): Promise<void> {
+    return this.hitAll(kind, subject, address, requestId, true);
+  }
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { hashPassword, needsRehash, setPasswordHashCost, unmatchableHash, verifyPassword } from "./crypto";
+
+describe("password hashing", () => {
+  it("uses scrypt at OWASP's cost by default (N=2^17, r=8, p=1) and verifies what it made", async () => {
+    const stored = await hashPassword("correct horse battery");
+    expect(stored).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(await verifyPassword("correct horse battery", stored)).toBe(true);
+    expect(await verifyPassword("correct horse batter", stored)).toBe(false);
+    expect(needsRehash(stored)).toBe(false);
+    expect(unmatchableHash()).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(await verifyPassword("", unmatchableHash())).toBe(false);
+  }, 30_000);
+
+  it("tells a hash made at another cost, and still verifies it", async () => {
+    setPasswordHashCost(12);
+    try {
+      const cheap = await hashPassword("pw");
+      setPasswordHashCost(13);
+      expect(needsRehash(cheap)).toBe(true);
+      expect(await verifyPassword("pw", cheap)).toBe(true);
+    } finally {
+      setPasswordHashCost(17);
+    }
+  });
+
+  it("refuses stored parameters that would ask for absurd memory", async () => {
+    expect(await verifyPassword("pw", "scrypt$1073741824$8$1$AAAA$AAAA")).toBe(false);
+    expect(await verifyPassword("pw", "bcrypt$x")).toBe(false);
+  });
+});
