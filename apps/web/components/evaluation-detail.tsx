@@ -25,6 +25,25 @@ export function EvaluationDetail({ id }: { id: string }) {
   const comparisons = useQuery(trpc.evaluations.comparisons.list.queryOptions({ id, limit: 100 }));
   const publicRaters = useQuery(trpc.ratings.publicRaters.queryOptions({ id, limit: 100 }));
   const [statusError, setStatusError] = useState<string | null>(null);
+  const [shareError, setShareError] = useState<string | null>(null);
+  const rotate = useMutation(
+    trpc.evaluations.rotateShareToken.mutationOptions({
+      onSuccess: (updated) => {
+        setShareError(null);
+        queryClient.setQueryData(trpc.evaluations.get.queryKey({ id }), updated);
+      },
+      onError: (error) => setShareError(errorMessage(error)),
+    }),
+  );
+  const exclude = useMutation(
+    trpc.ratings.excludePublicRater.mutationOptions({
+      onSuccess: async () => {
+        setShareError(null);
+        await queryClient.invalidateQueries(trpc.ratings.publicRaters.pathFilter());
+      },
+      onError: (error) => setShareError(errorMessage(error)),
+    }),
+  );
 
   const update = useMutation(
     trpc.evaluations.update.mutationOptions({
@@ -155,6 +174,24 @@ export function EvaluationDetail({ id }: { id: string }) {
               </a>
             </p>
           )}
+          <div>
+            <button
+              type="button"
+              className="button"
+              disabled={rotate.isPending}
+              onClick={() => {
+                if (window.confirm("Make a new share link? The current link stops working at once."))
+                  rotate.mutate({ id });
+              }}
+            >
+              New share link
+            </button>
+          </div>
+          {shareError && (
+            <p className="alert alert-error" role="alert">
+              {shareError}
+            </p>
+          )}
         </section>
       </div>
 
@@ -183,6 +220,9 @@ export function EvaluationDetail({ id }: { id: string }) {
                       Ratings
                     </th>
                     <th scope="col">Started</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -192,6 +232,24 @@ export function EvaluationDetail({ id }: { id: string }) {
                       <td>{r.email ?? <span className="muted">Not given</span>}</td>
                       <td className="num">{r.ratingCount}</td>
                       <td>{formatDateTime(r.createdAt)}</td>
+                      <td>
+                        {r.excluded ? (
+                          <span className="muted">Excluded</span>
+                        ) : (
+                          <button
+                            type="button"
+                            className="button button-danger-ghost"
+                            disabled={exclude.isPending}
+                            aria-label={`Exclude ${r.name ?? r.email ?? "this rater"}`}
+                            onClick={() => {
+                              if (window.confirm("Exclude this rater? Their ratings leave the results."))
+                                exclude.mutate({ id, raterId: r.id });
+                            }}
+                          >
+                            Exclude
+                          </button>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

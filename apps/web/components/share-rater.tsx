@@ -137,9 +137,10 @@ function Intro({ view }: { view: ShareView }) {
   return (
     <section className="share-intro" aria-labelledby="share-title">
       <p className="eyebrow">
-        {e.type === "SSE" ? "Rate each design" : "Compare two versions"} · {e.teamName}
+        {e.type === "SSE" ? "Rate each design" : "Compare two versions"}
+        {e.teamName ? ` · ${e.teamName}` : ""}
       </p>
-      <h1 id="share-title">{e.name}</h1>
+      <h1 id="share-title">{e.name ?? "A password-protected evaluation"}</h1>
       {e.description && <p className="muted">{e.description}</p>}
       {(e.instructions || e.scenario) && (
         <div className="share-brief">
@@ -201,6 +202,14 @@ function ShareBody({ view, base, token }: { view: ShareView; base: string; token
               Use another account
             </Link>
           </div>
+        </Gate>
+      );
+    case "excluded":
+      return (
+        <Gate title="You can no longer rate this evaluation">
+          <p className="muted">
+            The team running this evaluation has closed it to your ratings. Thank you for taking part.
+          </p>
         </Gate>
       );
     case "autousers_only":

@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   share_password_incorrect: { type: "authorization_error", status: 403 },
   share_autousers_only: { type: "authorization_error", status: 403 },
   share_team_members_only: { type: "authorization_error", status: 403 },
+  share_rater_excluded: { type: "authorization_error", status: 403 },
   // 404
   route_not_found: { type: "not_found_error", status: 404 },
   resource_not_found: { type: "not_found_error", status: 404 },
@@ -65,6 +66,7 @@ export const ERROR_CODES = {
   api_key_not_found: { type: "not_found_error", status: 404 },
   rating_not_found: { type: "not_found_error", status: 404 },
   share_not_found: { type: "not_found_error", status: 404 },
+  public_rater_not_found: { type: "not_found_error", status: 404 },
   webhook_endpoint_not_found: { type: "not_found_error", status: 404 },
   webhook_delivery_not_found: { type: "not_found_error", status: 404 },
   event_not_found: { type: "not_found_error", status: 404 },

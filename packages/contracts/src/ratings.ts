@@ -119,6 +119,10 @@ export const PublicRater = z
     name: z.string().nullable(),
     email: z.string().nullable(),
     ratingCount: z.number().int(),
+    excluded: z.boolean().meta({
+      description:
+        "Excluded by the evaluation's owners: takes no more ratings, and its ratings leave the results.",
+    }),
     createdAt: DateTime,
   })
   .meta({ id: "PublicRater" });

@@ -7,7 +7,7 @@ export const ShareView = z
     object: z.literal("share"),
     evaluation: z.object({
       id: z.string(),
-      name: z.string(),
+      name: z.string().nullable().meta({ description: "Null behind a password not yet given." }),
       description: z.string().nullable(),
       instructions: z.string().nullable(),
       scenario: z.string().nullable(),
@@ -17,7 +17,15 @@ export const ShareView = z
       teamName: z.string(),
     }),
     access: z.object({
-      state: z.enum(["ready", "start", "sign_in_required", "not_a_member", "autousers_only", "ended"]),
+      state: z.enum([
+        "ready",
+        "start",
+        "sign_in_required",
+        "not_a_member",
+        "autousers_only",
+        "ended",
+        "excluded",
+      ]),
       /** What the start form asks for when `state` is `start`. */
       start: z.object({ password: z.boolean(), name: z.boolean(), email: z.boolean() }),
       rater: z

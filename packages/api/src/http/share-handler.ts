@@ -65,6 +65,9 @@ export function createShareEntry(services: AppServices): EntryPoint {
       if (action === "/start") {
         const input = await parseJsonBody(ex, ShareStartInput, START_BODY_LIMIT);
         const address = ex.ctx.clientIp;
+        const perAddress = `${token}|${address ?? "unknown"}`;
+        await guesses.check("share-start", perAddress, null, ex.requestId);
+        await guesses.record("share-start", perAddress, null, ex.requestId);
         if (input.password !== undefined) await guesses.check("share-password", token, address, ex.requestId);
         const started = await startPublicRater(core(ex.requestId), token, viewer, input).catch(
           async (err) => {
@@ -80,9 +83,17 @@ export function createShareEntry(services: AppServices): EntryPoint {
             path: `${SHARE_PREFIX}/${token}`,
           }),
         );
-        return jsonReply(ex, 201, { object: "public_rater", id: started.rater.id, name: started.rater.name });
+        // A browser that already started carries on as the same rater: 200, not a new one.
+        return jsonReply(ex, started.reused ? 200 : 201, {
+          object: "public_rater",
+          id: started.rater.id,
+          name: started.rater.name,
+        });
       }
       const input = await parseJsonBody(ex, RatingSubmission, RATING_BODY_LIMIT);
+      const perAddress = `${token}|${ex.ctx.clientIp ?? "unknown"}`;
+      await guesses.check("share-rating", perAddress, null, ex.requestId);
+      await guesses.record("share-rating", perAddress, null, ex.requestId);
       return jsonReply(ex, 201, await submitShareRating(core(ex.requestId), token, viewer, input));
     },
   };

@@ -4,13 +4,14 @@ import { rateLimitExceeded } from "./headers";
 import type { WindowState } from "./sliding-window";
 
 /**
- * Throttles what an attacker would repeat: password guesses at sign-in and on share links, and sign-ups. Each
+ * Throttles what an attacker would repeat: password guesses at sign-in and on share links, sign-ups, and raters and
+ * ratings made through a public share link. Each
  * subject has a short window that paces a burst and a long one that makes sustained guessing slow (the back-off
  * grows from a minute to an hour). Guesses are counted only when they fail, and checked before the password is
  * hashed, so a throttled guess costs the server no scrypt work. These limits hold in `RATE_LIMIT_MODE=log` too:
  * they protect accounts, not capacity.
  */
-export type GuessKind = "sign-in" | "sign-up" | "share-password";
+export type GuessKind = "sign-in" | "sign-up" | "share-password" | "share-start" | "share-rating";
 
 interface Rule {
   limit: number;
@@ -39,6 +40,16 @@ export const GUESS_RULES: Record<GuessKind, { subject: Rule[]; address: Rule[] }
       { limit: 10, windowMs: MINUTE },
       { limit: 50, windowMs: HOUR },
     ],
+  },
+  // A share link is public: one address may not make raters or ratings without end (ballot stuffing, quota burn).
+  // The subject is the link and the address together; every attempt counts.
+  "share-start": {
+    subject: [{ limit: 20, windowMs: HOUR }],
+    address: [],
+  },
+  "share-rating": {
+    subject: [{ limit: 300, windowMs: 10 * MINUTE }],
+    address: [],
   },
   "share-password": {
     subject: [

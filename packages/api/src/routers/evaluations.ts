@@ -76,6 +76,28 @@ export const evaluationsRouter = router({
     .output(Evaluation)
     .query(({ ctx, input }) => core.getEvaluation(ctx.core, ctx.actor, input.id)),
 
+  // POST /evaluations/{id}/share-token/rotate — a new share link; the old one stops working
+  rotateShareToken: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/evaluations/{id}/share-token/rotate",
+        tags,
+        summary: "Rotate the share token",
+        description:
+          "Issues a new share token, so `links.share` changes and the old link answers 404 at once. Public raters " +
+          "who started on the old link start again on the new one.",
+      },
+      scope: "evaluations:write",
+      idempotent: false,
+    })
+    .input(ById)
+    .output(Evaluation)
+    .mutation(async ({ ctx, input }) => {
+      await core.rotateShareToken(ctx.core, ctx.actor, input.id);
+      return core.getEvaluation(ctx.core, ctx.actor, input.id);
+    }),
+
   // PATCH /evaluations/{id} — edit fields or move status
   update: apiProcedure
     .meta({

@@ -1,6 +1,7 @@
 import {
   IdParam,
   PageQueryShape,
+  PublicRater,
   PublicRaterList,
   Rating,
   RatingBulkDeleteInput,
@@ -94,4 +95,23 @@ export const ratingsRouter = router({
     .query(async ({ ctx, input: { id, ...query } }) =>
       toList(ctx, await core.listPublicRaters(ctx.core, ctx.actor, id, query)),
     ),
+
+  // POST /evaluations/{id}/public-raters/{raterId}/exclude — stop a rater, and drop their ratings from the results
+  excludePublicRater: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/evaluations/{id}/public-raters/{raterId}/exclude",
+        tags: ["Evaluations"],
+        summary: "Exclude a public rater",
+        description:
+          "The rater can no longer rate through the link (403 `share_rater_excluded`), and their ratings leave " +
+          "the results and agreement. Their ratings stay stored and exported.",
+      },
+      scope: "evaluations:write",
+      idempotent: false,
+    })
+    .input(z.object({ id: IdParam, raterId: IdParam }).strict())
+    .output(PublicRater)
+    .mutation(({ ctx, input }) => core.excludePublicRater(ctx.core, ctx.actor, input.id, input.raterId)),
 });

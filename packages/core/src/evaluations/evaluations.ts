@@ -151,6 +151,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
     shareAccess: input.shareAccess,
     shareToken: randomToken(18),
     sharePasswordHash,
+    shareAccessVersion: 1,
     allowMultipleRatings: input.allowMultipleRatings,
     evaluationMethod: input.evaluationMethod,
     instructions: input.instructions ?? null,
@@ -344,7 +345,10 @@ export async function updateEvaluation(
       .update(evaluations)
       .set({
         ...fields,
-        ...(sharePasswordHash ? { sharePasswordHash } : {}),
+        // A new password ends the sessions of raters who started with the old one.
+        ...(sharePasswordHash
+          ? { sharePasswordHash, shareAccessVersion: sql`${evaluations.shareAccessVersion} + 1` }
+          : {}),
         ...(statusChanges ? { status } : {}),
         ...(statusChanges && status === "Ended" ? { endedAt: now } : {}),
         updatedAt: now,

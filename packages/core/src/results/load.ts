@@ -1,6 +1,6 @@
 import type { RaterType } from "@rubricon/contracts";
-import { comparisons, type DbOrTx, ratings, templates } from "@rubricon/db";
-import { asc, eq, inArray } from "drizzle-orm";
+import { comparisons, type DbOrTx, publicRaters, ratings, templates } from "@rubricon/db";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { EvaluationRow } from "../evaluations/serialize";
 
 export interface StatsTemplate {
@@ -68,7 +68,13 @@ export async function loadRatingsForStats(db: DbOrTx, row: EvaluationRow): Promi
         skipReason: ratings.skipReason,
       })
       .from(ratings)
-      .where(eq(ratings.evaluationId, row.id))
+      .where(
+        and(
+          eq(ratings.evaluationId, row.id),
+          // Ratings of public raters the owners excluded leave the statistics.
+          sql`not exists (select 1 from ${publicRaters} where ${publicRaters.id} = ${ratings.publicRaterId} and ${publicRaters.excludedAt} is not null)`,
+        ),
+      )
       .orderBy(asc(ratings.createdAt), asc(ratings.id)),
   ]);
   return {

@@ -10,7 +10,7 @@ import {
   templates,
   users,
 } from "@rubricon/db";
-import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { loadVisibleEvaluation } from "../evaluations/access";
 import { toComparison } from "../evaluations/comparisons";
 import type { EvaluationRow } from "../evaluations/serialize";
@@ -57,18 +57,37 @@ async function memberRater(
   return { kind: "user", id: userId, name: user?.name ?? user?.email ?? null };
 }
 
+/**
+ * The public rater a cookie names, if it still may rate: started under the link's current password and token
+ * (`accessVersion`), and not excluded by the evaluation's owners (then `excluded`).
+ */
 async function publicRater(
   db: DbOrTx,
   row: EvaluationRow,
   token: string | null,
-): Promise<RaterIdentity | null> {
+): Promise<RaterIdentity | "excluded" | null> {
   if (!token) return null;
   const [rater] = await db
-    .select({ id: publicRaters.id, name: publicRaters.name })
+    .select({
+      id: publicRaters.id,
+      name: publicRaters.name,
+      accessVersion: publicRaters.accessVersion,
+      excludedAt: publicRaters.excludedAt,
+    })
     .from(publicRaters)
     .where(and(eq(publicRaters.tokenHash, sha256Hex(token)), eq(publicRaters.evaluationId, row.id)))
     .limit(1);
-  return rater ? { kind: "public", ...rater } : null;
+  if (!rater) return null;
+  if (rater.excludedAt) return "excluded";
+  if (rater.accessVersion !== row.shareAccessVersion) return null;
+  return { kind: "public", id: rater.id, name: rater.name };
+}
+
+function raterExcluded(): ApiError {
+  return ApiError.forbidden(
+    "share_rater_excluded",
+    "The evaluation's owners have excluded this rater; it takes no more ratings from you.",
+  );
 }
 
 /**
@@ -88,6 +107,7 @@ async function resolveRater(db: DbOrTx, row: EvaluationRow, viewer: ShareViewer)
       };
     default: {
       const rater = await publicRater(db, row, viewer.raterToken);
+      if (rater === "excluded") return { state: "excluded" as const, rater: null };
       return rater ? { state: "ready" as const, rater } : { state: "start" as const, rater: null };
     }
   }
@@ -101,8 +121,8 @@ function text(body: Record<string, unknown>, key: string): string | null {
 export async function shareView(ctx: CoreContext, token: string, viewer: ShareViewer): Promise<ShareView> {
   const row = await loadShared(ctx.db, token);
   const { state, rater } = await resolveRater(ctx.db, row, viewer);
-  const [team] = await ctx.db.select({ name: teams.name }).from(teams).where(eq(teams.id, row.teamId));
   const open = state === "ready";
+  const [team] = await ctx.db.select({ name: teams.name }).from(teams).where(eq(teams.id, row.teamId));
   const [comps, tpls, rated] = open
     ? await Promise.all([
         ctx.db
@@ -124,18 +144,20 @@ export async function shareView(ctx: CoreContext, token: string, viewer: ShareVi
     : [[], [], []];
   const byId = new Map(tpls.map((t) => [t.id, t]));
   const sse = row.type === "SSE";
+  // Behind a password, a visitor who has not given it learns nothing of the evaluation but that it asks for one.
+  const locked = row.shareAccess === "PASSWORD_PROTECTED" && !open;
   return {
     object: "share",
     evaluation: {
       id: row.id,
-      name: row.name,
-      description: row.description,
-      instructions: row.instructions,
-      scenario: row.scenario,
+      name: locked ? null : row.name,
+      description: locked ? null : row.description,
+      instructions: locked ? null : row.instructions,
+      scenario: locked ? null : row.scenario,
       type: row.type,
       status: row.status,
       shareAccess: row.shareAccess,
-      teamName: team?.name ?? "",
+      teamName: locked ? "" : (team?.name ?? ""),
     },
     access: {
       state: row.status === "Ended" && state === "ready" ? "ended" : state,
@@ -178,9 +200,15 @@ export async function startPublicRater(
   token: string,
   viewer: ShareViewer,
   input: ShareStartInput,
-): Promise<{ rater: { id: string; name: string | null }; token: string }> {
+): Promise<{ rater: { id: string; name: string | null }; token: string; reused: boolean }> {
   const row = await loadShared(ctx.db, token);
   const { state } = await resolveRater(ctx.db, row, { ...viewer, raterToken: null });
+  // One rater per browser: a visitor who already started (and may still rate) carries on as that rater.
+  const current = await publicRater(ctx.db, row, viewer.raterToken);
+  if (current === "excluded") throw raterExcluded();
+  if (current && viewer.raterToken && state === "start") {
+    return { rater: { id: current.id, name: current.name }, token: viewer.raterToken, reused: true };
+  }
   if (state === "autousers_only") {
     throw ApiError.forbidden(
       "share_autousers_only",
@@ -226,11 +254,12 @@ export async function startPublicRater(
       name: input.name ?? null,
       email: input.email ?? null,
       tokenHash: sha256Hex(raterToken),
+      accessVersion: row.shareAccessVersion,
       createdAt: now,
       updatedAt: now,
     })
     .returning({ id: publicRaters.id, name: publicRaters.name });
-  return { rater: rater!, token: raterToken };
+  return { rater: rater!, token: raterToken, reused: false };
 }
 
 /** A rating through the share link, by a signed-in team member or a started public rater. */
@@ -242,6 +271,7 @@ export async function submitShareRating(
 ) {
   const row = await loadShared(ctx.db, token);
   const { state, rater } = await resolveRater(ctx.db, row, viewer);
+  if (state === "excluded") throw raterExcluded();
   if (state === "autousers_only") {
     throw ApiError.forbidden(
       "share_autousers_only",
@@ -305,7 +335,66 @@ export async function listPublicRaters(
       name: r.name,
       email: r.email,
       ratingCount: byId.get(r.id) ?? 0,
+      excluded: r.excludedAt !== null,
       createdAt: r.createdAt.toISOString(),
     })),
   };
+}
+
+/**
+ * `POST /evaluations/{id}/public-raters/{raterId}/exclude`: the rater takes no more ratings, and theirs leave the
+ * results and agreement (the revision bump recomputes them). The ratings stay stored and exported, marked by the
+ * rater's `excluded` flag; quota spent on them is not given back.
+ */
+export async function excludePublicRater(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  raterId: string,
+) {
+  return ctx.db.transaction(async (tx) => {
+    await loadVisibleEvaluation(tx, actor, evaluationId, { forUpdate: true });
+    const now = ctx.clock.now();
+    const [rater] = await tx
+      .update(publicRaters)
+      .set({ excludedAt: now, updatedAt: now })
+      .where(and(eq(publicRaters.id, raterId), eq(publicRaters.evaluationId, evaluationId)))
+      .returning();
+    if (!rater) throw ApiError.notFound("public_rater_not_found", `No such public rater: ${raterId}.`);
+    await tx
+      .update(evaluations)
+      .set({ ratingsRevision: sql`${evaluations.ratingsRevision} + 1` })
+      .where(eq(evaluations.id, evaluationId));
+    const [counted] = await tx.select({ n: count() }).from(ratings).where(eq(ratings.publicRaterId, raterId));
+    return {
+      id: rater.id,
+      object: "public_rater" as const,
+      evaluationId: rater.evaluationId,
+      name: rater.name,
+      email: rater.email,
+      ratingCount: counted?.n ?? 0,
+      excluded: true,
+      createdAt: rater.createdAt.toISOString(),
+    };
+  });
+}
+
+/**
+ * `POST /evaluations/{id}/share-token/rotate`: a new link; the old one stops working at once, and raters who
+ * started on it start again on the new one.
+ */
+export async function rotateShareToken(ctx: CoreContext, actor: Actor, evaluationId: string) {
+  return ctx.db.transaction(async (tx) => {
+    await loadVisibleEvaluation(tx, actor, evaluationId, { forUpdate: true });
+    const [row] = await tx
+      .update(evaluations)
+      .set({
+        shareToken: randomToken(18),
+        shareAccessVersion: sql`${evaluations.shareAccessVersion} + 1`,
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(evaluations.id, evaluationId))
+      .returning();
+    return row!;
+  });
 }

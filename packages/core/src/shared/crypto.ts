@@ -29,7 +29,14 @@ export function setPasswordHashCost(logN: number): void {
   scryptParams.N = 2 ** logN;
 }
 
-function scryptAsync(password: string, salt: Buffer, keylen: number, N: number, r: number, p: number): Promise<Buffer> {
+function scryptAsync(
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  N: number,
+  r: number,
+  p: number,
+): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password, salt, keylen, { N, r, p, maxmem: maxmemFor(N, r) }, (err, key) =>
       err ? reject(err) : resolve(key),
@@ -54,7 +61,12 @@ export function unmatchableHash(): string {
 /** Whether a stored hash was made at other parameters than the current ones. */
 export function needsRehash(stored: string): boolean {
   const [alg, n, r, p] = stored.split("$");
-  return alg !== "scrypt" || Number(n) !== scryptParams.N || Number(r) !== scryptParams.r || Number(p) !== scryptParams.p;
+  return (
+    alg !== "scrypt" ||
+    Number(n) !== scryptParams.N ||
+    Number(r) !== scryptParams.r ||
+    Number(p) !== scryptParams.p
+  );
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

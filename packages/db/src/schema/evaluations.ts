@@ -38,6 +38,8 @@ export const evaluations = pgTable(
     }).notNull(),
     shareToken: text("share_token").notNull().unique(),
     sharePasswordHash: text("share_password_hash"),
+    /** Bumped when the share password changes or the token is rotated: public raters started before must start again. */
+    shareAccessVersion: integer("share_access_version").notNull().default(1),
     allowMultipleRatings: boolean("allow_multiple_ratings").notNull().default(false),
     evaluationMethod: text("evaluation_method", {
       enum: ["manual", "ai", "both"],

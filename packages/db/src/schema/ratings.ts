@@ -15,6 +15,10 @@ export const publicRaters = pgTable(
     email: text("email"),
     /** sha256 of the rater's cookie token; the token itself is never stored. */
     tokenHash: text("token_hash").notNull().unique(),
+    /** The evaluation's `shareAccessVersion` when the rater started; an older one no longer rates. */
+    accessVersion: integer("access_version").notNull().default(1),
+    /** Set when the evaluation's owners excluded the rater: no more ratings, and theirs leave the results. */
+    excludedAt: timestamp("excluded_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
