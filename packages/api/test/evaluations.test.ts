@@ -30,6 +30,43 @@ const eventsOf = (objectId: string) =>
     .orderBy(asc(events.createdAt), asc(events.id));
 
 describe("creating", () => {
+  it("takes only templates of the evaluation's own team or system ones, even from a user in both teams", async () => {
+    const headers = sessionHeaders(server, user);
+    const second = await call(`${server.api}/teams`, {
+      method: "POST",
+      headers,
+      body: { name: "Other team" },
+    });
+    expect(second.status).toBe(201);
+    const foreign = await call(`${server.api}/templates`, {
+      method: "POST",
+      headers,
+      body: { teamId: second.body.id, name: "Other team's rubric" },
+    });
+    expect(foreign.status).toBe(201);
+    const body = { ...SSE_BODY, teamId: user.teamId, selectedDimensionIds: ["overall", foreign.body.id] };
+    expectError(await call(`${server.api}/evaluations`, { method: "POST", headers, body }), 400, {
+      type: "invalid_request_error",
+      param: "selectedDimensionIds[1]",
+    });
+    const mine = await createEvaluation(server.api, headers, { ...SSE_BODY, teamId: user.teamId });
+    expectError(
+      await call(`${server.api}/evaluations/${mine.id}`, {
+        method: "PATCH",
+        headers,
+        body: { selectedDimensionIds: [foreign.body.id] },
+      }),
+      400,
+      { type: "invalid_request_error", param: "selectedDimensionIds[0]" },
+    );
+    const inOther = await createEvaluation(server.api, headers, {
+      ...SSE_BODY,
+      teamId: second.body.id,
+      selectedDimensionIds: [foreign.body.id],
+    });
+    expect(inOther.templates).toEqual([{ id: foreign.body.id, name: "Other team's rubric", version: 1 }]);
+  });
+
   it("creates an SSE evaluation with one comparison per design URL", async () => {
     const res = await post({
       name: "Landing page",

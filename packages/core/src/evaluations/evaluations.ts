@@ -35,9 +35,9 @@ import { emitStatusChange, serializeEvaluation } from "./lifecycle";
 import { type EvaluationRow, toEvaluation, toEvaluationEventObject } from "./serialize";
 import { assertTransition, isEditable } from "./status";
 
-async function assertTemplatesVisible(db: DbOrTx, actor: Actor, ids: string[] | undefined): Promise<void> {
+async function assertTemplatesUsable(db: DbOrTx, teamId: string, ids: string[] | undefined): Promise<void> {
   if (!ids) return;
-  const unknown = await unknownTemplateIds(db, actor, ids);
+  const unknown = await unknownTemplateIds(db, teamId, ids);
   if (unknown.length > 0) {
     const index = ids.indexOf(unknown[0]!);
     throw ApiError.invalid(`selectedDimensionIds[${index}]`, `No such template: ${unknown[0]}.`);
@@ -135,7 +135,7 @@ function insertComparisons(count: number) {
 export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
   const { team } = await resolveTargetTeam(ctx.db, actor, input.teamId);
   const items = comparisonInputs(input);
-  await assertTemplatesVisible(ctx.db, actor, input.selectedDimensionIds);
+  await assertTemplatesUsable(ctx.db, team.id, input.selectedDimensionIds);
   if (input.dryRun) return dryRunResult(input, items.length);
 
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : null;
@@ -316,7 +316,7 @@ export async function updateEvaluation(
     const current = await loadVisibleEvaluation(tx, actor, id, {
       forUpdate: true,
     });
-    await assertTemplatesVisible(tx, actor, input.selectedDimensionIds);
+    await assertTemplatesUsable(tx, current.teamId, input.selectedDimensionIds);
     const { status, sharePassword: _omit, ratingDeadline, ...rest } = input;
     const fields = {
       ...rest,

@@ -272,18 +272,17 @@ export async function revertTemplate(
 }
 
 /** Ids among `ids` that the actor cannot see as templates, for validating an evaluation's selection. */
-export async function unknownTemplateIds(db: DbOrTx, actor: Actor, ids: string[]): Promise<string[]> {
+/**
+ * The ids that name no template an evaluation of `teamId` may use: only the team's own templates and system ones.
+ * A user in two teams sees both teams' templates, but one team's evaluation must not carry the other's (its
+ * guidelines would show to the first team's raters, and its owner could no longer delete it).
+ */
+export async function unknownTemplateIds(db: DbOrTx, teamId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const teamIds = await actorTeamIds(db, actor);
   const rows = await db
     .select({ id: templates.id })
     .from(templates)
-    .where(
-      and(
-        inArray(templates.id, ids),
-        or(eq(templates.isSystem, true), teamIds.length ? inArray(templates.teamId, teamIds) : undefined),
-      ),
-    );
+    .where(and(inArray(templates.id, ids), or(eq(templates.isSystem, true), eq(templates.teamId, teamId))));
   const found = new Set(rows.map((r) => r.id));
   return ids.filter((i) => !found.has(i));
 }
