@@ -4,6 +4,7 @@ import { type ApiKey, SCOPE_FAMILIES, SCOPES, type Scope } from "@rubricon/contr
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { CopyButton } from "@/components/copy-button";
+import { TeamKeys } from "@/components/team-keys";
 import { errorMessage } from "@/lib/errors";
 import { formatDate, formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
@@ -161,6 +162,8 @@ export function ApiKeysPanel() {
 
         <CreateKeyForm onCreated={setCreated} />
       </div>
+
+      <TeamKeys />
     </>
   );
 }

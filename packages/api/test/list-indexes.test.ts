@@ -120,6 +120,11 @@ const COVERAGE: Record<string, Coverage> = {
     callers: ["key"],
   },
   "GET /api-keys": { table: "api_keys", path: () => "/api-keys", callers: ["session"] },
+  "GET /teams/{id}/api-keys": {
+    table: "api_keys",
+    path: () => `/teams/${user.teamId}/api-keys`,
+    callers: ["session"],
+  },
   "GET /teams": { table: "teams", path: () => "/teams", callers: ["key", "session"] },
   "GET /teams/{id}/members": {
     table: "team_members",

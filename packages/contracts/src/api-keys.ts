@@ -11,6 +11,7 @@ export const ApiKey = z
     object: z.literal("api_key"),
     name: z.string(),
     teamId: z.string(),
+    userId: z.string().meta({ description: "The user who minted the key; it acts as them." }),
     prefix: z.string().meta({
       description: "The first characters of the key, for recognising it.",
     }),

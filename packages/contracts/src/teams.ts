@@ -54,5 +54,10 @@ export const TeamMember = z
 export const TeamMemberList = listOf(TeamMember, "TeamMemberList", true);
 
 export const TeamLeaveResult = z
-  .object({ teamId: z.string(), userId: z.string(), left: z.literal(true) })
+  .object({
+    teamId: z.string(),
+    userId: z.string(),
+    left: z.literal(true),
+    revokedApiKeys: z.number().int().meta({ description: "Your API keys on the team, revoked as you left." }),
+  })
   .meta({ id: "TeamLeaveResult" });

@@ -1,5 +1,6 @@
 export * from "./admin/bootstrap";
 export * from "./api-keys/api-keys";
+export * from "./api-keys/team-keys";
 export * from "./evaluations/access";
 export * from "./evaluations/comparisons";
 export * from "./evaluations/evaluations";

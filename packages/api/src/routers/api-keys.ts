@@ -14,7 +14,44 @@ import { toList } from "./list";
 
 const tags = ["API Keys"];
 
+const TeamKeyParams = z.object({ id: IdParam, keyId: IdParam }).strict();
+
 export const apiKeysRouter = router({
+  // GET /teams/{id}/api-keys — every key of the team (owners and admins)
+  listForTeam: apiProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/teams/{id}/api-keys",
+        tags,
+        summary: "List the team's API keys",
+        description:
+          "Every key acting on the team, whoever minted it, revoked ones included. Owners and admins only; a " +
+          "signed-in session only.",
+      },
+      sessionOnly: true,
+    })
+    .input(withCursorRules(PageQuery.extend({ id: IdParam })))
+    .output(ApiKeyList)
+    .query(async ({ ctx, input: { id, ...query } }) =>
+      toList(ctx, await core.listTeamApiKeys(ctx.core, ctx.actor, id, query)),
+    ),
+
+  // DELETE /teams/{id}/api-keys/{keyId} — revoke any key of the team (owners and admins)
+  revokeForTeam: apiProcedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/teams/{id}/api-keys/{keyId}",
+        tags,
+        summary: "Revoke a team's API key",
+      },
+      sessionOnly: true,
+    })
+    .input(TeamKeyParams)
+    .output(DeletedObject)
+    .mutation(({ ctx, input }) => core.revokeTeamApiKey(ctx.core, ctx.actor, input.id, input.keyId)),
+
   // GET /api-keys — the keys the signed-in user minted
   list: apiProcedure
     .meta({

@@ -16,6 +16,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     object: "api_key",
     name: row.name,
     teamId: row.teamId,
+    userId: row.userId,
     prefix: row.prefix,
     scopes: row.scopes as Scope[],
     expiresAt: row.expiresAt?.toISOString() ?? null,

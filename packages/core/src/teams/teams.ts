@@ -1,6 +1,7 @@
 import type { PageQuery, Team, TeamRole } from "@rubricon/contracts";
 import { type DbOrTx, newId, teamMembers, teams, users } from "@rubricon/db";
 import { and, count, eq, inArray } from "drizzle-orm";
+import { revokeMemberKeys } from "../api-keys/team-keys";
 import { paginate } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
 import { ApiError } from "../shared/errors";
@@ -133,7 +134,8 @@ export async function leaveTeam(ctx: CoreContext, actor: Actor, teamId: string) 
     await tx
       .delete(teamMembers)
       .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, actor.userId)));
-    return { teamId, userId: actor.userId, left: true as const };
+    const revokedApiKeys = await revokeMemberKeys(tx, teamId, actor.userId, ctx.clock.now());
+    return { teamId, userId: actor.userId, left: true as const, revokedApiKeys };
   });
 }
 

@@ -27,7 +27,7 @@ export const apiKeys = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [
-    index("api_keys_team_idx").on(t.teamId),
+    index("api_keys_team_order_idx").on(t.teamId, ...newestFirst(t.updatedAt, t.id)),
     index("api_keys_user_order_idx").on(t.userId, ...newestFirst(t.updatedAt, t.id)),
   ],
 );

@@ -1,0 +1,109 @@
+"use client";
+
+import type { ApiKey } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorMessage } from "@/lib/errors";
+import { formatDate, formatRelative } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc";
+
+/** For owners and admins: every working key on their teams, whoever minted it, each revocable. */
+export function TeamKeys() {
+  const trpc = useTRPC();
+  const teams = useQuery(trpc.teams.list.queryOptions({ limit: 100 }));
+  const managed = teams.data?.data.filter((t) => t.role === "owner" || t.role === "admin") ?? [];
+  if (managed.length === 0) return null;
+  return (
+    <>
+      {managed.map((team) => (
+        <TeamKeyTable key={team.id} teamId={team.id} teamName={team.name} />
+      ))}
+    </>
+  );
+}
+
+function TeamKeyTable({ teamId, teamName }: { teamId: string; teamName: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const keys = useQuery(trpc.apiKeys.listForTeam.queryOptions({ id: teamId, limit: 100 }));
+  const members = useQuery(trpc.teams.members.list.queryOptions({ id: teamId }));
+  const who = new Map(members.data?.data.map((m) => [m.userId, m.email]) ?? []);
+  const [error, setError] = useState<string | null>(null);
+  const revoke = useMutation(
+    trpc.apiKeys.revokeForTeam.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.apiKeys.pathFilter()),
+      onError: (e) => setError(errorMessage(e)),
+    }),
+  );
+  function onRevoke(key: ApiKey) {
+    if (!window.confirm(`Revoke “${key.name}” on ${teamName}? Requests using it will fail immediately.`))
+      return;
+    setError(null);
+    revoke.mutate({ id: teamId, keyId: key.id });
+  }
+  const active = keys.data?.data.filter((k) => !k.revokedAt) ?? [];
+  const headingId = `team-keys-${teamId}`;
+  return (
+    <section className="card" aria-labelledby={headingId}>
+      <h2 id={headingId}>All keys on {teamName}</h2>
+      <p className="muted small">Every member's keys on this team. Keys of members who leave are revoked.</p>
+      {keys.isError && (
+        <p className="alert alert-error" role="alert">
+          {errorMessage(keys.error)}
+        </p>
+      )}
+      {error && (
+        <p className="alert alert-error" role="alert">
+          {error}
+        </p>
+      )}
+      {keys.data && active.length === 0 && <p className="muted">No working keys on this team.</p>}
+      {active.length > 0 && (
+        <div className="table-scroll">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Minted by</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {active.map((key) => (
+                <tr key={key.id}>
+                  <td className="nowrap">{key.name}</td>
+                  <td className="nowrap">
+                    <code className="mono small">{key.prefix}…</code>
+                  </td>
+                  <td className="nowrap">
+                    {who.get(key.userId) ?? <span className="muted">A former member</span>}
+                  </td>
+                  <td className="nowrap">
+                    {key.lastUsedAt ? formatRelative(key.lastUsedAt) : <span className="muted">Never</span>}
+                  </td>
+                  <td className="nowrap">{formatDate(key.createdAt)}</td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      className="button button-danger-ghost"
+                      onClick={() => onRevoke(key)}
+                      disabled={revoke.isPending}
+                      aria-label={`Revoke ${key.name} on ${teamName}`}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
