@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_SECRETS } from "./helpers/server";
+
+/** The worker process (`pnpm worker`) stops cleanly on a signal, even when a wrapper passes the signal twice. */
+const WORKER = fileURLToPath(new URL("../../../apps/worker/src/main.ts", import.meta.url));
+let database: TestDatabase;
+
+beforeAll(async () => {
+  // On Postgres the worker shares the test's database; PGlite would need the test's own in-memory one.
+  database = await createTestDatabase({
+    ...process.env,
+    DATABASE_URL: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+  });
+});
+afterAll(() => database?.dispose());
+
+function startWorker() {
+  const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+    env: {
+      ...process.env,
+      ...TEST_SECRETS,
+      NODE_ENV: "test",
+      DATABASE_URL: database.url,
+      WEBHOOKS_ENABLED: "true",
+      BASE_URL: "http://127.0.0.1:1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const waitFor = async (text: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!output.includes(text)) {
+      if (Date.now() > deadline) throw new Error(`worker never printed "${text}":\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { child, exited, waitFor, output: () => output };
+}
+
+describe("the worker process", () => {
+  it("finishes its work and exits 0 when SIGTERM comes twice", async () => {
+    const worker = startWorker();
+    await worker.waitFor("started");
+    worker.child.kill("SIGTERM");
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    expect(worker.output()).toContain("SIGTERM received, stopping");
+    expect(worker.output()).toContain("stopped");
+  }, 60_000);
+
+  it("stops quietly on Ctrl-C (SIGINT)", async () => {
+    const worker = startWorker();
+    await worker.waitFor("started");
+    worker.child.kill("SIGINT");
+    expect(await worker.exited).toBe(0);
+    expect(worker.output()).not.toMatch(/error|ELIFECYCLE/i);
+  }, 60_000);
+});
