@@ -37,8 +37,8 @@ export const GUESS_RULES: Record<GuessKind, { subject: Rule[]; address: Rule[] }
   "sign-up": {
     subject: [],
     address: [
-      { limit: 10, windowMs: MINUTE },
-      { limit: 50, windowMs: HOUR },
+      { limit: 20, windowMs: MINUTE },
+      { limit: 100, windowMs: HOUR },
     ],
   },
   // A share link is public: one address may not make raters or ratings without end (ballot stuffing, quota burn).
