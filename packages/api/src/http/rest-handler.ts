@@ -50,6 +50,29 @@ function callProcedure(
   });
 }
 
+/**
+ * Where a NUL character hides in the input, as a parameter path. Postgres text cannot hold one, so it would fail
+ * the statement; it is the caller's error and is named like any other invalid field.
+ */
+function nulParam(value: unknown, path: string): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path || "body" : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulParam(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, v] of Object.entries(value)) {
+      if (key.includes("\u0000")) return path ? `${path}.${key}` : key;
+      const found = nulParam(v, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 function queryInput(url: URL): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of new Set(url.searchParams.keys())) {
@@ -161,6 +184,8 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       const hasBody = BODY_METHODS.has(method);
       const body = hasBody ? await ex.readJson(route.meta.maxBodyBytes ?? DEFAULT_BODY_LIMIT) : {};
       const input: Record<string, unknown> = { ...(hasBody ? body : queryInput(ex.url)), ...params };
+      const nul = nulParam(input, "");
+      if (nul) throw ApiError.invalid(nul, `\`${nul}\` contains a NUL character, which no field accepts.`);
       if (route.stream) {
         // A client that reconnects sends the id of the last event it saw; the procedure resumes after it.
         const lastEventId = ex.req.headers.get("last-event-id");

@@ -1,3 +1,4 @@
+import { ApiError } from "@rubricon/core";
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import type { RouteMeta } from "../trpc/init";
 
@@ -12,6 +13,15 @@ export interface Route {
   isStatic: boolean;
   /** A server-sent event stream (a tRPC subscription declared with `meta.stream`). */
   stream: boolean;
+}
+
+/** A path segment as the value it encodes; broken percent-encoding is the caller's error, not ours. */
+function decodePathParam(name: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw ApiError.invalid(name, `The path parameter \`${name}\` is not valid percent-encoded UTF-8.`);
+  }
 }
 
 export interface RouteMatch {
@@ -76,7 +86,7 @@ export class RouteTable {
         continue;
       const params: Record<string, string> = {};
       route.paramNames.forEach((name, i) => {
-        params[name] = decodeURIComponent(m[i + 1]!);
+        params[name] = decodePathParam(name, m[i + 1]!);
       });
       found.push({ route, params });
     }
