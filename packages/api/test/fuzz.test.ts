@@ -85,7 +85,8 @@ function badValue(next: () => number, schema: Schema | undefined): unknown {
     HUGE,
     NUL,
     deep(500),
-    -1e309,
+    -Number.MAX_VALUE,
+    "1e999",
     null,
   ];
   return wrong[Math.floor(next() * wrong.length)];
