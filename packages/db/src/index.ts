@@ -2,5 +2,4 @@ export * from "./client";
 export { newId } from "./ids";
 export * as schema from "./schema/index";
 export * from "./schema/index";
-export { compiledStatement, placeholders } from "./compiled";
 export { type HotStatement, hotStatement, type Params, type Preparable, rowParams } from "./statement";
