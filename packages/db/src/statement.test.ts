@@ -42,6 +42,13 @@ const teamsIn = hotStatement("test_teams_in", (db, $: Params<{ ids: string[] }>)
   db.select({ id: teams.id }).from(teams).where(sql`${teams.id} = any(${$.ids})`).orderBy(teams.id),
 );
 
+// Read through a subquery and a CTE on top of it: each column reaches the row through two aliases.
+const usersThroughAliases = hotStatement("test_users_through_aliases", (db, $: Params<{ id: string }>) => {
+  const inner = db.select().from(users).where(eq(users.id, $.id)).as("inner_users");
+  const outer = db.$with("outer_users").as(db.select(inner._.selectedFields).from(inner));
+  return db.with(outer).select(outer._.selectedFields).from(outer);
+});
+
 function userRow(overrides: Partial<UserRow> = {}): UserRow {
   const id = newId("user");
   const now = new Date("2026-01-02T03:04:05.678Z");
@@ -116,6 +123,7 @@ describe("hot statements", () => {
       [other, teamId].sort().map((id) => ({ id })),
     );
     expect(await teamsIn(database.db, { ids: [] })).toEqual([]);
+    expect(await usersThroughAliases(database.db, { id: user.id })).toEqual([user]);
   });
 
   it("are built once, for the pool and every transaction, into the SQL Drizzle writes", async () => {

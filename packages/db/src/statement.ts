@@ -11,6 +11,7 @@ import {
   sql,
 } from "drizzle-orm";
 import {
+  PgColumn,
   PgDatabase,
   PgDialect,
   PgPreparedQuery,
@@ -121,10 +122,22 @@ function compileStatement<Values extends object, Config extends PreparedQueryCon
   return {
     query,
     bind: (values) => binders.map((bind) => bind(values, name)),
-    fields: captured.fields,
+    fields: captured.fields?.map(({ path, field }) =>
+      path.length === 1 && is(field, PgColumn) ? { path, field: unaliased(field) } : { path, field },
+    ),
     mapRows: captured.mapRows,
     joinsNotNullableMap: captured.joinsNotNullableMap,
   };
+}
+
+/**
+ * A column read through a subquery or CTE is a proxy naming the alias, and each proxy layer more than doubles
+ * the cost of decoding a value through it (about 14 µs a row of evaluations through two, against 3 µs). A field
+ * at the top of a row (not inside a nested object, where the column's table decides whether the object is null)
+ * decodes the same through a plain copy of the column behind the proxies.
+ */
+function unaliased(column: PgColumn): PgColumn {
+  return Object.create(Object.getPrototypeOf(column), Object.getOwnPropertyDescriptors(column));
 }
 
 type Binder = (values: object, statement: string) => unknown;
