@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   const database = await sharedDatabase({
     url: env.databaseUrl,
     dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
+    prepareStatements: env.databasePrepareStatements,
     migrate: true,
   });
   log(`started (${database.kind})`);

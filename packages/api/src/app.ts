@@ -71,6 +71,7 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
     (await sharedDatabase({
       url: env.databaseUrl,
       dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
+      prepareStatements: env.databasePrepareStatements,
       migrate: true,
     }));
   const services: AppServices = {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation, expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
+import { bearer, call, mintApiKey, sessionHeaders, signUp } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 type Item = { id: string; updatedAt: string };
@@ -220,5 +220,42 @@ describe("filtered and scoped lists", () => {
       const res = await call(`${server.api}/evaluations?${param}=${theirs.id}`, { headers: bearer(key) });
       expectError(res, 400, { type: "invalid_request_error", code: "invalid_cursor", param });
     }
+  });
+
+  it("pages a user's evaluations across all their teams as one list, in both directions", async () => {
+    const member = await signUp(server, "member");
+    const headers = sessionHeaders(server, member);
+    const second = await call(`${server.api}/teams`, { method: "POST", headers, body: { name: "Second" } });
+    expect(second.status).toBe(201);
+    const mine: Item[] = [];
+    for (let i = 0; i < 5; i++) {
+      const teamId = i % 2 === 0 ? member.teamId : second.body.id;
+      mine.push(
+        (await createEvaluation(server.api, headers, { name: `Shared ${i}`, type: "SSE", teamId })) as Item,
+      );
+    }
+    const expected = ids([...mine].sort(newestFirst));
+    const list = async (query: string) => {
+      const res = await call(`${server.api}/evaluations?${query}`, { headers });
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const first = await list("limit=2");
+    expect(ids(first.data)).toEqual(expected.slice(0, 2));
+    expect(first.has_more).toBe(true);
+    const middle = await list(`limit=2&starting_after=${first.next_cursor}`);
+    expect(ids(middle.data)).toEqual(expected.slice(2, 4));
+    const last = await list(`limit=2&starting_after=${middle.next_cursor}`);
+    expect(ids(last.data)).toEqual(expected.slice(4));
+    expect(last.has_more).toBe(false);
+    const back = await list(`limit=2&ending_before=${expected[4]}`);
+    expect(ids(back.data)).toEqual(expected.slice(2, 4));
+    // The teams of the list only: another user's evaluation is no cursor here.
+    const outside = await call(`${server.api}/evaluations?starting_after=${created[0]!.id}`, { headers });
+    expectError(outside, 400, {
+      type: "invalid_request_error",
+      code: "invalid_cursor",
+      param: "starting_after",
+    });
   });
 });

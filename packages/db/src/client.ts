@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
-import type { ExtractTablesWithRelations, SQL } from "drizzle-orm";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -35,25 +35,34 @@ export interface DatabaseOptions {
    * use it to EXPLAIN what a route ran). Costs a stack trace per query on postgres.js: not for production.
    */
   onQuery?: QueryObserver;
+  /**
+   * Postgres only. True (the default): every statement with parameters is prepared on its connection once and
+   * then only bound and executed, one round trip instead of two. False: statements are sent unnamed each time,
+   * for poolers that hand each transaction a different server connection (PgBouncer in transaction mode),
+   * where a statement prepared on one connection is unknown on the next.
+   */
+  prepareStatements?: boolean;
 }
 
 export type QueryObserver = (query: string, params: readonly unknown[]) => void;
 
 export function createDatabase(opts: DatabaseOptions): Database {
   if (opts.url) {
+    const prepare = opts.prepareStatements ?? true;
     const client = postgres(opts.url, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
       connection: { application_name: "rubricon" },
+      prepare,
       ...(opts.onQuery ? { debug: debugHook(opts.onQuery) } : {}),
     });
-    const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
+    const db: Db = drizzlePostgres(prepare ? preparingEveryStatement(client) : client, { schema });
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
   const release = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
   const client = new PGlite(opts.dataDir);
   if (opts.onQuery) observePglite(client, opts.onQuery);
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db: Db = drizzlePglite(client, { schema });
   return {
     db,
     kind: "pglite",
@@ -68,13 +77,14 @@ export function createDatabase(opts: DatabaseOptions): Database {
 }
 
 /**
- * Drizzle runs every query without a name unless it was built with `.prepare()`, and postgres.js sends such a
- * query with parameters as parse + describe, a wait, then bind + execute: two round trips each time. Prepared,
- * postgres.js keeps the statement per connection by its text and sends only bind + execute from then on.
- * Queries without parameters stay on the simple protocol (migrations hold several statements), and
- * `prepare: false` on the client still turns this off (e.g. behind a transaction-mode pooler).
+ * `prepareStatements`: Drizzle asks postgres.js to prepare only queries built with `.prepare()` (and hot
+ * statements), and postgres.js sends any other query with parameters as parse + describe, a wait, then bind +
+ * execute: two round trips each time. Prepared, postgres.js keeps the statement per connection by its text and
+ * sends only bind + execute from then on. So the client Drizzle is given asks to prepare every query with
+ * parameters, on the pool and on each transaction's connection; queries without parameters stay on the simple
+ * protocol (migrations hold several statements). The client's own `prepare: false` overrides any request.
  */
-function preparing(client: postgres.Sql): postgres.Sql {
+function preparingEveryStatement(client: postgres.Sql): postgres.Sql {
   return new Proxy(client, {
     get(target, prop, receiver) {
       if (prop === "unsafe") {
@@ -87,7 +97,7 @@ function preparing(client: postgres.Sql): postgres.Sql {
         return (...args: unknown[]) => {
           const callback = args.pop() as (sql: postgres.Sql) => unknown;
           const open = Reflect.get(target, prop) as (...a: unknown[]) => unknown;
-          return open.apply(target, [...args, (sql: postgres.Sql) => callback(preparing(sql))]);
+          return open.apply(target, [...args, (sql: postgres.Sql) => callback(preparingEveryStatement(sql))]);
         };
       }
       return Reflect.get(target, prop, receiver);
@@ -208,7 +218,7 @@ const processInstances = new Map<string, Promise<Database>>();
  * allows only one opener per data directory). Migrations run once, on first use.
  */
 export function sharedDatabase(opts: DatabaseOptions & { migrate?: boolean }): Promise<Database> {
-  const key = `${opts.url ?? ""}|${opts.dataDir ?? ""}`;
+  const key = `${opts.url ?? ""}|${opts.dataDir ?? ""}|${opts.prepareStatements ?? true}`;
   let instance = processInstances.get(key);
   if (!instance) {
     instance = (async () => {
@@ -220,11 +230,4 @@ export function sharedDatabase(opts: DatabaseOptions & { migrate?: boolean }): P
     processInstances.set(key, instance);
   }
   return instance;
-}
-
-/** Raw SQL rows from either driver (postgres.js answers an array, PGlite an object with `rows`). */
-export async function queryRows<T extends Record<string, unknown>>(db: DbOrTx, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown;
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
 }

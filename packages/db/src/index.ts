@@ -1,5 +1,5 @@
 export * from "./client";
-export { compiledStatement, placeholders } from "./compiled";
 export { newId } from "./ids";
 export * as schema from "./schema/index";
 export * from "./schema/index";
+export { type HotStatement, hotStatement, type Params, type Preparable, rowParams } from "./statement";

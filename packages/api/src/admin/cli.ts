@@ -104,7 +104,9 @@ async function openDatabase(): Promise<{
     throw new OperatorError((err as Error).message);
   }
   const database = createDatabase(
-    env.databaseUrl ? { url: env.databaseUrl, maxConnections: 2 } : { dataDir: `${env.dataDir}/pglite` },
+    env.databaseUrl
+      ? { url: env.databaseUrl, maxConnections: 2, prepareStatements: env.databasePrepareStatements }
+      : { dataDir: `${env.dataDir}/pglite` },
   );
   try {
     await migrateDatabase(database);

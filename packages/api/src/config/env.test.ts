@@ -19,6 +19,7 @@ describe("loadEnv", () => {
     expect(env.port).toBe(3000);
     expect(env.baseUrl).toBe("http://localhost:3000");
     expect(env.databaseUrl).toBeUndefined();
+    expect(env.databasePrepareStatements).toBe(true);
   });
 
   it("generates development secrets once and keeps them under the data directory", () => {
@@ -76,5 +77,11 @@ describe("loadEnv", () => {
     expect(() => loadEnv({ ...secrets, PORT: "abc" })).toThrow(/PORT/);
     expect(() => loadEnv({ ...secrets, ENCRYPTION_KEY: "short" })).toThrow(/ENCRYPTION_KEY/);
     expect(() => loadEnv({ ...secrets, DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL/);
+    expect(() => loadEnv({ ...secrets, DATABASE_PREPARE_STATEMENTS: "no" })).toThrow(
+      /DATABASE_PREPARE_STATEMENTS/,
+    );
+    expect(loadEnv({ ...secrets, DATABASE_PREPARE_STATEMENTS: "false" }).databasePrepareStatements).toBe(
+      false,
+    );
   });
 });

@@ -7,6 +7,7 @@ const Secret = z.string().min(32, "must be at least 32 characters");
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z.string().url().optional(),
+  DATABASE_PREPARE_STATEMENTS: z.enum(["true", "false"]).default("true"),
   REDIS_URL: z.string().url().optional(),
   REDIS_KEY_PREFIX: z
     .string()
@@ -33,6 +34,8 @@ const EnvSchema = z.object({
 export interface Env {
   nodeEnv: "development" | "production" | "test";
   databaseUrl: string | undefined;
+  /** Prepare statements on Postgres connections; false behind PgBouncer in transaction mode. */
+  databasePrepareStatements: boolean;
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
@@ -132,6 +135,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   return {
     nodeEnv: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
+    databasePrepareStatements: e.DATABASE_PREPARE_STATEMENTS === "true",
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimitMode: e.RATE_LIMIT_MODE,

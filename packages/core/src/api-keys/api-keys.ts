@@ -1,11 +1,10 @@
 import { API_KEY_PREFIX, type ApiKey, type PageQuery, type Scope } from "@rubricon/contracts";
-import { apiKeys, type DbOrTx, newId } from "@rubricon/db";
+import { apiKeys, type DbOrTx, hotStatement, newId, type Params } from "@rubricon/db";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { paginate } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
-import { preparedPerDb } from "../shared/prepared";
 import { resolveTargetTeam } from "../teams/access";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -97,18 +96,13 @@ export async function revokeApiKey(
   return { id: keyId, deleted: true };
 }
 
-const apiKeyByHash = preparedPerDb((db) =>
-  db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, sql.placeholder("keyHash")))
-    .limit(1)
-    .prepare("api_key_by_hash"),
+const apiKeyByHash = hotStatement("api_key_by_hash", (db, $: Params<{ keyHash: string }>) =>
+  db.select().from(apiKeys).where(eq(apiKeys.keyHash, $.keyHash)).limit(1),
 );
 
 /** Resolves a presented key; unknown, revoked and expired keys are 401s with their own codes. */
 export async function authenticateApiKey(db: DbOrTx, plaintext: string, now: Date): Promise<ApiKeyRow> {
-  const [row] = await apiKeyByHash(db).execute({ keyHash: sha256Hex(plaintext) });
+  const [row] = await apiKeyByHash(db, { keyHash: sha256Hex(plaintext) });
   if (!row) throw new ApiError("invalid_api_key", "Invalid API key provided.");
   if (row.revokedAt) throw new ApiError("api_key_revoked", "This API key has been revoked.");
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) {

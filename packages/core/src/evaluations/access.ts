@@ -1,8 +1,7 @@
-import { type DbOrTx, evaluations, teams, users } from "@rubricon/db";
+import { type Db, type DbOrTx, evaluations, hotStatement, type Params, teams, users } from "@rubricon/db";
 import { eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Actor } from "../shared/context";
 import { ApiError } from "../shared/errors";
-import { preparedPerDb } from "../shared/prepared";
 import type { EvaluationRow, TemplateRefs } from "./serialize";
 
 export function evaluationNotFound(id: string): ApiError {
@@ -83,26 +82,27 @@ export async function loadVisibleEvaluationWithExtras(
   id: string,
 ): Promise<EvaluationWithExtras> {
   const [found] = actor.boundTeamId
-    ? await evaluationWithExtrasForTeam(db).execute({ id, teamId: actor.boundTeamId })
-    : await evaluationWithExtrasForMember(db).execute({ id, userId: actor.userId });
+    ? await evaluationWithExtrasForTeam(db, { id, teamId: actor.boundTeamId })
+    : await evaluationWithExtrasForMember(db, { id, userId: actor.userId });
   const { visible, ...row } = await checkVisible(db, actor, id, found);
   return row;
 }
 
-function evaluationWithExtras(db: DbOrTx, visible: SQL<boolean>, name: string) {
+function evaluationWithExtras(db: Db, id: SQLWrapper, visible: SQL<boolean>) {
   return db
     .select({ ...getTableColumns(evaluations), ...evaluationExtras, visible })
     .from(evaluations)
-    .where(eq(evaluations.id, sql.placeholder("id")))
-    .limit(1)
-    .prepare(name);
+    .where(eq(evaluations.id, id))
+    .limit(1);
 }
 
-const evaluationWithExtrasForTeam = preparedPerDb((db) =>
-  evaluationWithExtras(db, boundToTeam(sql.placeholder("teamId")), "evaluation_with_extras_for_team"),
+const evaluationWithExtrasForTeam = hotStatement(
+  "evaluation_with_extras_for_team",
+  (db, $: Params<{ id: string; teamId: string }>) => evaluationWithExtras(db, $.id, boundToTeam($.teamId)),
 );
-const evaluationWithExtrasForMember = preparedPerDb((db) =>
-  evaluationWithExtras(db, memberOfTeam(sql.placeholder("userId")), "evaluation_with_extras_for_member"),
+const evaluationWithExtrasForMember = hotStatement(
+  "evaluation_with_extras_for_member",
+  (db, $: Params<{ id: string; userId: string }>) => evaluationWithExtras(db, $.id, memberOfTeam($.userId)),
 );
 
 async function checkVisible<R extends EvaluationRow & { visible: boolean }>(

@@ -6,16 +6,19 @@ import type {
 } from "@rubricon/contracts";
 import {
   comparisons,
-  compiledStatement,
+  type Db,
   type DbOrTx,
   evaluations,
+  hotStatement,
   newId,
-  placeholders,
+  type Params,
+  rowParams,
   type StimulusRow,
+  teams,
 } from "@rubricon/db";
-import { and, asc, desc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQLWrapper, sql } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
-import { type PageQueryBuilder, paginate, preparedList, recordTombstone } from "../pagination/paginate";
+import { listOrder, listStatement, type PageParts, recordTombstone } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
 import { hashPassword, randomToken } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
@@ -23,7 +26,6 @@ import { actorTeamIds, resolveTargetTeam } from "../teams/access";
 import { unknownTemplateIds } from "../templates/templates";
 import { recordUsage } from "../usage/usage";
 import {
-  type EvaluationWithExtras,
   evaluationExtras,
   loadVisibleEvaluation,
   loadVisibleEvaluationWithExtras,
@@ -93,16 +95,15 @@ function dryRunResult(input: EvaluationCreateInput, comparisonCount: number) {
   };
 }
 
-const EVALUATION_COLUMNS = Object.keys(getTableColumns(evaluations)) as (keyof EvaluationRow)[];
-
 /** Every column from the caller (the row it returns is built in memory), and the template names from SQL. */
-const insertEvaluation = compiledStatement<EvaluationRow>((db) =>
+const insertEvaluation = hotStatement("insert_evaluation", (db, $: Params<EvaluationRow>) =>
   db
     .insert(evaluations)
-    .values(placeholders(EVALUATION_COLUMNS) as unknown as typeof evaluations.$inferInsert)
-    .returning({ templateRefs: evaluationExtras.templateRefs.as("template_refs") }),
+    .values(rowParams(evaluations, $))
+    .returning({ templateRefs: evaluationExtras.templateRefs }),
 );
 
+type ComparisonRow = typeof comparisons.$inferSelect;
 const COMPARISON_COLUMNS = [
   "id",
   "evaluationId",
@@ -111,25 +112,42 @@ const COMPARISON_COLUMNS = [
   "stimulus",
   "createdAt",
   "updatedAt",
-] as const;
-const comparisonInserts = new Map<number, ReturnType<typeof compiledStatement>>();
+] as const satisfies readonly (keyof ComparisonRow)[];
+type ComparisonColumn = (typeof COMPARISON_COLUMNS)[number];
+/** The values of a multi-row insert: each row's columns named `<column><position>`. */
+type ComparisonValues = Record<`${ComparisonColumn}${number}`, ComparisonRow[ComparisonColumn]>;
 
-/** One multi-row insert per number of comparisons, its values named `<column><position>`. */
-function insertComparisons(count: number) {
-  let statement = comparisonInserts.get(count);
+const comparisonInserts = new Map<number, ReturnType<typeof comparisonInsert>>();
+
+function comparisonInsert(count: number) {
+  return hotStatement(`insert_comparisons_${count}`, (db, $: Params<ComparisonValues>) =>
+    db.insert(comparisons).values(
+      // `$` answers a placeholder for every name; the index type alone cannot say so.
+      Array.from({ length: count }, (_, p) => ({
+        id: $[`id${p}`]!,
+        evaluationId: $[`evaluationId${p}`]!,
+        name: $[`name${p}`]!,
+        position: $[`position${p}`]!,
+        stimulus: $[`stimulus${p}`]!,
+        createdAt: $[`createdAt${p}`]!,
+        updatedAt: $[`updatedAt${p}`]!,
+      })),
+    ),
+  );
+}
+
+/** One multi-row insert per number of comparisons. */
+async function insertComparisons(tx: DbOrTx, rows: ComparisonRow[]): Promise<void> {
+  let statement = comparisonInserts.get(rows.length);
   if (!statement) {
-    statement = compiledStatement((db) =>
-      db
-        .insert(comparisons)
-        .values(
-          Array.from({ length: count }, (_, position) =>
-            Object.fromEntries(COMPARISON_COLUMNS.map((c) => [c, sql.placeholder(`${c}${position}`)])),
-          ) as unknown as (typeof comparisons.$inferInsert)[],
-        ),
-    );
-    comparisonInserts.set(count, statement);
+    statement = comparisonInsert(rows.length);
+    comparisonInserts.set(rows.length, statement);
   }
-  return statement;
+  const values: ComparisonValues = {};
+  rows.forEach((row, p) => {
+    for (const column of COMPARISON_COLUMNS) values[`${column}${p}`] = row[column];
+  });
+  await statement(tx, values);
 }
 
 export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
@@ -173,27 +191,20 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
   return ctx.db.transaction(async (tx) => {
     const [inserted] = await insertEvaluation(tx, row);
     if (items.length > 0) {
-      await insertComparisons(items.length)(
+      await insertComparisons(
         tx,
-        Object.fromEntries(
-          items.flatMap((c, position) =>
-            Object.entries({
-              id: comparisonIds[position],
-              evaluationId: row.id,
-              name: c.name,
-              position,
-              stimulus: c.stimulus,
-              createdAt: now,
-              updatedAt: now,
-            }).map(([key, value]) => [`${key}${position}`, value]),
-          ),
-        ),
+        items.map((c, position) => ({
+          id: comparisonIds[position]!,
+          evaluationId: row.id,
+          name: c.name,
+          position,
+          stimulus: c.stimulus,
+          createdAt: now,
+          updatedAt: now,
+        })),
       );
     }
-    // Both drivers parse json, so the raw column is already the array of triples.
-    const templates = templateRefsOf([
-      { templateRefs: inserted!.template_refs as [string, string, number][] },
-    ]);
+    const templates = templateRefsOf(inserted ? [inserted] : []);
     const evaluation = toEvaluation(row, items.length, ctx.baseUrl, templates);
     await emitEvent(tx, ctx, {
       type: "evaluation.created",
@@ -212,15 +223,35 @@ export async function getEvaluation(ctx: CoreContext, actor: Actor, id: string):
   return toEvaluation(row, row.comparisonCount, ctx.baseUrl, templateRefsOf([row]));
 }
 
-// The shape of the page query `preparedList` hands over (filtered, ordered and limited evaluations).
-const evaluationsQuery = (db: DbOrTx) => db.select().from(evaluations);
-
 /**
- * A page of evaluations with their comparison counts and template names. The page is read first and the counts
- * grouped over its ids: a count per row as a correlated subquery cost Postgres about twice the whole page read.
+ * A page of evaluations of one or more teams, with their comparison counts and template names. Each team's
+ * rows are read from its index in list order and the teams' pages merged: a filter `team_id = any(...)` over the
+ * table could not use the index's order and would sort every evaluation of the teams. The page is read first and
+ * the counts grouped over its ids: a count per row as a correlated subquery cost Postgres about twice the whole
+ * page read.
  */
-function withExtras(db: DbOrTx, pageQuery: PageQueryBuilder, backwards: boolean) {
-  const page = db.$with("page").as(pageQuery as ReturnType<typeof evaluationsQuery>);
+function evaluationsPage(
+  db: Db,
+  teamIds: SQLWrapper,
+  status: SQLWrapper | undefined,
+  { keyset, backwards, limit }: PageParts,
+) {
+  const teamPage = db
+    .select()
+    .from(evaluations)
+    .where(and(eq(evaluations.teamId, teams.id), status ? eq(evaluations.status, status) : undefined, keyset))
+    .orderBy(...listOrder(evaluations, backwards))
+    .limit(limit)
+    .as("team_page");
+  const page = db.$with("page").as(
+    db
+      .select(teamPage._.selectedFields)
+      .from(teams)
+      .crossJoinLateral(teamPage)
+      .where(sql`${teams.id} = any(${teamIds})`)
+      .orderBy(...listOrder(teamPage, backwards))
+      .limit(limit),
+  );
   const counts = db.$with("counts").as(
     db
       .select({ evaluationId: comparisons.evaluationId, n: sql<number>`count(*)::int`.as("n") })
@@ -228,40 +259,38 @@ function withExtras(db: DbOrTx, pageQuery: PageQueryBuilder, backwards: boolean)
       .where(inArray(comparisons.evaluationId, db.select({ id: page.id }).from(page)))
       .groupBy(comparisons.evaluationId),
   );
-  const columns = Object.fromEntries(
-    Object.keys(getTableColumns(evaluations)).map((key) => [key, page[key as keyof typeof page]]),
-  ) as unknown as typeof evaluations._.columns;
-  const order = backwards ? [asc(page.updatedAt), asc(page.id)] : [desc(page.updatedAt), desc(page.id)];
   return db
     .with(page, counts)
     .select({
-      ...columns,
+      ...page._.selectedFields,
       comparisonCount: sql<number>`coalesce(${counts.n}, 0)`,
       templateRefs: templateRefsFor(page.selectedDimensionIds),
     })
     .from(page)
     .leftJoin(counts, eq(counts.evaluationId, page.id))
-    .orderBy(...order);
+    .orderBy(...listOrder(page, backwards));
 }
 
-const evaluationsOfTeam = preparedList<EvaluationWithExtras>({
-  name: "evaluations_of_team",
+interface EvaluationListValues {
+  teamIds: string[];
+  status?: EvaluationRow["status"];
+}
+
+const evaluationsOfTeams = listStatement({
+  name: "evaluations_of_teams",
   table: evaluations,
   resource: "evaluation",
-  where: (value) => eq(evaluations.teamId, value("teamId")),
-  decorate: withExtras,
+  where: ($: Params<EvaluationListValues>) => sql`${evaluations.teamId} = any(${$.teamIds})`,
+  page: (db, $, page) => evaluationsPage(db, $.teamIds, undefined, page),
 });
 
-const evaluationsOfTeamInStatus = preparedList<EvaluationWithExtras>({
-  name: "evaluations_of_team_in_status",
+const evaluationsOfTeamsInStatus = listStatement({
+  name: "evaluations_of_teams_in_status",
   table: evaluations,
   resource: "evaluation",
-  where: (value) =>
-    and(
-      eq(evaluations.teamId, value("teamId")),
-      eq(evaluations.status, value("status") as EvaluationRow["status"]),
-    )!,
-  decorate: withExtras,
+  where: ($: Params<EvaluationListValues>) =>
+    and(sql`${evaluations.teamId} = any(${$.teamIds})`, eq(evaluations.status, $.status)),
+  page: (db, $, page) => evaluationsPage(db, $.teamIds, $.status, page),
 });
 
 export async function listEvaluations(
@@ -281,23 +310,9 @@ export async function listEvaluations(
       hasMore: false,
       usedLegacyCursor: query.cursor !== undefined,
     };
-  // One team (every key and token, most users) is the common case: a prepared statement per page shape.
-  const page =
-    teamIds.length === 1
-      ? query.status
-        ? await evaluationsOfTeamInStatus(ctx.db, { teamId: teamIds[0]!, status: query.status }, query)
-        : await evaluationsOfTeam(ctx.db, { teamId: teamIds[0]! }, query)
-      : await paginate<EvaluationWithExtras>({
-          db: ctx.db,
-          table: evaluations,
-          resource: "evaluation",
-          where: and(
-            inArray(evaluations.teamId, teamIds),
-            query.status ? eq(evaluations.status, query.status) : undefined,
-          ),
-          extras: evaluationExtras,
-          query,
-        });
+  const page = query.status
+    ? await evaluationsOfTeamsInStatus(ctx.db, { teamIds, status: query.status }, query)
+    : await evaluationsOfTeams(ctx.db, { teamIds }, query);
   const refs = templateRefsOf(page.data);
   return {
     ...page,

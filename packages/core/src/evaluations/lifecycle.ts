@@ -1,6 +1,6 @@
 import type { Evaluation } from "@rubricon/contracts";
-import { type DbOrTx, evaluations, queryRows, templates } from "@rubricon/db";
-import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import { comparisons, type DbOrTx, evaluations, ratings, templates } from "@rubricon/db";
+import { and, count, eq, inArray, isNull, lte, ne, sql } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
 import { overallAgreement } from "../results/agreement";
 import { loadRatingsForStats } from "../results/load";
@@ -101,14 +101,23 @@ export function deadlinePassed(row: EvaluationRow, now: Date): boolean {
 export async function targetReached(tx: DbOrTx, row: EvaluationRow): Promise<boolean> {
   const target = row.targetRatingsPerComparison;
   if (target === null) return false;
-  // Plain SQL with aliases: inside the subquery an unqualified `id` would bind to the ratings row.
-  const [result] = await queryRows<{ comparisons: number; short: number }>(
-    tx,
-    sql`select count(*)::int as comparisons,
-      (count(*) filter (where (select count(*) from ratings r where r.comparison_id = c.id
-        and r.rater_type <> 'autouser' and r.skip_reason is null) < ${target}))::int as short
-      from comparisons c where c.evaluation_id = ${row.id}`,
-  );
+  const humanRatings = tx
+    .select({ n: count() })
+    .from(ratings)
+    .where(
+      and(
+        eq(ratings.comparisonId, comparisons.id),
+        ne(ratings.raterType, "autouser"),
+        isNull(ratings.skipReason),
+      ),
+    );
+  const [result] = await tx
+    .select({
+      comparisons: count(),
+      short: sql<number>`count(*) filter (where ${humanRatings} < ${target})`.mapWith(Number),
+    })
+    .from(comparisons)
+    .where(eq(comparisons.evaluationId, row.id));
   return (result?.comparisons ?? 0) > 0 && result?.short === 0;
 }
 

@@ -1,5 +1,5 @@
 import { API_VERSION, type EventEnvelope, type EventType } from "@rubricon/contracts";
-import { compiledStatement, type DbOrTx, events, newId, placeholders } from "@rubricon/db";
+import { type DbOrTx, events, hotStatement, newId, type Params } from "@rubricon/db";
 import type { CoreContext } from "../shared/context";
 import { enqueueDeliveries } from "../webhooks/outbox";
 
@@ -9,21 +9,21 @@ export interface EmitInput {
   object: Record<string, unknown> & { id: string };
 }
 
-const EVENT_COLUMNS = [
-  "id",
-  "teamId",
-  "type",
-  "apiVersion",
-  "objectId",
-  "object",
-  "requestId",
-  "idempotencyKey",
-  "payload",
-  "createdAt",
-] as const;
+type EventValues = Omit<typeof events.$inferSelect, "seq">;
 
-const insertEvent = compiledStatement<Record<(typeof EVENT_COLUMNS)[number], unknown>>((db) =>
-  db.insert(events).values(placeholders(EVENT_COLUMNS) as unknown as typeof events.$inferInsert),
+const insertEvent = hotStatement("insert_event", (db, $: Params<EventValues>) =>
+  db.insert(events).values({
+    id: $.id,
+    teamId: $.teamId,
+    type: $.type,
+    apiVersion: $.apiVersion,
+    objectId: $.objectId,
+    object: $.object,
+    requestId: $.requestId,
+    idempotencyKey: $.idempotencyKey,
+    payload: $.payload,
+    createdAt: $.createdAt,
+  }),
 );
 
 /**

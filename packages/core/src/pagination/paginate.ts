@@ -1,18 +1,15 @@
 import type { PageQuery } from "@rubricon/contracts";
-import { type DbOrTx, listTombstones, queryRows } from "@rubricon/db";
 import {
-  and,
-  asc,
-  desc,
-  getTableColumns,
-  type Placeholder,
-  type SQL,
-  type SQLWrapper,
-  sql,
-} from "drizzle-orm";
-import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+  type Db,
+  type DbOrTx,
+  hotStatement,
+  listTombstones,
+  type Params,
+  type Preparable,
+} from "@rubricon/db";
+import { and, asc, desc, eq, inArray, type Placeholder, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { PgColumn, PgTable, PreparedQueryConfig } from "drizzle-orm/pg-core";
 import { ApiError } from "../shared/errors";
-import { preparedPerDb } from "../shared/prepared";
 
 export const DEFAULT_PAGE_SIZE = 20;
 
@@ -29,8 +26,6 @@ interface PaginateArgs {
   /** Name under which deleted rows leave tombstones (see `recordTombstone`). */
   resource: string;
   where: SQL | undefined;
-  /** Computed columns read with each row (e.g. correlated counts), saving a query per page. */
-  extras?: Record<string, SQL>;
   query: PageQuery;
 }
 
@@ -70,14 +65,52 @@ function cursorSortKey(
         where ${listTombstones.id} = ${cursorId} and ${listTombstones.resource} = ${resource}))`;
 }
 
-function keysetCondition(table: ListTable, sortKey: SQL, cursorId: SQLWrapper | string, after: boolean): SQL {
+/** Rows after (or before) the cursor in list order. */
+function keysetCondition(
+  table: ListTable,
+  resource: string,
+  where: SQL | undefined,
+  cursorId: SQLWrapper | string,
+  after: boolean,
+): SQL {
+  const sortKey = cursorSortKey(table, resource, where, cursorId);
   return after
     ? sql`(${table.updatedAt}, ${table.id}) < (${sortKey}, ${cursorId})`
     : sql`(${table.updatedAt}, ${table.id}) > (${sortKey}, ${cursorId})`;
 }
 
-function pageOrder(table: ListTable, backwards: boolean) {
-  return backwards ? [asc(table.updatedAt), asc(table.id)] : [desc(table.updatedAt), desc(table.id)];
+/** The list order, newest first; a page read backwards (`ending_before`) is read oldest first and reversed. */
+export function listOrder(columns: { updatedAt: SQLWrapper; id: SQLWrapper }, backwards: boolean) {
+  return backwards ? [asc(columns.updatedAt), asc(columns.id)] : [desc(columns.updatedAt), desc(columns.id)];
+}
+
+/** One row when the cursor names an item of the list, live or deleted since (a tombstone); none otherwise. */
+function cursorLookup(
+  db: DbOrTx,
+  table: ListTable,
+  resource: string,
+  where: SQL | undefined,
+  cursorId: SQLWrapper | string,
+) {
+  return db
+    .select({ found: sql<number>`1` })
+    .from(table)
+    .where(and(eq(table.id, cursorId), where))
+    .unionAll(
+      db
+        .select({ found: sql<number>`1` })
+        .from(listTombstones)
+        .where(and(eq(listTombstones.id, cursorId), eq(listTombstones.resource, resource))),
+    )
+    .limit(1);
+}
+
+function invalidCursor(shape: PageShape): ApiError {
+  return ApiError.invalid(
+    shape.param,
+    `No item with id '${shape.cursorId}' in this list; cursors are ids from an earlier page of the same list.`,
+    "invalid_cursor",
+  );
 }
 
 /**
@@ -85,24 +118,13 @@ function pageOrder(table: ListTable, backwards: boolean) {
  * empty page needs the extra read that tells "past the end" from "no such item".
  */
 async function settlePage<Row>(
-  db: DbOrTx,
-  table: ListTable,
-  resource: string,
-  where: SQL | undefined,
   shape: PageShape,
   rows: Row[],
   usedLegacyCursor: boolean,
+  cursorFound: () => Promise<unknown[]>,
 ): Promise<Page<Row>> {
-  if (rows.length === 0 && shape.cursorId !== undefined) {
-    const sortKey = cursorSortKey(table, resource, where, shape.cursorId);
-    const [found] = await queryRows<{ k: unknown }>(db, sql`select ${sortKey} as k`);
-    if (!found || found.k === null) {
-      throw ApiError.invalid(
-        shape.param,
-        `No item with id '${shape.cursorId}' in this list; cursors are ids from an earlier page of the same list.`,
-        "invalid_cursor",
-      );
-    }
+  if (rows.length === 0 && shape.cursorId !== undefined && (await cursorFound()).length === 0) {
+    throw invalidCursor(shape);
   }
   const hasMore = rows.length > shape.limit;
   const page = rows.slice(0, shape.limit);
@@ -111,111 +133,105 @@ async function settlePage<Row>(
 }
 
 /**
- * The one list helper. Order is `updatedAt` desc with `id` desc as tie-break on every page; a cursor is an
- * item id whose sort key is read in SQL from the live row or its tombstone.
+ * The list helper of lists off the hot path. Order is `updatedAt` desc with `id` desc as tie-break on every
+ * page; a cursor is an item id whose sort key is read in SQL from the live row or its tombstone.
  */
-export async function paginate<Row>({
-  db,
-  table,
-  resource,
-  where,
-  extras,
-  query,
-}: PaginateArgs): Promise<Page<Row>> {
+export async function paginate<Row>({ db, table, resource, where, query }: PaginateArgs): Promise<Page<Row>> {
   const shape = pageShape(query);
+  const { cursorId } = shape;
   const keyset =
-    shape.cursorId === undefined
+    cursorId === undefined
       ? undefined
-      : keysetCondition(
-          table,
-          cursorSortKey(table, resource, where, shape.cursorId),
-          shape.cursorId,
-          shape.afterId !== undefined,
-        );
-  const rows = (await (extras ? db.select({ ...getTableColumns(table), ...extras }) : db.select())
+      : keysetCondition(table, resource, where, cursorId, shape.afterId !== undefined);
+  const rows = (await db
+    .select()
     .from(table)
     .where(and(where, keyset))
-    .orderBy(...pageOrder(table, shape.beforeId !== undefined))
+    .orderBy(...listOrder(table, shape.beforeId !== undefined))
     .limit(shape.limit + 1)) as Row[];
-  return settlePage(db, table, resource, where, shape, rows, query.cursor !== undefined);
+  return settlePage(shape, rows, query.cursor !== undefined, () =>
+    cursorLookup(db, table, resource, where, cursorId ?? ""),
+  );
 }
 
-interface PreparedListSpec {
-  /** Prefix of the prepared statements' names. */
+/** What a list statement's page read is given: where the page starts, its direction, and its size. */
+export interface PageParts {
+  /** Rows after (or before) the cursor; undefined on a first page. */
+  keyset: SQL | undefined;
+  /** Read oldest first (`ending_before`); the page is reversed afterwards. */
+  backwards: boolean;
+  /** The page size plus one, to tell whether there is more. */
+  limit: Placeholder<"limit", number>;
+}
+
+interface PageValues {
+  limit: number;
+  cursor: string | undefined;
+}
+
+interface ListStatementSpec<Values, Row> {
+  /** Prefix of the statements' names. */
   name: string;
   table: ListTable;
   resource: string;
-  /** The list's filter, its values taken by name from `value` (placeholders when preparing, values when not). */
-  where: (value: (name: string) => Placeholder | string) => SQL;
-  /**
-   * Reads the page with what each row needs besides its columns, given the page query (filter, cursor, order and
-   * limit applied) and whether it runs backwards; without it the page's rows are read as they are.
-   */
-  decorate?: (
-    db: DbOrTx,
-    page: PageQueryBuilder,
-    backwards: boolean,
-  ) => { prepare(name: string): Executable };
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the page query's exact builder type depends on the table
-export type PageQueryBuilder = any;
-interface Executable {
-  execute(values: Record<string, unknown>): Promise<unknown>;
+  /** Which rows of `table` are in the list; it also decides whether a cursor names an item of the list. */
+  where: ($: Params<Values>) => SQL | undefined;
+  /** Reads a page in list order, newest first unless `backwards`, `keyset` and `limit` applied. */
+  page: (db: Db, $: Params<Values>, page: PageParts) => Preparable<PreparedQueryConfig & { execute: Row[] }>;
 }
 
 /**
- * `paginate` for a list whose filter has a fixed shape: each page shape (first, after a cursor, before one) is
- * built once per database handle and then only executed, as building the SQL costs about as much as running it.
+ * A list on the hot path: each page shape (first, after a cursor, before one) is a hot statement, compiled once
+ * and then only bound and run.
  */
-export function preparedList<Row>(spec: PreparedListSpec) {
+export function listStatement<Values extends object, Row>(spec: ListStatementSpec<Values, Row>) {
   const { table, resource } = spec;
-  const where = spec.where((name) => sql.placeholder(name));
-  const cursor = sql.placeholder("cursor");
-  const build = (db: DbOrTx, kind: "first" | "after" | "before") => {
-    const keyset =
-      kind === "first"
-        ? undefined
-        : keysetCondition(table, cursorSortKey(table, resource, where, cursor), cursor, kind === "after");
-    const page = db
-      .select()
-      .from(table)
-      .where(and(where, keyset))
-      .orderBy(...pageOrder(table, kind === "before"))
-      .limit(sql.placeholder("limit"));
-    const query: { prepare(name: string): Executable } = spec.decorate
-      ? spec.decorate(db, page, kind === "before")
-      : page;
-    return query.prepare(`${spec.name}_${kind}`);
+  const pageStatement = (kind: "first" | "after" | "before") =>
+    hotStatement(`${spec.name}_${kind}`, (db, $: Params<Values & PageValues>) => {
+      const where = spec.where($);
+      const keyset =
+        kind === "first" ? undefined : keysetCondition(table, resource, where, $.cursor, kind === "after");
+      return spec.page(db, $, { keyset, backwards: kind === "before", limit: $.limit });
+    });
+  const statements = {
+    first: pageStatement("first"),
+    after: pageStatement("after"),
+    before: pageStatement("before"),
   };
-  const statements = preparedPerDb((db) => ({
-    first: build(db, "first"),
-    after: build(db, "after"),
-    before: build(db, "before"),
-  }));
-  return async (db: DbOrTx, params: Record<string, string>, query: PageQuery): Promise<Page<Row>> => {
+  const cursorFound = hotStatement(`${spec.name}_cursor`, (db, $: Params<Values & { cursor: string }>) =>
+    cursorLookup(db, table, resource, spec.where($), $.cursor),
+  );
+  return async (db: DbOrTx, values: Values, query: PageQuery): Promise<Page<Row>> => {
     const shape = pageShape(query);
+    const { cursorId } = shape;
     const kind = shape.afterId !== undefined ? "after" : shape.beforeId !== undefined ? "before" : "first";
-    const rows = (await statements(db)[kind].execute({
-      ...params,
-      limit: shape.limit + 1,
-      cursor: shape.cursorId,
-    })) as Row[];
-    const boundWhere = spec.where((name) => params[name]!);
-    return settlePage(db, table, resource, boundWhere, shape, rows, query.cursor !== undefined);
+    const rows = await statements[kind](db, { ...values, limit: shape.limit + 1, cursor: cursorId });
+    return settlePage(shape, rows, query.cursor !== undefined, () =>
+      cursorFound(db, { ...values, cursor: cursorId ?? "" }),
+    );
   };
 }
 
 /** Keeps a deleted row's sort key so cursors naming it go on working. Call in the deleting transaction. */
 export async function recordTombstone(
   db: DbOrTx,
-  table: PgTable & { id: PgColumn; updatedAt: PgColumn },
+  table: ListTable,
   resource: string,
   ids: string[],
 ): Promise<void> {
-  for (const id of ids) {
-    await db.execute(sql`insert into ${listTombstones} (id, resource, sort_updated_at)
-      select ${table.id}, ${resource}, ${table.updatedAt} from ${table} where ${table.id} = ${id}
-      on conflict (id) do nothing`);
-  }
+  if (ids.length === 0) return;
+  await db
+    .insert(listTombstones)
+    .select(
+      db
+        .select({
+          id: table.id,
+          resource: sql<string>`${resource}`.as("resource"),
+          sortUpdatedAt: table.updatedAt,
+          deletedAt: sql<Date>`now()`.as("deleted_at"),
+        })
+        .from(table)
+        .where(inArray(table.id, ids)),
+    )
+    .onConflictDoNothing({ target: listTombstones.id });
 }

@@ -1,8 +1,7 @@
-import { type DbOrTx, teamMembers, teams } from "@rubricon/db";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { type DbOrTx, hotStatement, type Params, teamMembers, teams } from "@rubricon/db";
+import { and, asc, eq } from "drizzle-orm";
 import type { Actor } from "../shared/context";
 import { ApiError } from "../shared/errors";
-import { preparedPerDb } from "../shared/prepared";
 
 export type TeamRow = typeof teams.$inferSelect;
 export type Membership = { team: TeamRow; role: "owner" | "admin" | "member" };
@@ -18,38 +17,27 @@ export async function actorTeamIds(db: DbOrTx, actor: Actor): Promise<string[]> 
   return rows.map((r) => r.teamId);
 }
 
-// Read by nearly every request that names or implies a team, so prepared once per database handle.
-const membershipQuery = preparedPerDb((db) =>
+// Read by nearly every request that names or implies a team.
+const membershipQuery = hotStatement("team_membership", (db, $: Params<{ teamId: string; userId: string }>) =>
   db
     .select({ team: teams, role: teamMembers.role })
     .from(teamMembers)
     .innerJoin(teams, eq(teams.id, teamMembers.teamId))
-    .where(
-      and(
-        eq(teamMembers.teamId, sql.placeholder("teamId")),
-        eq(teamMembers.userId, sql.placeholder("userId")),
-      ),
-    )
-    .limit(1)
-    .prepare("team_membership"),
+    .where(and(eq(teamMembers.teamId, $.teamId), eq(teamMembers.userId, $.userId)))
+    .limit(1),
 );
-const teamQuery = preparedPerDb((db) =>
-  db
-    .select()
-    .from(teams)
-    .where(eq(teams.id, sql.placeholder("teamId")))
-    .limit(1)
-    .prepare("team_by_id"),
+const teamQuery = hotStatement("team_by_id", (db, $: Params<{ teamId: string }>) =>
+  db.select().from(teams).where(eq(teams.id, $.teamId)).limit(1),
 );
 
 /** The actor's membership of one team, or null when it may not act there. */
 export async function findMembership(db: DbOrTx, actor: Actor, teamId: string): Promise<Membership | null> {
   if (actor.boundTeamId && actor.boundTeamId !== teamId) return null;
-  const [row] = await membershipQuery(db).execute({ teamId, userId: actor.userId });
+  const [row] = await membershipQuery(db, { teamId, userId: actor.userId });
   if (row) return row;
   if (actor.boundTeamId === teamId) {
     // A key stays bound to its team even if its creator's membership changed since.
-    const [team] = await teamQuery(db).execute({ teamId });
+    const [team] = await teamQuery(db, { teamId });
     return team ? { team, role: "member" } : null;
   }
   return null;

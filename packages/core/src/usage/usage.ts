@@ -1,5 +1,5 @@
 import { QUOTA_METRICS, type QuotaMetric, UNLIMITED, type Usage } from "@rubricon/contracts";
-import { compiledStatement, type DbOrTx, teams, usageCounters } from "@rubricon/db";
+import { type DbOrTx, hotStatement, type Params, teams, usageCounters } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
 import { ApiError } from "../shared/errors";
 import { currentLimitPolicy, logOverLimit } from "./enforcement";
@@ -39,30 +39,26 @@ function quotaExceeded(metric: QuotaMetric, limit: number, periodEnd: Date): Api
   );
 }
 
-// Every create runs one of these in its transaction, so they are compiled once rather than built each time.
+interface UsageValues {
+  teamId: string;
+  periodStart: Date;
+  metric: UsageMetric;
+  amount: number;
+  /** Read only when the increment is conditional. */
+  limit: number;
+}
+
+// Every create runs one of these in its transaction.
 function usageUpsert(withinLimit: boolean) {
-  return compiledStatement<{
-    teamId: string;
-    periodStart: Date;
-    metric: string;
-    amount: number;
-    limit: number;
-  }>((db) =>
+  return hotStatement(withinLimit ? "add_usage_within" : "add_usage", (db, $: Params<UsageValues>) =>
     db
       .insert(usageCounters)
-      .values({
-        teamId: sql.placeholder("teamId"),
-        periodStart: sql.placeholder("periodStart"),
-        metric: sql.placeholder("metric"),
-        count: sql.placeholder("amount"),
-      } as unknown as typeof usageCounters.$inferInsert)
+      .values({ teamId: $.teamId, periodStart: $.periodStart, metric: $.metric, count: $.amount })
       .onConflictDoUpdate({
         target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric],
-        set: { count: sql`${usageCounters.count} + ${sql.placeholder("amount")}::int` },
+        set: { count: sql`${usageCounters.count} + ${$.amount}::int` },
         ...(withinLimit
-          ? {
-              setWhere: sql`${usageCounters.count} + ${sql.placeholder("amount")}::int <= ${sql.placeholder("limit")}::int`,
-            }
+          ? { setWhere: sql`${usageCounters.count} + ${$.amount}::int <= ${$.limit}::int` }
           : {}),
       })
       .returning({ count: usageCounters.count }),
@@ -100,7 +96,7 @@ export async function recordUsage(
   if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
 
   const values = { teamId, periodStart: start, metric, amount, limit: limit ?? 0 };
-  const [row] = (await (enforce ? addUsageWithin : addUsage)(tx, values)) as { count: number }[];
+  const [row] = await (enforce ? addUsageWithin : addUsage)(tx, values);
   if (!row) throw quotaExceeded(metric, limit!, end);
   if (limit !== null && row.count > limit) {
     logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: policy.mode });

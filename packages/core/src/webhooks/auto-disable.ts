@@ -1,5 +1,5 @@
-import { type Db, queryRows, webhookEndpoints } from "@rubricon/db";
-import { and, eq, gt, sql } from "drizzle-orm";
+import { type Db, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
+import { and, count, desc, eq, gt, gte, not, sql } from "drizzle-orm";
 import type { ClaimedDelivery } from "./claim";
 import type { SendOutcome } from "./send";
 
@@ -41,18 +41,27 @@ export async function checkEndpointHealth(
       .where(and(eq(webhookEndpoints.id, claim.endpointId), gt(webhookEndpoints.goneStreak, 0)));
   }
   if (outcome.ok) return null;
-  const [recent] = await queryRows<{ n: number; ok: number }>(
-    db,
-    sql`select count(*)::int as n, count(*) filter (where s.status = 'delivered')::int as ok from (
-      select d.status from webhook_deliveries d
-      join webhook_endpoints e on e.id = d.endpoint_id
-      where d.endpoint_id = ${claim.endpointId} and not d.synthetic
-        and d.last_attempt_at >= e.failure_window_start
-      order by d.last_attempt_at desc
-      limit ${FAILING_DELIVERIES_TO_DISABLE}
-    ) s`,
-  );
-  if (recent && Number(recent.n) >= FAILING_DELIVERIES_TO_DISABLE && Number(recent.ok) === 0) {
+  const lastDeliveries = db
+    .select({ status: webhookDeliveries.status })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, claim.endpointId),
+        not(webhookDeliveries.synthetic),
+        gte(webhookDeliveries.lastAttemptAt, webhookEndpoints.failureWindowStart),
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.lastAttemptAt))
+    .limit(FAILING_DELIVERIES_TO_DISABLE)
+    .as("last_deliveries");
+  const [recent] = await db
+    .select({
+      n: count(),
+      ok: sql<number>`count(*) filter (where ${lastDeliveries.status} = ${"delivered"})`.mapWith(Number),
+    })
+    .from(lastDeliveries);
+  if (recent && recent.n >= FAILING_DELIVERIES_TO_DISABLE && recent.ok === 0) {
     return disable(db, claim, now, `The last ${FAILING_DELIVERIES_TO_DISABLE} deliveries all failed.`);
   }
   return null;

@@ -1,8 +1,7 @@
-import { type Db, type DbOrTx, events, queryRows } from "@rubricon/db";
-import { eq, sql } from "drizzle-orm";
+import { type Db, type DbOrTx, events, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
+import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { randomToken } from "../shared/crypto";
 import { eventPayload } from "./serialize";
-import { ts } from "./sql-time";
 
 /** A delivery a worker holds until `leaseUntil`, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -22,22 +21,6 @@ export interface ClaimedDelivery {
   goneStreak: number;
 }
 
-interface ClaimRow extends Record<string, unknown> {
-  id: string;
-  endpoint_id: string;
-  team_id: string;
-  event_id: string;
-  event_type: string;
-  synthetic: boolean;
-  attempt_count: number;
-  payload: string | null;
-  url: string;
-  secret_sealed: string;
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: Date | string | null;
-  gone_streak: number;
-}
-
 /**
  * Takes up to `limit` due deliveries of enabled endpoints. `FOR UPDATE SKIP LOCKED` keeps concurrent workers off
  * each other's rows, and the lease (`claimed_until`) keeps them off while this one sends; if it dies, the lease
@@ -51,46 +34,54 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const token = randomToken(12);
   const leaseUntil = new Date(now.getTime() + leaseMs);
-  const rows = await queryRows<ClaimRow>(
-    db,
-    sql`with due as (
-      select d.id, d.endpoint_id, d.event_id from webhook_deliveries d
-      join webhook_endpoints e on e.id = d.endpoint_id
-      where d.status in ('pending', 'retrying') and d.next_attempt_at <= ${ts(now)}
-        and (d.claimed_until is null or d.claimed_until <= ${ts(now)})
-        and e.status = 'enabled'
-      order by d.next_attempt_at
-      limit ${limit}
-      for update of d skip locked
-    )
-    update webhook_deliveries w set claimed_until = ${ts(leaseUntil)}, claim_token = ${token}
-    from due
-    join webhook_endpoints e on e.id = due.endpoint_id
-    left join events ev on ev.id = due.event_id
-    where w.id = due.id
-    returning w.id, w.endpoint_id, e.team_id, w.event_id, w.event_type, w.synthetic, w.attempt_count,
-      coalesce(w.payload, ev.payload) as payload, e.url, e.secret_sealed, e.previous_secret_sealed,
-      e.previous_secret_expires_at, e.gone_streak`,
+  const due = db.$with("due").as(
+    db
+      .select({
+        id: webhookDeliveries.id,
+        endpointId: webhookDeliveries.endpointId,
+        eventId: webhookDeliveries.eventId,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(
+        and(
+          // Written as the due index's predicate, so the planner can use that partial index.
+          sql`${webhookDeliveries.status} in ('pending', 'retrying')`,
+          lte(webhookDeliveries.nextAttemptAt, now),
+          or(isNull(webhookDeliveries.claimedUntil), lte(webhookDeliveries.claimedUntil, now)),
+          eq(webhookEndpoints.status, "enabled"),
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.nextAttemptAt))
+      .limit(limit)
+      .for("update", { of: webhookDeliveries, skipLocked: true }),
   );
-  const claimed: ClaimedDelivery[] = [];
-  for (const r of rows) {
-    claimed.push({
-      id: r.id,
-      token,
-      endpointId: r.endpoint_id,
-      teamId: r.team_id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      synthetic: r.synthetic,
-      attemptCount: Number(r.attempt_count),
-      payload: r.payload ?? (await legacyPayload(db, r.event_id)),
-      url: r.url,
-      secretSealed: r.secret_sealed,
-      previousSecretSealed: r.previous_secret_sealed,
-      previousSecretExpiresAt:
-        r.previous_secret_expires_at === null ? null : new Date(r.previous_secret_expires_at),
-      goneStreak: Number(r.gone_streak),
+  const rows = await db
+    .with(due)
+    .update(webhookDeliveries)
+    .set({ claimedUntil: leaseUntil, claimToken: token })
+    .from(due)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, due.endpointId))
+    .leftJoin(events, eq(events.id, due.eventId))
+    .where(eq(webhookDeliveries.id, due.id))
+    .returning({
+      id: webhookDeliveries.id,
+      endpointId: webhookDeliveries.endpointId,
+      teamId: webhookEndpoints.teamId,
+      eventId: webhookDeliveries.eventId,
+      eventType: webhookDeliveries.eventType,
+      synthetic: webhookDeliveries.synthetic,
+      attemptCount: webhookDeliveries.attemptCount,
+      payload: sql<string | null>`coalesce(${webhookDeliveries.payload}, ${events.payload})`,
+      url: webhookEndpoints.url,
+      secretSealed: webhookEndpoints.secretSealed,
+      previousSecretSealed: webhookEndpoints.previousSecretSealed,
+      previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+      goneStreak: webhookEndpoints.goneStreak,
     });
+  const claimed: ClaimedDelivery[] = [];
+  for (const { payload, ...row } of rows) {
+    claimed.push({ ...row, token, payload: payload ?? (await legacyPayload(db, row.eventId)) });
   }
   return claimed;
 }

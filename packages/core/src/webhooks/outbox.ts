@@ -1,18 +1,27 @@
-import { compiledStatement, type DbOrTx, newId, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
+import {
+  type DbOrTx,
+  hotStatement,
+  newId,
+  type Params,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
 
-// Run in every transaction that writes an event, so compiled once rather than built each time.
-const subscribedEndpoints = compiledStatement<{ teamId: string; type: string }>((db) =>
-  db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.teamId, sql.placeholder("teamId")),
-        eq(webhookEndpoints.status, "enabled"),
-        sql`${webhookEndpoints.enabledEvents} && array['*', ${sql.placeholder("type")}]::text[]`,
+// Run in every transaction that writes an event.
+const subscribedEndpoints = hotStatement(
+  "subscribed_endpoints",
+  (db, $: Params<{ teamId: string; type: string }>) =>
+    db
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.teamId, $.teamId),
+          eq(webhookEndpoints.status, "enabled"),
+          sql`${webhookEndpoints.enabledEvents} && array['*', ${$.type}]::text[]`,
+        ),
       ),
-    ),
 );
 
 /**
@@ -23,9 +32,7 @@ export async function enqueueDeliveries(
   tx: DbOrTx,
   event: { id: string; teamId: string; type: string; createdAt: Date },
 ): Promise<number> {
-  const endpoints = (await subscribedEndpoints(tx, { teamId: event.teamId, type: event.type })) as {
-    id: string;
-  }[];
+  const endpoints = await subscribedEndpoints(tx, { teamId: event.teamId, type: event.type });
   if (endpoints.length === 0) return 0;
   await tx.insert(webhookDeliveries).values(
     endpoints.map((endpoint) => ({

@@ -1,9 +1,8 @@
-import { type Db, queryRows } from "@rubricon/db";
-import { sql } from "drizzle-orm";
+import { type Db, webhookDeliveries, webhookDeliveryAttempts } from "@rubricon/db";
+import { and, eq } from "drizzle-orm";
 import type { ClaimedDelivery } from "./claim";
 import { nextAttemptAt } from "./schedule";
 import type { SendOutcome } from "./send";
-import { ts } from "./sql-time";
 
 export interface Settlement {
   status: "delivered" | "retrying" | "abandoned";
@@ -27,27 +26,34 @@ export async function settleDelivery(
   const number = claim.attemptCount + 1;
   const next = outcome.ok ? null : nextAttemptAt(now, number, retryDelaysMs);
   const status = outcome.ok ? "delivered" : next ? "retrying" : "abandoned";
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`with attempt as (
-      insert into webhook_delivery_attempts
-        (delivery_id, number, started_at, duration_ms, succeeded, status_code, response_body, error)
-      values (${claim.id}, ${number}, ${ts(startedAt)}, ${outcome.durationMs}, ${outcome.ok}, ${outcome.statusCode},
-        ${outcome.responseBody}, ${outcome.error})
-    )
-    update webhook_deliveries set
-      status = ${status},
-      attempt_count = ${number},
-      next_attempt_at = ${next ? ts(next) : null},
-      claimed_until = null,
-      claim_token = null,
-      last_attempt_at = ${ts(startedAt)},
-      last_status_code = ${outcome.statusCode},
-      last_error = ${outcome.error},
-      delivered_at = ${outcome.ok ? ts(now) : sql`delivered_at`},
-      updated_at = ${ts(now)}
-    where id = ${claim.id} and claim_token = ${claim.token}
-    returning id`,
+  const attempt = db.$with("attempt").as(
+    db.insert(webhookDeliveryAttempts).values({
+      deliveryId: claim.id,
+      number,
+      startedAt,
+      durationMs: outcome.durationMs,
+      succeeded: outcome.ok,
+      statusCode: outcome.statusCode,
+      responseBody: outcome.responseBody,
+      error: outcome.error,
+    }),
   );
+  const rows = await db
+    .with(attempt)
+    .update(webhookDeliveries)
+    .set({
+      status,
+      attemptCount: number,
+      nextAttemptAt: next,
+      claimedUntil: null,
+      claimToken: null,
+      lastAttemptAt: startedAt,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      ...(outcome.ok ? { deliveredAt: now } : {}),
+      updatedAt: now,
+    })
+    .where(and(eq(webhookDeliveries.id, claim.id), eq(webhookDeliveries.claimToken, claim.token)))
+    .returning({ id: webhookDeliveries.id });
   return { status, applied: rows.length > 0 };
 }

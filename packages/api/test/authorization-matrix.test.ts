@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEvaluation } from "./helpers/assertions";
+import {
+  bearer,
+  call,
+  mintApiKey,
+  mintOAuthToken,
+  mintPluginToken,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+/**
+ * Every route of the OpenAPI document × every kind of caller × own team and another team. The matrix checks the
+ * authorization layer, whatever the route then makes of the (empty) input: no credentials are 401; a key or token
+ * without the route's scope is 403 `missing_required_scope`; a key or token on a session-only route is 403
+ * `session_required`; a caller that passes is never refused for credentials or scope; and another team's
+ * resource is never served.
+ */
+type Operation = { "x-required-scope"?: string; "x-required-scopes"?: string[]; "x-session-only"?: boolean };
+
+let server: TestServer;
+let alice: TestUser;
+let bob: TestUser;
+const own: Record<string, string> = {};
+const foreign: Record<string, string> = {};
+
+async function fixturesOf(user: TestUser, into: Record<string, string>) {
+  const key = await mintApiKey(server, user, ["*"]);
+  into.evaluations = (await createEvaluation(server.api, bearer(key))).id;
+  into.templates = (
+    await call(`${server.api}/templates`, {
+      method: "POST",
+      headers: bearer(key),
+      body: { teamId: user.teamId, name: "Matrix" },
+    })
+  ).body.id;
+  into.dimensions = into.templates!;
+  into.webhooks = (
+    await call(`${server.api}/webhooks`, {
+      method: "POST",
+      headers: bearer(key),
+      body: { url: "http://127.0.0.1:9/hook", enabled_events: ["*"] },
+    })
+  ).body.id;
+  into.teams = user.teamId;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { WEBHOOKS_ENABLED: "true", WEBHOOKS_ALLOW_PRIVATE_URLS: "true" } });
+  alice = await signUp(server, "matrix-alice");
+  bob = await signUp(server, "matrix-bob");
+  await fixturesOf(alice, own);
+  await fixturesOf(bob, foreign);
+}, 60_000);
+afterAll(() => server?.close());
+
+const FAMILY_SCOPES = ["templates", "evaluations", "autousers", "ratings", "webhooks"];
+
+/** A scope of another family than the route's, so it grants nothing here. */
+function unrelatedScope(required: string[]): string {
+  const families = new Set(required.map((s) => s.split(":")[0]));
+  const other = FAMILY_SCOPES.find((f) => !families.has(f))!;
+  return `${other}:read`;
+}
+
+describe("the authorization matrix", () => {
+  it("holds for every route, caller and team", async () => {
+    const doc = (await call(`${server.api}/openapi.json`)).body as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const problems: string[] = [];
+    let checked = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const required = op["x-required-scopes"] ?? (op["x-required-scope"] ? [op["x-required-scope"]] : []);
+        const family = path.split("/")[1]!;
+        const urlFor = (ids: Record<string, string>) =>
+          `${server.api}${path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "id" && ids[family]) || "x_0")}`;
+        const send = (headers: Record<string, string>, ids = own) =>
+          call(urlFor(ids), {
+            method: method.toUpperCase(),
+            headers,
+            ...(method === "get" || method === "delete" ? {} : { body: {} }),
+          });
+        const label = `${method.toUpperCase()} ${path}`;
+        const codeOf = (res: { body: { error?: { code?: string } } }) => res.body?.error?.code;
+
+        const none = await send({});
+        if (none.status !== 401) problems.push(`${label} without credentials → ${none.status}`);
+
+        const scoped = [
+          {
+            kind: "key with the scope",
+            headers: bearer(await mintApiKey(server, alice, required.length ? required : ["*"])),
+          },
+          {
+            kind: "OAuth token with the scope",
+            headers: bearer(
+              await mintOAuthToken(server, {
+                sub: alice.userId,
+                team: alice.teamId,
+                scope: (required.length ? required : ["*"]).join(" "),
+              }),
+            ),
+          },
+        ];
+        const unscoped = [
+          {
+            kind: "key without the scope",
+            headers: bearer(await mintApiKey(server, alice, [unrelatedScope(required)])),
+          },
+          {
+            kind: "OAuth token without the scope",
+            headers: bearer(
+              await mintOAuthToken(server, {
+                sub: alice.userId,
+                team: alice.teamId,
+                scope: unrelatedScope(required),
+              }),
+            ),
+          },
+        ];
+        const users = [
+          { kind: "session", headers: sessionHeaders(server, alice) },
+          { kind: "plugin token", headers: bearer(await mintPluginToken(server, alice.userId)) },
+        ];
+
+        for (const caller of [...scoped, ...unscoped]) {
+          const res = await send(caller.headers);
+          const expected = op["x-session-only"]
+            ? "session_required"
+            : unscoped.includes(caller) && required.length
+              ? "missing_required_scope"
+              : null;
+          if (expected && (res.status !== 403 || codeOf(res) !== expected))
+            problems.push(
+              `${label} as ${caller.kind} → ${res.status} ${codeOf(res)}, expected 403 ${expected}`,
+            );
+          if (!expected && (res.status === 401 || codeOf(res) === "missing_required_scope"))
+            problems.push(`${label} as ${caller.kind} → ${res.status} ${codeOf(res)}`);
+        }
+        for (const caller of users) {
+          const res = await send(caller.headers);
+          const expected = op["x-session-only"] && caller.kind !== "session" ? "session_required" : null;
+          if (expected && codeOf(res) !== expected)
+            problems.push(`${label} as ${caller.kind} → ${codeOf(res)}`);
+          if (
+            !expected &&
+            (res.status === 401 || ["missing_required_scope", "session_required"].includes(codeOf(res)!))
+          )
+            problems.push(`${label} as ${caller.kind} → ${res.status} ${codeOf(res)}`);
+        }
+
+        // Another team's resource, asked for by a key of this team that holds every scope.
+        if (path.includes("{id}") && foreign[family] && !op["x-session-only"]) {
+          const res = await send(bearer(await mintApiKey(server, alice, ["*"])), foreign);
+          if (res.status < 400 || ![403, 404].includes(res.status))
+            problems.push(`${label} on another team's ${family} → ${res.status}`);
+        }
+        checked++;
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  }, 300_000);
+});
