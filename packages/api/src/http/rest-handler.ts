@@ -181,6 +181,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       if (principal)
         await meterRequest(ex.ctx, principal, { label: routeLabel, unmetered: !!route.meta.unmetered });
 
+      // Credentials, session and scope are settled before the body is read: an anonymous or unscoped caller is
+      // told 401 or 403, not what is wrong with a body it may not send.
+      if (!route.meta.public) assertMayCall(principal, route.meta);
       const hasBody = BODY_METHODS.has(method);
       const body = hasBody ? await ex.readJson(route.meta.maxBodyBytes ?? DEFAULT_BODY_LIMIT) : {};
       const input: Record<string, unknown> = { ...(hasBody ? body : queryInput(ex.url)), ...params };
@@ -236,8 +239,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       const useIdempotency =
         method === "POST" && key !== null && route.meta.idempotent !== false && principal;
       if (!useIdempotency) return answer(await run());
-      // A replay answers only a caller the route itself would serve (credentials, session, scope).
-      assertMayCall(principal, route.meta);
+      // A replay answers only a caller the route itself would serve: `assertMayCall` above has run.
       const scope = idempotencyScope(principal);
       const fingerprint = requestFingerprint(method, path, body);
       const claim = await claimIdempotencyKey(services.db, scope, key, fingerprint, services.clock.now());

@@ -13,6 +13,7 @@ type Operation = {
   parameters?: unknown[];
   "x-required-scope"?: string;
   "x-required-scopes"?: string[];
+  "x-session-only"?: boolean;
   "x-feature-flag"?: string;
   "x-plans"?: string[];
 };
@@ -253,6 +254,7 @@ export function buildOpenApiDocument(
     const scopes = [route.meta.scope ?? []].flat();
     if (scopes.length === 1) op["x-required-scope"] = scopes[0];
     if (scopes.length > 1) op["x-required-scopes"] = scopes;
+    if (route.meta.sessionOnly) op["x-session-only"] = true;
     if (route.meta.deprecation) op.deprecated = true;
     if (route.meta.unmetered) op["x-unmetered"] = true;
     if (route.meta.routeLimit) op["x-route-limit"] = route.meta.routeLimit;

@@ -43,6 +43,8 @@ export type RouteMeta = OpenApiMeta<{
   deprecation?: Deprecation;
   /** Media types the route can answer besides JSON (a CSV export), listed on its success response. */
   produces?: string[];
+  /** Reached without credentials (`publicProcedure`); every other route refuses an anonymous caller first. */
+  public?: boolean;
   /** POSTs that create nothing may opt out of Idempotency-Key handling. */
   idempotent?: boolean;
   /**
@@ -139,4 +141,4 @@ const routeLimited = t.middleware(async ({ ctx, meta, path, next }) => {
 export const apiProcedure = t.procedure.use(guarded);
 
 /** A route callers reach without credentials (e.g. device pairing); its meta's `routeLimit` still applies. */
-export const publicProcedure = t.procedure.use(routeLimited);
+export const publicProcedure = t.procedure.meta({ public: true }).use(routeLimited);
