@@ -1,7 +1,17 @@
-import { idempotencyRecords, newId, sessions } from "@rubricon/db";
+import {
+  events,
+  idempotencyRecords,
+  newId,
+  publicRaters,
+  sessions,
+  teams,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser, IDEMPOTENCY_TTL_MS, runMaintenance, systemClock } from "../src/index";
+import { createEvaluation, createUser, IDEMPOTENCY_TTL_MS, runMaintenance, systemClock } from "../src/index";
 
 let database: TestDatabase;
 
@@ -46,7 +56,7 @@ describe("maintenance cleanup", () => {
         session("live", new Date(now.getTime() + 60_000)),
       ]);
 
-    expect(await runMaintenance(db, now)).toEqual({
+    expect(await runMaintenance(db, now)).toMatchObject({
       idempotencyRecords: 1,
       sessions: 1,
     });
@@ -56,6 +66,98 @@ describe("maintenance cleanup", () => {
     expect(await runMaintenance(db, now)).toEqual({
       idempotencyRecords: 0,
       sessions: 0,
+      events: 0,
+      webhookDeliveries: 0,
+      idleRaters: 0,
     });
+  });
+
+  it("keeps events and settled deliveries for the team's plan's retention, and forgets idle public raters", async () => {
+    const { db } = database;
+    const now = new Date("2026-06-01T12:00:00Z");
+    const ctx = { db, clock: systemClock, baseUrl: "http://localhost" };
+    const free = await createUser(ctx, { email: "free@example.com", password: "password123" });
+    const pro = await createUser(ctx, { email: "pro@example.com", password: "password123" });
+    await db.update(teams).set({ plan: "pro" }).where(eq(teams.id, pro.teamId));
+    const daysAgo = (d: number) => new Date(now.getTime() - d * 24 * 60 * 60 * 1000);
+    const event = (teamId: string, id: string, age: number) => ({
+      id,
+      teamId,
+      type: "rating.created",
+      apiVersion: "2026-11-01",
+      objectId: "rat_x",
+      object: {},
+      createdAt: daysAgo(age),
+    });
+    await db
+      .insert(events)
+      .values([
+        event(free.teamId, "event_free_old", 31),
+        event(free.teamId, "event_free_new", 29),
+        event(pro.teamId, "event_pro_mid", 60),
+        event(pro.teamId, "event_pro_old", 91),
+        event(free.teamId, "event_free_waiting", 40),
+      ]);
+    const [endpoint] = await db
+      .insert(webhookEndpoints)
+      .values({
+        id: newId("webhookEndpoint"),
+        teamId: free.teamId,
+        url: "https://example.com/hook",
+        enabledEvents: ["*"],
+        secretHash: "h",
+        secretSealed: "s",
+      })
+      .returning();
+    const delivery = (eventId: string, status: "delivered" | "pending", age: number) => ({
+      id: newId("webhookDelivery"),
+      endpointId: endpoint!.id,
+      teamId: free.teamId,
+      eventId,
+      eventType: "rating.created",
+      status,
+      createdAt: daysAgo(age),
+    });
+    await db
+      .insert(webhookDeliveries)
+      .values([delivery("event_free_old", "delivered", 31), delivery("event_free_waiting", "pending", 40)]);
+
+    const evaluation = await createEvaluation(
+      ctx,
+      { userId: free.user.id, boundTeamId: free.teamId, principal: "session" },
+      {
+        name: "Old link",
+        type: "SSE",
+        status: "Running",
+        shareAccess: "ANYONE_WITH_LINK",
+        allowMultipleRatings: false,
+        collectRaterName: false,
+        collectRaterEmail: false,
+        evaluationMethod: "manual",
+        dryRun: false,
+        designUrls: [{ url: "https://example.com", stimulusType: "URL" }],
+      },
+    );
+    const rater = (id: string, age: number) => ({
+      id,
+      evaluationId: (evaluation as { id: string }).id,
+      tokenHash: id,
+      createdAt: daysAgo(age),
+    });
+    await db.insert(publicRaters).values([rater("pr_idle_old", 31), rater("pr_idle_new", 5)]);
+
+    const result = await runMaintenance(db, now);
+    expect(result).toMatchObject({ events: 2, webhookDeliveries: 1, idleRaters: 1 });
+    const kept = (await db.select({ id: events.id }).from(events)).map((e) => e.id);
+    expect(kept.filter((id) => /^event_(free|pro)_/.test(id)).sort()).toEqual(
+      ["event_free_new", "event_free_waiting", "event_pro_mid"].sort(),
+    );
+    const deliveries = (await db.select().from(webhookDeliveries)).filter((d) =>
+      d.eventId.startsWith("event_free_"),
+    );
+    expect(deliveries.map((d) => [d.eventId, d.status])).toEqual([["event_free_waiting", "pending"]]);
+    expect((await db.select({ id: publicRaters.id }).from(publicRaters)).map((r) => r.id)).toEqual([
+      "pr_idle_new",
+    ]);
   });
 });

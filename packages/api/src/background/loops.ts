@@ -18,7 +18,10 @@ export function backgroundLoops(services: Pick<AppServices, "db" | "env" | "cloc
       intervalMs: MAINTENANCE_INTERVAL_MS,
       async run() {
         const removed = await runMaintenance(services.db, services.clock.now());
-        return `removed ${removed.idempotencyRecords} idempotency records and ${removed.sessions} sessions`;
+        return (
+          `removed ${removed.idempotencyRecords} idempotency records, ${removed.sessions} sessions, ` +
+          `${removed.events} events, ${removed.webhookDeliveries} webhook deliveries and ${removed.idleRaters} idle raters`
+        );
       },
     },
     {

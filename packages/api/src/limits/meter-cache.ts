@@ -1,4 +1,4 @@
-import { type Clock, type MeteredTeam, meteredTeam } from "@rubricon/core";
+import { BoundedMap, type Clock, type MeteredTeam, meteredTeam } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
 import { actorOf, type Principal } from "../trpc/principal";
 
@@ -16,7 +16,7 @@ const MAX_ENTRIES = 50_000;
  * once (`forgetTeam`); one made elsewhere (another instance, the admin CLI) within `TTL_MS`.
  */
 export class MeterCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new BoundedMap<string, Entry>(MAX_ENTRIES);
 
   constructor(
     private readonly db: Db,
@@ -30,7 +30,6 @@ export class MeterCache {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
     const value = await meteredTeam(this.db, actor);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(key, { value, expiresAt: now + TTL_MS });
     return value;
   }

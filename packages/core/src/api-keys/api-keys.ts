@@ -2,6 +2,7 @@ import { API_KEY_PREFIX, type ApiKey, type PageQuery, type Scope } from "@rubric
 import { apiKeys, type DbOrTx, hotStatement, newId, type Params } from "@rubricon/db";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { paginate } from "../pagination/paginate";
+import { BoundedMap } from "../shared/bounded-map";
 import type { Actor, CoreContext } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
@@ -112,7 +113,9 @@ export async function authenticateApiKey(db: DbOrTx, plaintext: string, now: Dat
 }
 
 const LAST_USED_GRANULARITY_MS = 60_000;
-const lastWritten = new Map<string, number>();
+/** Keys used recently in this process; bounded, so a flood of distinct keys cannot grow it (a forgotten key only
+ * costs one conditional update). */
+const lastWritten = new BoundedMap<string, number>(100_000);
 
 /**
  * Records last use at most once a minute per key and process, so a busy key costs no write per request.

@@ -1,5 +1,6 @@
 import { type DbOrTx, idempotencyRecords, sessions } from "@rubricon/db";
 import { lt } from "drizzle-orm";
+import { pruneEvents, pruneIdleRaters, pruneWebhookDeliveries } from "./retention";
 
 /** Idempotency keys are honoured for 24 hours; after that a retry is a new request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -20,12 +21,19 @@ export async function deleteExpiredSessions(db: DbOrTx, now: Date): Promise<numb
 export interface MaintenanceResult {
   idempotencyRecords: number;
   sessions: number;
+  events: number;
+  webhookDeliveries: number;
+  idleRaters: number;
 }
 
-/** One pass of the periodic cleanup the worker runs. */
+/** One pass of the periodic cleanup the worker runs: nothing the product stores grows without bound. */
 export async function runMaintenance(db: DbOrTx, now: Date): Promise<MaintenanceResult> {
   return {
     idempotencyRecords: await deleteExpiredIdempotencyRecords(db, now),
     sessions: await deleteExpiredSessions(db, now),
+    // Deliveries first: an event is kept while a delivery of it still waits.
+    webhookDeliveries: await pruneWebhookDeliveries(db, now),
+    events: await pruneEvents(db, now),
+    idleRaters: await pruneIdleRaters(db, now),
   };
 }

@@ -24,6 +24,8 @@ export const events = pgTable(
     // Also the log filtered by object and type: an object's events are few.
     index("events_object_seq_idx").on(t.objectId, ...newestFirst(t.seq)),
     index("events_team_seq_idx").on(t.teamId, ...newestFirst(t.seq)),
+    // Retention deletes the oldest events first, across teams.
+    index("events_created_idx").on(t.createdAt),
     index("events_team_type_seq_idx").on(t.teamId, t.type, ...newestFirst(t.seq)),
   ],
 );

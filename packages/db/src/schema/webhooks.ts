@@ -85,6 +85,7 @@ export const webhookDeliveries = pgTable(
       .where(sql`${t.status} in ('pending', 'retrying')`),
     index("webhook_deliveries_endpoint_attempted_idx").on(t.endpointId, t.lastAttemptAt.desc()),
     index("webhook_deliveries_event_idx").on(t.eventId),
+    index("webhook_deliveries_created_idx").on(t.createdAt),
   ],
 );
 
