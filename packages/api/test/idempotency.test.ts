@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { idempotencyRecords } from "@rubricon/db";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { CLAIM_LEASE_MS, requestFingerprint } from "../src/http/idempotency";
 import { expectError, SSE_BODY } from "./helpers/assertions";
 import {
   bearer,
@@ -199,6 +200,35 @@ describe("Idempotency-Key", () => {
     expect(JSON.stringify(second.body)).not.toContain(first.body.key);
     const keys = await call(`${server.api}/api-keys`, { headers: sessionHeaders(server, user) });
     expect(keys.body.data.filter((key: { name: string }) => key.name === "idempotent key")).toHaveLength(1);
+  });
+
+  it("lets a retry take over a claim whose request died, once its lease has run out", async () => {
+    // A process killed mid-request leaves its claim in progress; its work rolled back with its transaction.
+    const k = randomUUID();
+    const scope = `user:${user.userId}`;
+    const record = (ageMs: number) => ({
+      scope,
+      key: k,
+      requestFingerprint: requestFingerprint("POST", "/evaluations", SSE_BODY),
+      state: "in_progress" as const,
+      createdAt: new Date(Date.now() - ageMs),
+    });
+    await server.app.services.db.insert(idempotencyRecords).values(record(CLAIM_LEASE_MS + 5_000));
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const headers = { ...sessionHeaders(server, user), "Idempotency-Key": k };
+      const first = await call(`${server.api}/evaluations`, { method: "POST", headers, body: SSE_BODY });
+      expect(first.status).toBe(201);
+      expect(JSON.parse(String(warn.mock.calls[0]![0]))).toMatchObject({
+        msg: "idempotency_claim_taken_over",
+        key: k,
+      });
+      const again = await call(`${server.api}/evaluations`, { method: "POST", headers, body: SSE_BODY });
+      expect(again.body.id).toBe(first.body.id);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("applies to session callers as well", async () => {

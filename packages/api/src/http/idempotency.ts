@@ -1,11 +1,17 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@rubricon/core";
-import { type Db, idempotencyRecords } from "@rubricon/db";
+import { type Db, type DbOrTx, idempotencyRecords } from "@rubricon/db";
 import { and, eq, lt } from "drizzle-orm";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
 const WAIT_FOR_TWIN_MS = 10_000;
+/**
+ * How long a claim may stay in progress before a retry may take it over. The work and the key's outcome commit in
+ * one transaction, so a claim this old belongs to a request that died (a process killed mid-request) and whose
+ * work rolled back; no request runs this long.
+ */
+export const CLAIM_LEASE_MS = 60_000;
 const POLL_MS = 50;
 
 export interface StoredResponse {
@@ -99,6 +105,32 @@ export async function claimIdempotencyKey(
           body: existing.responseBody,
         },
       };
+    if (existing.createdAt.getTime() < now.getTime() - CLAIM_LEASE_MS) {
+      const [taken] = await db
+        .update(idempotencyRecords)
+        .set({ createdAt: now })
+        .where(
+          and(
+            eq(idempotencyRecords.scope, scope),
+            eq(idempotencyRecords.key, key),
+            eq(idempotencyRecords.state, "in_progress"),
+            eq(idempotencyRecords.createdAt, existing.createdAt),
+          ),
+        )
+        .returning({ key: idempotencyRecords.key });
+      if (taken) {
+        console.warn(
+          JSON.stringify({
+            msg: "idempotency_claim_taken_over",
+            scope,
+            key,
+            claimed_at: existing.createdAt.toISOString(),
+          }),
+        );
+        return { kind: "claimed" };
+      }
+      continue;
+    }
     if (Date.now() > deadline) {
       throw new ApiError(
         "idempotency_request_in_progress",
@@ -112,21 +144,21 @@ export async function claimIdempotencyKey(
   }
 }
 
-/**
- * Stores a successful answer for replay. Any error releases the key instead: a failed request changed nothing
- * (its transaction rolled back), so a retry with the same key, say after fixing a scope or a field, runs afresh.
- */
+/** Forgets a claim whose request failed: it changed nothing, so a retry with the same key runs afresh. */
+export async function releaseIdempotencyKey(db: DbOrTx, scope: string, key: string): Promise<void> {
+  await db
+    .delete(idempotencyRecords)
+    .where(and(eq(idempotencyRecords.scope, scope), eq(idempotencyRecords.key, key)));
+}
+
+/** Stores a successful answer for replay, in the transaction of the work it answers. */
 export async function settleIdempotencyKey(
-  db: Db,
+  db: DbOrTx,
   scope: string,
   key: string,
   response: StoredResponse,
 ): Promise<void> {
   const where = and(eq(idempotencyRecords.scope, scope), eq(idempotencyRecords.key, key));
-  if (response.status >= 300) {
-    await db.delete(idempotencyRecords).where(where);
-    return;
-  }
   await db
     .update(idempotencyRecords)
     .set({

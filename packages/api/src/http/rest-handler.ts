@@ -7,10 +7,16 @@ import type { RedirectTarget } from "../trpc/redirect";
 import { assertSameOrigin } from "./csrf";
 import {
   claimIdempotencyKey,
+  releaseIdempotencyKey,
   requestFingerprint,
   settleIdempotencyKey,
   validateIdempotencyKey,
 } from "./idempotency";
+
+/** Rolls an idempotent request's transaction back when the request failed, carrying its answer out. */
+class Unsettled {
+  constructor(readonly outcome: { status: number; body: unknown }) {}
+}
 import {
   DEFAULT_BODY_LIMIT,
   type EntryPoint,
@@ -215,9 +221,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         }
       }
 
-      const run = async (): Promise<{ status: number; body: unknown }> => {
+      const run = async (ctx: RequestContext = ex.ctx): Promise<{ status: number; body: unknown }> => {
         try {
-          const output = await withLimitPolicy(policy, () => callProcedure(route, ex.ctx, input));
+          const output = await withLimitPolicy(policy, () => callProcedure(route, ctx, input));
           return { status: ex.ctx.response.status ?? route.meta.successStatus ?? 200, body: output };
         } catch (err) {
           return ex.failure(err, input);
@@ -247,8 +253,21 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         if (route.meta.secretFields) throw secretNotReplayable(claim.response.body);
         return jsonReply(ex, claim.response.status, claim.response.body, { "Idempotent-Replayed": "true" });
       }
-      const result = await run();
-      await settleIdempotencyKey(services.db, scope, key, storableResult(route, result));
+      // The work and the key's outcome commit together: a process that dies mid-request leaves neither, so the
+      // claim's lease can pass to a retry without any risk of doing the work twice.
+      const result = await services.db
+        .transaction(async (tx) => {
+          const outcome = await run({ ...ex.ctx, services: { ...services, db: tx } });
+          if (outcome.status >= 300) throw new Unsettled(outcome);
+          await settleIdempotencyKey(tx, scope, key, storableResult(route, outcome));
+          return outcome;
+        })
+        .catch(async (err: unknown) => {
+          if (!(err instanceof Unsettled)) throw err;
+          // A failed request changed nothing: the key is released, so a corrected retry runs afresh.
+          await releaseIdempotencyKey(services.db, scope, key);
+          return err.outcome;
+        });
       return answer(result);
     },
   };
