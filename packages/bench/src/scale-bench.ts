@@ -32,7 +32,7 @@ const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 1000);
 /** A series stops early after this long, so a slow list cannot hold the bench for an hour; the count is shown. */
 const MAX_SERIES_S = Number(process.env.BENCH_SCALE_MAX_S ?? 60);
 /** Warm-up before each series: this many requests, or this long, whichever ends first. */
-const WARMUP_REQUESTS = 20;
+const WARMUP_REQUESTS = 200;
 const WARMUP_MAX_S = 5;
 const IDLE_S = 3;
 const PAGE = 20;
@@ -94,35 +94,45 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** Requests one after another on one keep-alive connection, each timed from sending to its body read. */
-async function series(url: string, apiKey: string, cpuMs: (() => number) | undefined): Promise<Series> {
-  const headers = { authorization: `Bearer ${apiKey}` };
-  const get = async () => {
-    const res = await fetch(url, { headers });
+/**
+ * Requests one after another on one keep-alive connection, each timed from sending to its body read, alternating
+ * between the two teams so that whatever else the machine does (or the JIT warming up) weighs on both series alike.
+ */
+async function pairedSeries(
+  urls: [string, string],
+  apiKeys: [string, string],
+  cpuMs: (() => number) | undefined,
+): Promise<[Series, Series]> {
+  const get = async (i: 0 | 1) => {
+    const res = await fetch(urls[i], { headers: { authorization: `Bearer ${apiKeys[i]}` } });
     const body = await res.text();
-    if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 300)}`);
+    if (res.status !== 200) throw new Error(`${urls[i]} answered ${res.status}: ${body.slice(0, 300)}`);
   };
   const warm = performance.now() + WARMUP_MAX_S * 1000;
-  for (let i = 0; i < WARMUP_REQUESTS && performance.now() < warm; i++) await get();
-  const times: number[] = [];
+  for (let i = 0; i < WARMUP_REQUESTS && performance.now() < warm; i++) await get((i % 2) as 0 | 1);
+  const times: [number[], number[]] = [[], []];
   const cpuBefore = cpuMs?.();
-  const deadline = performance.now() + MAX_SERIES_S * 1000;
-  while (times.length < REQUESTS && performance.now() < deadline) {
+  const deadline = performance.now() + 2 * MAX_SERIES_S * 1000;
+  for (let i = 0; times[1].length < REQUESTS && performance.now() < deadline; i++) {
+    const which = (i % 2) as 0 | 1;
     const start = performance.now();
-    await get();
-    times.push(performance.now() - start);
+    await get(which);
+    times[which].push(performance.now() - start);
   }
   const cpuAfter = cpuMs?.();
-  times.sort((a, b) => a - b);
-  return {
-    requests: times.length,
-    capped: times.length < REQUESTS,
-    p50Ms: percentile(times, 50),
-    p95Ms: percentile(times, 95),
-    ...(cpuBefore !== undefined && cpuAfter !== undefined
-      ? { cpuMsPerRequest: (cpuAfter - cpuBefore) / times.length }
-      : {}),
-  };
+  const total = times[0].length + times[1].length;
+  return times.map((t) => {
+    t.sort((a, b) => a - b);
+    return {
+      requests: t.length,
+      capped: t.length < REQUESTS,
+      p50Ms: percentile(t, 50),
+      p95Ms: percentile(t, 95),
+      ...(cpuBefore !== undefined && cpuAfter !== undefined
+        ? { cpuMsPerRequest: (cpuAfter - cpuBefore) / total }
+        : {}),
+    };
+  }) as [Series, Series];
 }
 
 /** A page must be the right one before it is timed: the expected first item, a full page, more after it. */
@@ -217,16 +227,16 @@ export async function benchScale(log: (message: string) => void): Promise<ScaleR
     ];
     const rows: ScaleRow[] = [];
     for (const { page, query, first } of pages) {
-      const measured: Series[] = [];
-      for (const team of teams) {
-        const url = `${baseUrl}/api/v1/evaluations?${query(team)}`;
-        await assertPage(url, team.apiKey, evaluationId(team.tag, first(team)));
-        log(`${page}, team ${team.label}: up to ${REQUESTS} requests or ${MAX_SERIES_S} s`);
-        const s = await series(url, team.apiKey, cpuMs);
+      const urls = teams.map((team) => `${baseUrl}/api/v1/evaluations?${query(team)}`) as [string, string];
+      for (const [i, team] of teams.entries())
+        await assertPage(urls[i]!, team.apiKey, evaluationId(team.tag, first(team)));
+      log(`${page}: up to ${REQUESTS} requests per team, alternating, or ${2 * MAX_SERIES_S} s`);
+      const [small, large] = await pairedSeries(urls, [teams[0]!.apiKey, teams[1]!.apiKey], cpuMs);
+      for (const [team, s] of [
+        [teams[0]!, small],
+        [teams[1]!, large],
+      ] as const)
         log(`${page}, team ${team.label}: ${s.requests} requests, p50 ${s.p50Ms.toFixed(1)} ms`);
-        measured.push(s);
-      }
-      const [small, large] = measured as [Series, Series];
       const ratio = large.p50Ms / small.p50Ms;
       rows.push({ page, small, large, ratio, pass: ratio <= TARGET_RATIO });
     }
@@ -295,8 +305,9 @@ export function printScaleRows({ rows, idleCpuMsPerS }: ScaleResult): void {
   process.stdout.write(
     `${table}\n` +
       `Teams of ${smallLabel} and ${largeLabel} evaluations; sequential requests on one connection through the API,\n` +
-      `timed at the client (${REQUESTS} per series, * = stopped at the ${MAX_SERIES_S} s cap). cpu ms/req: Rubricon's\n` +
-      `process CPU time (utime + stime from /proc/<pid>/stat) over the series divided by its requests; idle,\n` +
+      `alternating between the teams after ${WARMUP_REQUESTS} warm-up requests, timed at the client (${REQUESTS} per\n` +
+      `series, * = stopped at the ${2 * MAX_SERIES_S} s cap). cpu ms/req: Rubricon's process CPU time (utime + stime\n` +
+      `from /proc/<pid>/stat) over both series divided by their requests; idle,\n` +
       `the server spends ${fmt(idleCpuMsPerS, 2)} ms of CPU per second, which is included.\n`,
   );
 }
