@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { ApiKeyList, ApiKeyWithSecret, Comparison, Evaluation, EvaluationList } from "@rubricon/contracts";
 import { idempotencyRecords } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, SSE_BODY } from "./helpers/assertions";
+import { expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import {
   bearer,
+  bodyOf,
   call,
   mintApiKey,
   mintOAuthToken,
@@ -26,17 +28,17 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const create = (idempotencyKey: string, body: Record<string, unknown> = SSE_BODY, credential = key) =>
-  call(`${server.api}/evaluations`, {
+  call(Evaluation, `${server.api}/evaluations`, {
     method: "POST",
     headers: { ...bearer(credential), "Idempotency-Key": idempotencyKey },
     body,
   });
 const listIds = async (credential = key): Promise<string[]> =>
-  (
-    await call(`${server.api}/evaluations?limit=100`, {
+  bodyOf(
+    await call(EvaluationList, `${server.api}/evaluations?limit=100`, {
       headers: bearer(credential),
-    })
-  ).body.data.map((e: { id: string }) => e.id);
+    }),
+  ).data.map((e) => e.id);
 
 describe("Idempotency-Key", () => {
   it("replays the first response for the same key and body", async () => {
@@ -57,7 +59,7 @@ describe("Idempotency-Key", () => {
     const k = randomUUID();
     const first = await create(k, { name: "Order", type: "SSE" });
     const second = await create(k, { type: "SSE", name: "Order" });
-    expect(second.body.id).toBe(first.body.id);
+    expect(bodyOf(second).id).toBe(bodyOf(first).id);
   });
 
   it("answers 409 idempotency_key_reused for the same key with another body", async () => {
@@ -75,7 +77,7 @@ describe("Idempotency-Key", () => {
   it("answers 409 for the same key on another route", async () => {
     const k = randomUUID();
     const e = await create(k);
-    const res = await call(`${server.api}/evaluations/${e.body.id}/comparisons`, {
+    const res = await call(Comparison, `${server.api}/evaluations/${bodyOf(e).id}/comparisons`, {
       method: "POST",
       headers: { ...bearer(key), "Idempotency-Key": k },
       body: SSE_BODY,
@@ -105,10 +107,10 @@ describe("Idempotency-Key", () => {
     });
     const before = await listIds();
     const fixed = await create(k, SSE_BODY);
-    expect(fixed.status).toBe(201);
+    expectStatus(fixed, 201);
     expect(fixed.headers.get("idempotent-replayed")).toBeNull();
     const replay = await create(k, SSE_BODY);
-    expect(replay.body.id).toBe(fixed.body.id);
+    expect(bodyOf(replay).id).toBe(fixed.body.id);
     expect((await listIds()).length).toBe(before.length + 1);
   });
 
@@ -119,7 +121,7 @@ describe("Idempotency-Key", () => {
       Array.from({ length: 10 }, () => create(k, { ...SSE_BODY, name: "Concurrent" })),
     );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
-    const createdIds = new Set(results.map((r) => r.body.id));
+    const createdIds = new Set(results.map((r) => bodyOf(r).id));
     expect(createdIds.size).toBe(1);
     expect(results.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(9);
     const after = await listIds();
@@ -133,9 +135,9 @@ describe("Idempotency-Key", () => {
     const k = randomUUID();
     const mine = await create(k);
     const theirs = await create(k, SSE_BODY, otherKey);
-    expect(theirs.status).toBe(201);
+    expectStatus(theirs, 201);
     expect(theirs.headers.get("idempotent-replayed")).toBeNull();
-    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect(theirs.body.id).not.toBe(bodyOf(mine).id);
     expect(theirs.body.teamId).toBe(other.teamId);
     // A different body is fine on the other team as well.
     expect((await create(randomUUID(), { ...SSE_BODY, name: "x" }, otherKey)).status).toBe(201);
@@ -147,11 +149,11 @@ describe("Idempotency-Key", () => {
     const k = randomUUID();
     const first = await create(k);
     const second = await create(k, SSE_BODY, secondKey);
-    expect(second.status).toBe(201);
-    expect(second.body.id).not.toBe(first.body.id);
+    expectStatus(second, 201);
+    expect(second.body.id).not.toBe(bodyOf(first).id);
     expect(second.headers.get("idempotent-replayed")).toBeNull();
     const again = await create(k, SSE_BODY, secondKey);
-    expect(again.body.id).toBe(second.body.id);
+    expect(bodyOf(again).id).toBe(second.body.id);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
   });
 
@@ -177,13 +179,13 @@ describe("Idempotency-Key", () => {
   it("never keeps a secret shown once, and refuses to replay its request", async () => {
     const k = randomUUID();
     const mint = () =>
-      call(`${server.api}/api-keys`, {
+      call(ApiKeyWithSecret, `${server.api}/api-keys`, {
         method: "POST",
         headers: { ...sessionHeaders(server, user), "Idempotency-Key": k },
         body: { name: "idempotent key", scopes: ["templates:read"] },
       });
     const first = await mint();
-    expect(first.status).toBe(201);
+    expectStatus(first, 201);
     expect(first.body.key).toMatch(/^ak_live_/);
     const stored = await server.app.services.db
       .select()
@@ -197,24 +199,24 @@ describe("Idempotency-Key", () => {
     expectError(second, 409, { type: "invalid_request_error", code: "idempotency_replay_unavailable" });
     expect(second.body.error.details).toEqual({ id: first.body.id });
     expect(JSON.stringify(second.body)).not.toContain(first.body.key);
-    const keys = await call(`${server.api}/api-keys`, { headers: sessionHeaders(server, user) });
-    expect(keys.body.data.filter((key: { name: string }) => key.name === "idempotent key")).toHaveLength(1);
+    const keys = await call(ApiKeyList, `${server.api}/api-keys`, { headers: sessionHeaders(server, user) });
+    expect(bodyOf(keys).data.filter((key) => key.name === "idempotent key")).toHaveLength(1);
   });
 
   it("applies to session callers as well", async () => {
     const k = randomUUID();
     const headers = { ...sessionHeaders(server, user), "Idempotency-Key": k };
-    const first = await call(`${server.api}/evaluations`, {
+    const first = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers,
       body: SSE_BODY,
     });
-    const second = await call(`${server.api}/evaluations`, {
+    const second = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers,
       body: SSE_BODY,
     });
-    expect(first.status).toBe(201);
-    expect(second.body.id).toBe(first.body.id);
+    expectStatus(first, 201);
+    expect(bodyOf(second).id).toBe(first.body.id);
   });
 });
