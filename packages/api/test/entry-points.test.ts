@@ -5,9 +5,12 @@ import { z } from "zod";
 import { expectError, expectStatus, UUID_V7 } from "./helpers/assertions";
 import {
   bearer,
+  bodyOf,
   call,
   callRaw,
+  errorOf,
   mintApiKey,
+  readAnswer,
   SignedIn,
   SignedUp,
   sessionHeaders,
@@ -95,13 +98,15 @@ describe("every entry point", () => {
     );
     expectPipelineHeaders(res.headers);
     expect(res.status).toBe(413);
-    const body = ErrorEnvelope.parse(await res.json());
-    expect(body.error).toMatchObject({ type: "invalid_request_error", code: "request_too_large" });
+    expect(errorOf(await readAnswer(SignedIn, res))).toMatchObject({
+      type: "invalid_request_error",
+      code: "request_too_large",
+    });
     const whoami = await server.app.handle(
       new Request(`${server.api}/auth/whoami`, { headers: bearer(key) }),
     );
     expect(whoami.status).toBe(200);
-    expect(WhoAmI.parse(await whoami.json()).userId).toBe(user.userId);
+    expect(bodyOf(await readAnswer(WhoAmI, whoami)).userId).toBe(user.userId);
   });
 });
 
@@ -151,8 +156,7 @@ describe("request bodies", () => {
       body: Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
     });
     expect(res.status).toBe(400);
-    const body = ErrorEnvelope.parse(await res.json());
-    expect(body.error).toMatchObject({
+    expect(errorOf(await readAnswer(Evaluation, res))).toMatchObject({
       code: "invalid_json",
       message: "The request body is not valid UTF-8.",
     });

@@ -1,5 +1,4 @@
 import type { Server } from "node:http";
-import { ErrorEnvelope } from "@rubricon/contracts";
 import { fixedClock } from "@rubricon/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
@@ -9,7 +8,7 @@ import type { Pipeline } from "../src/http/pipeline";
 import type { AppServices, RequestContext } from "../src/trpc/context";
 import { apiProcedure, createCallerFactory, publicProcedure, router } from "../src/trpc/init";
 import { expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { bearer, call, errorOf, mintApiKey, readAnswer, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 /**
@@ -170,7 +169,7 @@ describe("per-address route limit", () => {
     }
     const refused = await fromAddress("/test/figma/start", client);
     expect(refused.status).toBe(429);
-    expect(ErrorEnvelope.parse(await refused.json()).error.code).toBe("rate_limit_exceeded");
+    expect(errorOf(await readAnswer(Ok, refused)).code).toBe("rate_limit_exceeded");
     expect(limitHeaders(refused.headers)).toEqual({ limit: "10", remaining: "0", retryAfter: "60" });
   });
 

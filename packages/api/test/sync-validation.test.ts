@@ -10,6 +10,7 @@ import { appRouter } from "../src/routers/index";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
 import { validateSynchronously, validatesSynchronously } from "../src/trpc/sync-validation";
+import { readAnswer } from "./helpers/clients";
 import { TEST_SECRETS } from "./helpers/server";
 
 const t = initTRPC.context<RequestContext>().meta<RouteMeta>().create();
@@ -86,7 +87,7 @@ describe("input and output validation", () => {
     expect(await ok.json()).toEqual({ size: 3, page: 1 });
     const bad = await handle(new Request("http://127.0.0.1:1/api/v1/sized?size=0"));
     expect(bad.status).toBe(400);
-    const body = (await bad.json()) as { error: Record<string, string> };
+    const { body } = await readAnswer(z.never(), bad);
     expect(body.error).toMatchObject({ type: "invalid_request_error", param: "size" });
   });
 
@@ -96,7 +97,7 @@ describe("input and output validation", () => {
     try {
       const res = await handle(new Request("http://127.0.0.1:1/api/v1/bad"));
       expect(res.status).toBe(500);
-      const body = (await res.json()) as { error: Record<string, string> };
+      const { body } = await readAnswer(z.never(), res);
       expect(body.error.type).toBe("api_error");
       expect(JSON.stringify(body)).not.toContain("two");
     } finally {

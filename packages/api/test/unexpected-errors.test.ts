@@ -8,6 +8,7 @@ import { loadEnv } from "../src/config/env";
 import { createRateLimits } from "../src/limits/rate-limits";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
+import { readAnswer } from "./helpers/clients";
 import { TEST_SECRETS } from "./helpers/server";
 
 // A router of our own whose procedure fails the way a driver or a bug does: with an internal message.
@@ -53,7 +54,7 @@ describe("unexpected failures", () => {
     try {
       const res = await handle(new Request("http://127.0.0.1:1/api/v1/boom"));
       expect(res.status).toBe(500);
-      const body = (await res.json()) as { error: Record<string, string> };
+      const { body } = await readAnswer(z.never(), res);
       expect(body.error.type).toBe("api_error");
       expect(body.error.code).toBe("internal_error");
       expect(body.error.request_id).toBe(res.headers.get("x-request-id"));

@@ -186,11 +186,17 @@ export async function call(
   // biome-ignore lint/suspicious/noExplicitAny: untyped while tests move to a schema
 ): Promise<any> {
   if (typeof schemaOrUrl === "string") return callRaw(schemaOrUrl, urlOrInit as CallInit | undefined);
-  const schema = schemaOrUrl;
-  const url = urlOrInit as string;
   const init = maybeInit ?? {};
-  const res = await send(url, init);
-  const route = `${init.method ?? "GET"} ${new URL(url).pathname}`;
+  const url = urlOrInit as string;
+  return readAnswer(schemaOrUrl, await send(url, init), `${init.method ?? "GET"} ${new URL(url).pathname}`);
+}
+
+/** Parses a response as `call` does; for responses that come from the app in-process rather than over HTTP. */
+export async function readAnswer<S extends z.ZodType>(
+  schema: S,
+  res: Response,
+  route = res.url || "the response",
+): Promise<Answer<z.output<S>>> {
   const text = await res.text();
   let json: unknown;
   try {
