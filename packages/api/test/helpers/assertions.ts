@@ -1,16 +1,16 @@
 import { Evaluation } from "@rubricon/contracts";
 import { expect } from "vitest";
-import { type Answer, type Answered, bodyOf, call, type Refused, type UntypedAnswer } from "./clients";
+import { type Answer, type Answered, bodyOf, call, type Refused } from "./clients";
 
 export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Asserts the spec's error envelope, including `request_id` equal to the `X-Request-Id` header. */
 export function expectError(
-  res: Answer<unknown> | UntypedAnswer,
+  res: Answer<unknown>,
   status: number,
   expected: { type: string; code?: string; param?: string },
 ): asserts res is Refused {
-  const error = "ok" in res ? (res.ok ? undefined : res.body.error) : res.body?.error;
+  const error = res.ok ? undefined : res.body.error;
   expect({ status: res.status, error }).toMatchObject({
     status,
     error: expected,

@@ -150,10 +150,6 @@ export interface Refused {
 
 export type Answer<T> = Answered<T> | Refused;
 
-/** @deprecated While tests move to a schema. */
-// biome-ignore lint/suspicious/noExplicitAny: untyped while tests move to a schema
-export type UntypedAnswer = { status: number; headers: Headers; body: any };
-
 function send(url: string, init: CallInit): Promise<Response> {
   return fetch(url, {
     method: init.method ?? "GET",
@@ -175,20 +171,9 @@ function send(url: string, init: CallInit): Promise<Response> {
 export async function call<S extends z.ZodType>(
   schema: S,
   url: string,
-  init?: CallInit,
-): Promise<Answer<z.output<S>>>;
-/** @deprecated Untyped, while tests move to a schema. */
-export async function call(url: string, init?: CallInit): Promise<UntypedAnswer>;
-export async function call(
-  schemaOrUrl: z.ZodType | string,
-  urlOrInit?: string | CallInit,
-  maybeInit?: CallInit,
-  // biome-ignore lint/suspicious/noExplicitAny: untyped while tests move to a schema
-): Promise<any> {
-  if (typeof schemaOrUrl === "string") return callRaw(schemaOrUrl, urlOrInit as CallInit | undefined);
-  const init = maybeInit ?? {};
-  const url = urlOrInit as string;
-  return readAnswer(schemaOrUrl, await send(url, init), `${init.method ?? "GET"} ${new URL(url).pathname}`);
+  init: CallInit = {},
+): Promise<Answer<z.output<S>>> {
+  return readAnswer(schema, await send(url, init), `${init.method ?? "GET"} ${new URL(url).pathname}`);
 }
 
 /** Parses a response as `call` does; for responses that come from the app in-process rather than over HTTP. */
