@@ -4,12 +4,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Evaluation, EvaluationList, Team } from "@rubricon/contracts";
 import { createDatabase, type Database } from "@rubricon/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRubricon } from "../src/app";
 import { loadEnv } from "../src/config/env";
 import { listen } from "../src/http/node-server";
+import { expectStatus } from "./helpers/assertions";
+import { call } from "./helpers/clients";
 
 const PACKAGE_DIR = resolve(import.meta.dirname, "..");
 const TSX = join(PACKAGE_DIR, "node_modules/.bin/tsx");
@@ -215,35 +218,30 @@ describe("admin CLI", () => {
         authorization: `Bearer ${key}`,
         "content-type": "application/json",
       });
-      const created = await fetch(`${url}/api/v1/evaluations`, {
+      const created = await call(Evaluation, `${url}/api/v1/evaluations`, {
         method: "POST",
         headers: auth(first.apiKey),
-        body: JSON.stringify({
+        body: {
           name: "Checkout",
           type: "SSE",
           designUrls: [{ url: "https://example.com/a" }],
-        }),
+        },
       });
-      expect(created.status).toBe(201);
-      const evaluation = (await created.json()) as {
-        id: string;
-        teamId: string;
-      };
+      expectStatus(created, 201);
+      const evaluation = created.body;
       expect(evaluation.teamId).toBe(first.teamId);
 
-      const listed = await fetch(`${url}/api/v1/evaluations`, {
+      const listed = await call(EvaluationList, `${url}/api/v1/evaluations`, {
         headers: auth(second.apiKey),
       });
-      expect(listed.status).toBe(200);
-      expect(((await listed.json()) as { data: { id: string }[] }).data.map((e) => e.id)).toEqual([
-        evaluation.id,
-      ]);
+      expectStatus(listed, 200);
+      expect(listed.body.data.map((e) => e.id)).toEqual([evaluation.id]);
 
-      const team = await fetch(`${url}/api/v1/teams/${first.teamId}`, {
+      const team = await call(Team, `${url}/api/v1/teams/${first.teamId}`, {
         headers: auth(first.apiKey),
       });
       expect(team.status).toBe(200);
-      expect(await team.json()).toMatchObject({
+      expect(team.body).toMatchObject({
         id: first.teamId,
         name: "Acme",
         plan: "enterprise",

@@ -1,6 +1,8 @@
+import { ApiKeyList, ApiKeyWithSecret, DeletedObject, WhoAmI } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError } from "./helpers/assertions";
-import { bearer, call, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import { z } from "zod";
+import { expectError, expectStatus } from "./helpers/assertions";
+import { bearer, bodyOf, call, errorOf, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -14,13 +16,13 @@ afterAll(() => server?.close());
 
 const keysUrl = () => `${server.api}/api-keys`;
 const mint = (body: Record<string, unknown>, who: TestUser = user) =>
-  call(keysUrl(), {
+  call(ApiKeyWithSecret, keysUrl(), {
     method: "POST",
     headers: sessionHeaders(server, who),
     body,
   });
 const listKeys = (who: TestUser = user) =>
-  call(`${keysUrl()}?limit=100`, { headers: sessionHeaders(server, who) });
+  call(ApiKeyList, `${keysUrl()}?limit=100`, { headers: sessionHeaders(server, who) });
 
 describe("minting", () => {
   it("shows the ak_live_ plaintext once and keeps only a prefix", async () => {
@@ -28,7 +30,7 @@ describe("minting", () => {
       name: "CI",
       scopes: ["evaluations:read", "evaluations:read", "ratings:*"],
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     const created = res.body;
     expect(created).toMatchObject({
       object: "api_key",
@@ -46,14 +48,14 @@ describe("minting", () => {
     expect(created.prefix.length).toBeLessThan(created.key.length);
 
     const listed = await listKeys();
-    expect(listed.status).toBe(200);
-    const entry = listed.body.data.find((k: { id: string }) => k.id === created.id);
+    expectStatus(listed, 200);
+    const entry = listed.body.data.find((k) => k.id === created.id);
     expect(entry).toBeDefined();
-    expect(entry.prefix).toBe(created.prefix);
+    expect(entry!.prefix).toBe(created.prefix);
     for (const k of listed.body.data) expect(k).not.toHaveProperty("key");
     expect(JSON.stringify(listed.body)).not.toContain(created.key);
 
-    const one = await call(`${keysUrl()}/${created.id}`, {
+    const one = await call(z.never(), `${keysUrl()}/${created.id}`, {
       headers: sessionHeaders(server, user),
     });
     expect(one.status).not.toBe(200);
@@ -105,8 +107,8 @@ describe("minting", () => {
     });
     const at = new Date(Date.now() + 86_400_000).toISOString();
     const future = await mint({ name: "new", scopes: ["*"], expiresAt: at });
-    expect(future.status).toBe(201);
-    expect(new Date(future.body.expiresAt).getTime()).toBe(new Date(at).getTime());
+    expectStatus(future, 201);
+    expect(new Date(future.body.expiresAt!).getTime()).toBe(new Date(at).getTime());
   });
 
   it("refuses a team the user is not in", async () => {
@@ -118,47 +120,47 @@ describe("minting", () => {
     });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
-    expect(res.body.error.param).toBe("teamId");
+    expect(errorOf(res).param).toBe("teamId");
   });
 });
 
 describe("usage tracking", () => {
   it("records lastUsedAt and lastUsedIp after the key is used", async () => {
-    const created = (await mint({ name: "tracked", scopes: ["*"] })).body;
+    const created = bodyOf(await mint({ name: "tracked", scopes: ["*"] }));
     const before = Date.now();
     expect(
       (
-        await call(`${server.api}/auth/whoami`, {
+        await call(WhoAmI, `${server.api}/auth/whoami`, {
           headers: bearer(created.key),
         })
       ).status,
     ).toBe(200);
-    const entry = (await listKeys()).body.data.find((k: { id: string }) => k.id === created.id);
+    const entry = bodyOf(await listKeys()).data.find((k) => k.id === created.id)!;
     expect(entry.lastUsedAt).not.toBeNull();
-    expect(new Date(entry.lastUsedAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(new Date(entry.lastUsedAt!).getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(entry.lastUsedIp).toMatch(/^(127\.0\.0\.1|::ffff:127\.0\.0\.1|::1)$/);
   });
 });
 
 describe("revoking", () => {
   it("answers {id, deleted: true} and marks the key revoked", async () => {
-    const created = (await mint({ name: "doomed", scopes: ["*"] })).body;
-    const res = await call(`${keysUrl()}/${created.id}`, {
+    const created = bodyOf(await mint({ name: "doomed", scopes: ["*"] }));
+    const res = await call(DeletedObject, `${keysUrl()}/${created.id}`, {
       method: "DELETE",
       headers: sessionHeaders(server, user),
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: created.id, deleted: true });
-    const entry = (await listKeys()).body.data.find((k: { id: string }) => k.id === created.id);
+    const entry = bodyOf(await listKeys()).data.find((k) => k.id === created.id)!;
     expect(entry.revokedAt).not.toBeNull();
-    expectError(await call(`${server.api}/auth/whoami`, { headers: bearer(created.key) }), 401, {
+    expectError(await call(WhoAmI, `${server.api}/auth/whoami`, { headers: bearer(created.key) }), 401, {
       type: "authentication_error",
       code: "api_key_revoked",
     });
   });
 
   it("answers 404 for an unknown key and for another user's key", async () => {
-    const unknown = await call(`${keysUrl()}/key_doesnotexist`, {
+    const unknown = await call(DeletedObject, `${keysUrl()}/key_doesnotexist`, {
       method: "DELETE",
       headers: sessionHeaders(server, user),
     });
@@ -168,8 +170,8 @@ describe("revoking", () => {
     });
 
     const other = await signUp(server, "other");
-    const theirs = (await mint({ name: "theirs", scopes: ["*"] }, other)).body;
-    const res = await call(`${keysUrl()}/${theirs.id}`, {
+    const theirs = bodyOf(await mint({ name: "theirs", scopes: ["*"] }, other));
+    const res = await call(DeletedObject, `${keysUrl()}/${theirs.id}`, {
       method: "DELETE",
       headers: sessionHeaders(server, user),
     });
@@ -177,13 +179,15 @@ describe("revoking", () => {
       type: "not_found_error",
       code: "api_key_not_found",
     });
-    expect((await call(`${server.api}/auth/whoami`, { headers: bearer(theirs.key) })).status).toBe(200);
+    expect((await call(WhoAmI, `${server.api}/auth/whoami`, { headers: bearer(theirs.key) })).status).toBe(
+      200,
+    );
   });
 
   it("lists only the caller's keys", async () => {
     const other = await signUp(server, "lister");
     await mint({ name: "mine", scopes: ["*"] }, other);
     const listed = await listKeys(other);
-    expect(listed.body.data.map((k: { name: string }) => k.name)).toEqual(["mine"]);
+    expect(bodyOf(listed).data.map((k) => k.name)).toEqual(["mine"]);
   });
 });

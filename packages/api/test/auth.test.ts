@@ -1,8 +1,10 @@
+import { ApiKeyWithSecret, DeletedObject, EvaluationList, Team, WhoAmI } from "@rubricon/contracts";
 import { fixedClock } from "@rubricon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError } from "./helpers/assertions";
+import { createEvaluation, expectError, expectStatus } from "./helpers/assertions";
 import {
   bearer,
+  bodyOf,
   call,
   mintApiKey,
   mintOAuthToken,
@@ -25,16 +27,16 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const whoami = (headers: Record<string, string>, target = server) =>
-  call(`${target.api}/auth/whoami`, { headers });
+  call(WhoAmI, `${target.api}/auth/whoami`, { headers });
 
 async function createKey(target: TestServer, user: TestUser, body: Record<string, unknown>) {
-  const res = await call(`${target.api}/api-keys`, {
+  const res = await call(ApiKeyWithSecret, `${target.api}/api-keys`, {
     method: "POST",
     headers: sessionHeaders(target, user),
     body,
   });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; key: string };
+  expectStatus(res, 201);
+  return res.body;
 }
 
 describe("missing and malformed credentials", () => {
@@ -89,7 +91,7 @@ describe("API keys", () => {
       scopes: ["*"],
     });
     expect((await whoami(bearer(key))).status).toBe(200);
-    const revoked = await call(`${server.api}/api-keys/${id}`, {
+    const revoked = await call(DeletedObject, `${server.api}/api-keys/${id}`, {
       method: "DELETE",
       headers: sessionHeaders(server, alice),
     });
@@ -126,7 +128,7 @@ describe("API key expiry", () => {
       code: "api_key_expired",
     });
     // The session lives on; only the key expired.
-    expect((await whoami(sessionHeaders(clocked, user), clocked)).body.principal).toBe("session");
+    expect(bodyOf(await whoami(sessionHeaders(clocked, user), clocked)).principal).toBe("session");
   });
 });
 
@@ -134,7 +136,7 @@ describe("resolution order", () => {
   it("lets the session cookie win over a bearer header", async () => {
     const bob = await signUp(server, "bob");
     const res = await whoami({ ...bearer(aliceKey), Cookie: bob.cookie });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       principal: "session",
       userId: bob.userId,
@@ -164,7 +166,7 @@ describe("OAuth access tokens", () => {
   it("authenticate with the API audience, carrying the scope claim", async () => {
     const token = await mintOAuthToken(server, claims());
     const res = await whoami(bearer(token));
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       principal: "oauth",
       userId: alice.userId,
@@ -235,16 +237,16 @@ describe("OAuth access tokens", () => {
 describe("plugin tokens", () => {
   it("act as the user across all their teams, without scopes", async () => {
     const carol = await signUp(server, "carol");
-    const team = await call(`${server.api}/teams`, {
+    const team = await call(Team, `${server.api}/teams`, {
       method: "POST",
       headers: sessionHeaders(server, carol),
       body: { name: "Second" },
     });
-    expect(team.status).toBe(201);
+    expectStatus(team, 201);
     const token = await mintPluginToken(server, carol.userId);
 
     const me = await whoami(bearer(token));
-    expect(me.status).toBe(200);
+    expectStatus(me, 200);
     expect(me.body).toMatchObject({
       principal: "plugin",
       userId: carol.userId,
@@ -261,12 +263,14 @@ describe("plugin tokens", () => {
     });
     expect(onPersonal.teamId).toBe(carol.teamId);
     expect(onSecond.teamId).toBe(team.body.id);
-    const list = await call(`${server.api}/evaluations`, {
+    const list = await call(EvaluationList, `${server.api}/evaluations`, {
       headers: bearer(token),
     });
-    expect(list.body.data.map((e: { id: string }) => e.id).sort()).toEqual(
-      [onPersonal.id, onSecond.id].sort(),
-    );
+    expect(
+      bodyOf(list)
+        .data.map((e) => e.id)
+        .sort(),
+    ).toEqual([onPersonal.id, onSecond.id].sort());
   });
 
   it("are refused when signed with the OAuth secret", async () => {
@@ -303,7 +307,7 @@ describe("plugin tokens", () => {
 describe("whoami", () => {
   it("reports a session principal without scopes", async () => {
     const res = await whoami(sessionHeaders(server, alice));
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       object: "whoami",
       principal: "session",
@@ -315,11 +319,11 @@ describe("whoami", () => {
   });
 
   it("reports scopes for an API key, and only then", async () => {
-    const key = await whoami(bearer(aliceKey));
-    expect(key.body.principal).toBe("api_key");
-    expect(key.body.scopes).toEqual(["evaluations:read"]);
-    const plugin = await whoami(bearer(await mintPluginToken(server, alice.userId)));
-    expect(plugin.body.principal).toBe("plugin");
-    expect("scopes" in plugin.body).toBe(false);
+    const key = bodyOf(await whoami(bearer(aliceKey)));
+    expect(key.principal).toBe("api_key");
+    expect(key.scopes).toEqual(["evaluations:read"]);
+    const plugin = bodyOf(await whoami(bearer(await mintPluginToken(server, alice.userId))));
+    expect(plugin.principal).toBe("plugin");
+    expect("scopes" in plugin).toBe(false);
   });
 });

@@ -1,5 +1,7 @@
+import { Comparison, ComparisonList, Evaluation } from "@rubricon/contracts";
 import { fixedClock } from "@rubricon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectStatus } from "./helpers/assertions";
 import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -18,7 +20,7 @@ afterAll(() => server?.close());
 const COUNT = 30;
 
 async function createWithComparisons(): Promise<string> {
-  const res = await call(`${server.api}/evaluations`, {
+  const res = await call(Evaluation, `${server.api}/evaluations`, {
     method: "POST",
     headers: bearer(key),
     body: {
@@ -27,7 +29,7 @@ async function createWithComparisons(): Promise<string> {
       designUrls: Array.from({ length: COUNT }, (_, i) => ({ url: `https://example.com/${i}` })),
     },
   });
-  expect(res.status).toBe(201);
+  expectStatus(res, 201);
   return res.body.id;
 }
 
@@ -37,10 +39,14 @@ async function walk(evaluationId: string, limit: number): Promise<{ id: string; 
   let after: string | undefined;
   for (;;) {
     const query = `limit=${limit}${after ? `&starting_after=${after}` : ""}`;
-    const page = await call(`${server.api}/evaluations/${evaluationId}/comparisons?${query}`, {
-      headers: bearer(key),
-    });
-    expect(page.status).toBe(200);
+    const page = await call(
+      ComparisonList,
+      `${server.api}/evaluations/${evaluationId}/comparisons?${query}`,
+      {
+        headers: bearer(key),
+      },
+    );
+    expectStatus(page, 200);
     all.push(...page.body.data);
     if (!page.body.has_more) return all;
     after = page.body.next_cursor;
@@ -58,7 +64,7 @@ describe("an evaluation's comparisons", () => {
   it("still list newest first: one added or changed later comes before them", async () => {
     const id = await createWithComparisons();
     clock.set(new Date(T0.getTime() + 1000));
-    const added = await call(`${server.api}/evaluations/${id}/comparisons`, {
+    const added = await call(Comparison, `${server.api}/evaluations/${id}/comparisons`, {
       method: "POST",
       headers: bearer(key),
       body: { url: "https://example.com/added" },
@@ -66,7 +72,7 @@ describe("an evaluation's comparisons", () => {
     expect(added.status).toBe(201);
     clock.set(new Date(T0.getTime() + 2000));
     const first = (await walk(id, 100)).find((c) => c.position === 0)!;
-    const renamed = await call(`${server.api}/evaluations/${id}/comparisons/${first.id}`, {
+    const renamed = await call(Comparison, `${server.api}/evaluations/${id}/comparisons/${first.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { name: "Renamed" },

@@ -1,9 +1,23 @@
 import { request as httpRequest } from "node:http";
-import { API_VERSION } from "@rubricon/contracts";
+import { API_VERSION, ErrorEnvelope, Evaluation, ShareView, WhoAmI } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, UUID_V7 } from "./helpers/assertions";
-import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
-import { runningEvaluation } from "./helpers/ratings";
+import { z } from "zod";
+import { expectError, expectStatus, UUID_V7 } from "./helpers/assertions";
+import {
+  bearer,
+  bodyOf,
+  call,
+  callRaw,
+  errorOf,
+  mintApiKey,
+  readAnswer,
+  SignedIn,
+  SignedUp,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
+import { PublicRaterStarted, runningEvaluation } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 /** Every HTTP entry point (/api/v1, /api/trpc, /api/auth, /api/share) answers through the one pipeline. */
@@ -25,13 +39,17 @@ function expectPipelineHeaders(headers: Headers): void {
 }
 
 /** Sends `total` bytes in chunks with no Content-Length, as a client streaming a body does. */
-function postChunked(url: string, total: number): Promise<{ status: number; body: string; sent: number }> {
+function postChunked(
+  url: string,
+  total: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; sent: number }> {
   const chunk = Buffer.alloc(64 * 1024, "a");
   return new Promise((resolve, reject) => {
     let sent = 0;
     const req = httpRequest(url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
+      headers: { ...headers, "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
     });
     req.on("response", (res) => {
       let body = "";
@@ -60,12 +78,12 @@ describe("every entry point", () => {
       { url: `${server.api}/nowhere`, method: "GET", status: 404, code: "route_not_found" },
     ].map((c) => ({ ...c, type: c.status === 404 ? "not_found_error" : "invalid_request_error" }));
     for (const c of cases) {
-      const res = await call(c.url, { method: c.method });
+      const res = await call(z.never(), c.url, { method: c.method });
       expectPipelineHeaders(res.headers);
       expectError(res, c.status, { type: c.type, code: c.code });
       expect(res.body.error.request_id).toBe(res.headers.get("x-request-id"));
     }
-    const signedIn = await call(`${server.url}/api/auth/sign-in`, {
+    const signedIn = await call(SignedIn, `${server.url}/api/auth/sign-in`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: { email: user.email, password: user.password },
@@ -85,20 +103,26 @@ describe("every entry point", () => {
     );
     expectPipelineHeaders(res.headers);
     expect(res.status).toBe(413);
-    const body = (await res.json()) as { error: Record<string, string> };
-    expect(body.error).toMatchObject({ type: "invalid_request_error", code: "request_too_large" });
+    expect(errorOf(await readAnswer(SignedIn, res))).toMatchObject({
+      type: "invalid_request_error",
+      code: "request_too_large",
+    });
     const whoami = await server.app.handle(
       new Request(`${server.api}/auth/whoami`, { headers: bearer(key) }),
     );
     expect(whoami.status).toBe(200);
-    expect(((await whoami.json()) as { userId: string }).userId).toBe(user.userId);
+    expect(bodyOf(await readAnswer(WhoAmI, whoami)).userId).toBe(user.userId);
   });
 });
 
 describe("request bodies", () => {
   it("are refused past the cap by their declared length, with the connection closed", async () => {
     const big = JSON.stringify({ name: "x".repeat(1024 * 1024) });
-    const res = await call(`${server.api}/evaluations`, { method: "POST", headers: bearer(key), body: big });
+    const res = await call(Evaluation, `${server.api}/evaluations`, {
+      method: "POST",
+      headers: bearer(key),
+      body: big,
+    });
     expectError(res, 413, { type: "invalid_request_error", code: "request_too_large" });
     expect(res.headers.get("connection")).toBe("close");
     expectPipelineHeaders(res.headers);
@@ -107,22 +131,22 @@ describe("request bodies", () => {
   it("are counted while they stream in, before sign-in, and the rest is never read", async () => {
     const signIn = await postChunked(`${server.url}/api/auth/sign-in`, 60 * 1024 * 1024);
     expect(signIn.status).toBe(413);
-    expect(JSON.parse(signIn.body).error.code).toBe("request_too_large");
+    expect(ErrorEnvelope.parse(JSON.parse(signIn.body)).error.code).toBe("request_too_large");
     // The server stopped reading: the client could not push anywhere near the 60 MB it meant to.
     expect(signIn.sent).toBeLessThan(20 * 1024 * 1024);
 
-    const rest = await postChunked(`${server.api}/evaluations`, 3 * 1024 * 1024);
+    const rest = await postChunked(`${server.api}/evaluations`, 3 * 1024 * 1024, bearer(key));
     expect(rest.status).toBe(413);
   });
 
   it("have small caps where small bodies are all a route takes", async () => {
-    const res = await call(`${server.url}/api/auth/sign-up`, {
+    const res = await call(SignedUp, `${server.url}/api/auth/sign-up`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: { email: "a@example.com", password: "x".repeat(20_000), name: "A" },
     });
     expectError(res, 413, { type: "invalid_request_error", code: "request_too_large" });
-    const share = await call(`${server.url}/api/share/some-token/start`, {
+    const share = await call(PublicRaterStarted, `${server.url}/api/share/some-token/start`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: { name: "x".repeat(20_000) },
@@ -137,8 +161,7 @@ describe("request bodies", () => {
       body: Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
     });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: Record<string, string> };
-    expect(body.error).toMatchObject({
+    expect(errorOf(await readAnswer(Evaluation, res))).toMatchObject({
       code: "invalid_json",
       message: "The request body is not valid UTF-8.",
     });
@@ -165,13 +188,13 @@ describe("the dashboard's tRPC endpoint", () => {
   });
 
   it("answers a stale session in tRPC's own format, so the dashboard sends the user to sign in", async () => {
-    const res = await call(batch(["auth.whoami", "usage.get"]), {
+    const res = await callRaw(batch(["auth.whoami", "usage.get"]), {
       headers: { Cookie: "rubricon_session=stale-session-token" },
     });
     expect(res.status).toBe(401);
     expectPipelineHeaders(res.headers);
     expect(res.body).toHaveLength(2);
-    for (const item of res.body)
+    for (const item of res.body as { error: { data: { apiError: unknown } } }[])
       expect(item.error.data.apiError).toMatchObject({
         type: "authentication_error",
         code: "invalid_session",
@@ -179,7 +202,7 @@ describe("the dashboard's tRPC endpoint", () => {
   });
 
   it("refuses a batch of more than 10 calls", async () => {
-    const res = await call(batch(Array.from({ length: 11 }, () => "auth.whoami")), {
+    const res = await call(z.never(), batch(Array.from({ length: 11 }, () => "auth.whoami")), {
       headers: sessionHeaders(server, user),
     });
     expectError(res, 400, { type: "invalid_request_error", code: "batch_too_large" });
@@ -189,7 +212,9 @@ describe("the dashboard's tRPC endpoint", () => {
 
 describe("cookies", () => {
   it("that do not decode are a 401 on /api/v1, never a 500", async () => {
-    const res = await call(`${server.api}/auth/whoami`, { headers: { Cookie: "rubricon_session=%zz" } });
+    const res = await call(WhoAmI, `${server.api}/auth/whoami`, {
+      headers: { Cookie: "rubricon_session=%zz" },
+    });
     expectError(res, 401, { type: "authentication_error", code: "invalid_session" });
   });
 
@@ -198,10 +223,10 @@ describe("cookies", () => {
       extra: { shareAccess: "ANYONE_WITH_LINK" },
     });
     for (const cookie of ["rubricon_session=%zz", "rubricon_session=stale-session-token"]) {
-      const res = await call(`${server.url}/api/share/${evaluation.shareToken}`, {
+      const res = await call(ShareView, `${server.url}/api/share/${evaluation.shareToken}`, {
         headers: { Cookie: cookie },
       });
-      expect(res.status).toBe(200);
+      expectStatus(res, 200);
       expect(res.body.evaluation.name).toBe(evaluation.name);
     }
   });

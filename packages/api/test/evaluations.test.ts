@@ -1,8 +1,28 @@
+import {
+  Comparison,
+  ComparisonList,
+  DeletedObject,
+  Evaluation,
+  EvaluationDryRun,
+  EvaluationList,
+  Team,
+  Template,
+} from "@rubricon/contracts";
 import { events } from "@rubricon/db";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError, SSE_BODY } from "./helpers/assertions";
-import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import { z } from "zod";
+import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
+import {
+  bearer,
+  bodyOf,
+  call,
+  errorOf,
+  mintApiKey,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -18,10 +38,11 @@ afterAll(() => server?.close());
 
 const url = (path = "") => `${server.api}/evaluations${path}`;
 const post = (body: unknown, headers: Record<string, string> = bearer(key)) =>
-  call(url(), { method: "POST", headers, body });
+  call(Evaluation, url(), { method: "POST", headers, body });
 const patch = (id: string, body: unknown) =>
-  call(url(`/${id}`), { method: "PATCH", headers: bearer(key), body });
-const get = (id: string, headers: Record<string, string> = bearer(key)) => call(url(`/${id}`), { headers });
+  call(Evaluation, url(`/${id}`), { method: "PATCH", headers: bearer(key), body });
+const get = (id: string, headers: Record<string, string> = bearer(key)) =>
+  call(Evaluation, url(`/${id}`), { headers });
 const eventsOf = (objectId: string) =>
   server.database.db
     .select()
@@ -32,39 +53,37 @@ const eventsOf = (objectId: string) =>
 describe("creating", () => {
   it("takes only templates of the evaluation's own team or system ones, even from a user in both teams", async () => {
     const headers = sessionHeaders(server, user);
-    const second = await call(`${server.api}/teams`, {
-      method: "POST",
-      headers,
-      body: { name: "Other team" },
-    });
-    expect(second.status).toBe(201);
-    const foreign = await call(`${server.api}/templates`, {
-      method: "POST",
-      headers,
-      body: { teamId: second.body.id, name: "Other team's rubric" },
-    });
-    expect(foreign.status).toBe(201);
-    const body = { ...SSE_BODY, teamId: user.teamId, selectedDimensionIds: ["overall", foreign.body.id] };
-    expectError(await call(`${server.api}/evaluations`, { method: "POST", headers, body }), 400, {
+    const second = bodyOf(
+      await call(Team, `${server.api}/teams`, { method: "POST", headers, body: { name: "Other team" } }),
+    );
+    const foreign = bodyOf(
+      await call(Template, `${server.api}/templates`, {
+        method: "POST",
+        headers,
+        body: { teamId: second.id, name: "Other team's rubric" },
+      }),
+    );
+    const body = { ...SSE_BODY, teamId: user.teamId, selectedDimensionIds: ["overall", foreign.id] };
+    expectError(await call(z.never(), `${server.api}/evaluations`, { method: "POST", headers, body }), 400, {
       type: "invalid_request_error",
       param: "selectedDimensionIds[1]",
     });
     const mine = await createEvaluation(server.api, headers, { ...SSE_BODY, teamId: user.teamId });
     expectError(
-      await call(`${server.api}/evaluations/${mine.id}`, {
+      await call(z.never(), `${server.api}/evaluations/${mine.id}`, {
         method: "PATCH",
         headers,
-        body: { selectedDimensionIds: [foreign.body.id] },
+        body: { selectedDimensionIds: [foreign.id] },
       }),
       400,
       { type: "invalid_request_error", param: "selectedDimensionIds[0]" },
     );
     const inOther = await createEvaluation(server.api, headers, {
       ...SSE_BODY,
-      teamId: second.body.id,
-      selectedDimensionIds: [foreign.body.id],
+      teamId: second.id,
+      selectedDimensionIds: [foreign.id],
     });
-    expect(inOther.templates).toEqual([{ id: foreign.body.id, name: "Other team's rubric", version: 1 }]);
+    expect(inOther.templates).toEqual([{ id: foreign.id, name: "Other team's rubric", version: 1 }]);
   });
 
   it("creates an SSE evaluation with one comparison per design URL", async () => {
@@ -73,7 +92,7 @@ describe("creating", () => {
       type: "SSE",
       designUrls: [{ url: "https://example.com/a", label: "A" }, { url: "https://example.com/b" }],
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({
       object: "evaluation",
       type: "SSE",
@@ -81,14 +100,14 @@ describe("creating", () => {
       comparisonCount: 2,
       createdBy: user.userId,
     });
-    const comparisons = await call(url(`/${res.body.id}/comparisons`), {
+    const comparisons = await call(ComparisonList, url(`/${res.body.id}/comparisons`), {
       headers: bearer(key),
     });
-    expect(comparisons.status).toBe(200);
+    expectStatus(comparisons, 200);
     expect(comparisons.body.total_count).toBe(2);
-    const stimuli = comparisons.body.data.map((c: { name: string | null; stimulus: { url: string } }) => [
+    const stimuli = comparisons.body.data.map((c) => [
       c.name,
-      c.stimulus.url,
+      "url" in c.stimulus ? c.stimulus.url : undefined,
     ]);
     expect(stimuli).toEqual(
       expect.arrayContaining([
@@ -115,13 +134,13 @@ describe("creating", () => {
         },
       ],
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.comparisonCount).toBe(2);
-    const comparisons = await call(url(`/${res.body.id}/comparisons`), {
+    const comparisons = await call(ComparisonList, url(`/${res.body.id}/comparisons`), {
       headers: bearer(key),
     });
-    const home = comparisons.body.data.find((c: { name: string | null }) => c.name === "Home");
-    expect(home.stimulus).toEqual({
+    const home = bodyOf(comparisons).data.find((c) => c.name === "Home");
+    expect(home!.stimulus).toEqual({
       kind: "pair",
       sideA: { url: "https://example.com/old", fileId: null },
       sideB: { url: "https://example.com/new", fileId: null },
@@ -166,7 +185,7 @@ describe("creating", () => {
 
   it("fills the defaults", async () => {
     const res = await post({ name: "Defaults", type: "SSE" });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     const e = res.body;
     expect(e).toMatchObject({
       status: "Draft",
@@ -181,15 +200,15 @@ describe("creating", () => {
     expect(e.id).toMatch(/^eval_/);
     expect(e.shareToken).toEqual(expect.any(String));
     expect(e.links.share).toBe(`${server.url}/share/${e.shareToken}`);
-    for (const link of ["preview", "review", "edit", "results"]) {
+    for (const link of ["preview", "review", "edit", "results"] as const) {
       expect(e.links[link]).toBe(`${server.url}/evaluations/${e.id}/${link}`);
     }
     expect(e.createdAt).toBe(e.updatedAt);
-    expect((await get(e.id)).body).toEqual(e);
+    expect(bodyOf(await get(e.id))).toEqual(e);
   });
 
   it("may start Running but not Ended", async () => {
-    expect((await post({ ...SSE_BODY, status: "Running" })).body.status).toBe("Running");
+    expect(bodyOf(await post({ ...SSE_BODY, status: "Running" })).status).toBe("Running");
     expectError(await post({ ...SSE_BODY, status: "Ended" }), 400, {
       type: "invalid_request_error",
       param: "status",
@@ -199,8 +218,10 @@ describe("creating", () => {
   it("prices a dry run without persisting anything", async () => {
     const fresh = await signUp(server, "dry");
     const freshKey = await mintApiKey(server, fresh, ["evaluations:*"]);
-    const res = await post(
-      {
+    const res = await call(EvaluationDryRun, url(), {
+      method: "POST",
+      headers: bearer(freshKey),
+      body: {
         name: "Dry",
         type: "SxS",
         comparisonPairs: [
@@ -211,9 +232,8 @@ describe("creating", () => {
         evaluationMethod: "ai",
         dryRun: true,
       },
-      bearer(freshKey),
-    );
-    expect(res.status).toBe(200);
+    });
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       dryRun: true,
       persisted: false,
@@ -221,9 +241,9 @@ describe("creating", () => {
       costEstimate: { currency: "usd", autouserRatings: 6 },
       warnings: [],
     });
-    expect(res.body.id).toBeUndefined();
-    const list = await call(url(), { headers: bearer(freshKey) });
-    expect(list.body.data).toEqual([]);
+    expect(res.body).not.toHaveProperty("id");
+    const list = await call(EvaluationList, url(), { headers: bearer(freshKey) });
+    expect(bodyOf(list).data).toEqual([]);
     const rows = await server.database.db.select().from(events).where(eq(events.teamId, fresh.teamId));
     expect(rows).toEqual([]);
   });
@@ -239,7 +259,7 @@ describe("status transitions", () => {
     const e = await createEvaluation(server.api, bearer(key));
     for (const status of ["Running", "Ended", "Archived"]) {
       const res = await patch(e.id, { status });
-      expect(res.status).toBe(200);
+      expectStatus(res, 200);
       expect(res.body.status).toBe(status);
     }
     const back = await patch(e.id, { status: "Running" });
@@ -252,7 +272,7 @@ describe("status transitions", () => {
       type: "invalid_request_error",
       code: "evaluation_not_editable",
     });
-    expect((await get(e.id)).body).toMatchObject({
+    expect(bodyOf(await get(e.id))).toMatchObject({
       status: "Archived",
       name: e.name,
     });
@@ -266,12 +286,12 @@ describe("status transitions", () => {
       code: "illegal_status_transition",
       param: "status",
     });
-    expect((await get(e.id)).body.status).toBe("Draft");
+    expect(bodyOf(await get(e.id)).status).toBe("Draft");
   });
 
   it("archives a Draft directly", async () => {
     const e = await createEvaluation(server.api, bearer(key));
-    expect((await patch(e.id, { status: "Archived" })).body.status).toBe("Archived");
+    expect(bodyOf(await patch(e.id, { status: "Archived" })).status).toBe("Archived");
   });
 
   it("keeps an Ended evaluation read-only except for archiving", async () => {
@@ -288,12 +308,12 @@ describe("status transitions", () => {
       type: "invalid_request_error",
       code: "evaluation_not_editable",
     });
-    expect((await get(e.id)).body).toMatchObject({
+    expect(bodyOf(await get(e.id))).toMatchObject({
       name: e.name,
       shareAccess: "TEAM_ONLY",
       status: "Ended",
     });
-    expect((await patch(e.id, { status: "Archived" })).body.status).toBe("Archived");
+    expect(bodyOf(await patch(e.id, { status: "Archived" })).status).toBe("Archived");
   });
 
   it("edits fields while Draft and Running and bumps updatedAt", async () => {
@@ -302,7 +322,7 @@ describe("status transitions", () => {
       name: "Renamed",
       description: "Now with text",
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       name: "Renamed",
       description: "Now with text",
@@ -323,14 +343,14 @@ describe("status transitions", () => {
 
 describe("events", () => {
   it("records evaluation.created and evaluation.status_changed with the causing request", async () => {
-    const created = await call(url(), {
+    const created = await call(Evaluation, url(), {
       method: "POST",
       headers: { ...bearer(key), "Idempotency-Key": "create-with-events" },
       body: SSE_BODY,
     });
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const id = created.body.id;
-    const started = await call(url(`/${id}`), {
+    const started = await call(Evaluation, url(`/${id}`), {
       method: "PATCH",
       headers: { ...bearer(key), "Idempotency-Key": "start-it" },
       body: { status: "Running" },
@@ -380,21 +400,21 @@ describe("comparisons", () => {
   it("can be added, edited and deleted while Draft only", async () => {
     const e = await createEvaluation(server.api, bearer(key));
     const base = url(`/${e.id}/comparisons`);
-    const added = await call(base, {
+    const added = await call(Comparison, base, {
       method: "POST",
       headers: bearer(key),
       body: { name: "Second", url: "https://example.com/2" },
     });
-    expect(added.status).toBe(201);
+    expectStatus(added, 201);
     expect(added.body).toMatchObject({
       object: "comparison",
       evaluationId: e.id,
       name: "Second",
       position: 1,
     });
-    expect((await get(e.id)).body.comparisonCount).toBe(2);
+    expect(bodyOf(await get(e.id)).comparisonCount).toBe(2);
 
-    const wrongShape = await call(base, {
+    const wrongShape = await call(Comparison, base, {
       method: "POST",
       headers: bearer(key),
       body: { currentUrl: "https://a.example" },
@@ -404,7 +424,7 @@ describe("comparisons", () => {
       param: "url",
     });
 
-    const edited = await call(`${base}/${added.body.id}`, {
+    const edited = await call(Comparison, `${base}/${added.body.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { name: "Renamed" },
@@ -415,24 +435,24 @@ describe("comparisons", () => {
       stimulus: { kind: "single", url: "https://example.com/2" },
     });
 
-    const deleted = await call(`${base}/${added.body.id}`, {
+    const deleted = await call(DeletedObject, `${base}/${added.body.id}`, {
       method: "DELETE",
       headers: bearer(key),
     });
     expect(deleted.body).toEqual({ id: added.body.id, deleted: true });
-    expectError(await call(`${base}/${added.body.id}`, { headers: bearer(key) }), 404, {
+    expectError(await call(Comparison, `${base}/${added.body.id}`, { headers: bearer(key) }), 404, {
       type: "not_found_error",
       code: "comparison_not_found",
     });
 
     expect((await patch(e.id, { status: "Running" })).status).toBe(200);
-    const [first] = (await call(base, { headers: bearer(key) })).body.data;
+    const [first] = bodyOf(await call(ComparisonList, base, { headers: bearer(key) })).data;
     const locked = {
       type: "invalid_request_error",
       code: "evaluation_not_editable",
     };
     expectError(
-      await call(base, {
+      await call(Comparison, base, {
         method: "POST",
         headers: bearer(key),
         body: { url: "https://example.com/3" },
@@ -441,7 +461,7 @@ describe("comparisons", () => {
       locked,
     );
     expectError(
-      await call(`${base}/${first.id}`, {
+      await call(Comparison, `${base}/${first!.id}`, {
         method: "PATCH",
         headers: bearer(key),
         body: { name: "x" },
@@ -450,21 +470,23 @@ describe("comparisons", () => {
       locked,
     );
     expectError(
-      await call(`${base}/${first.id}`, {
+      await call(DeletedObject, `${base}/${first!.id}`, {
         method: "DELETE",
         headers: bearer(key),
       }),
       400,
       locked,
     );
-    expect((await get(e.id)).body.comparisonCount).toBe(1);
+    expect(bodyOf(await get(e.id)).comparisonCount).toBe(1);
   });
 
   it("does not reach a comparison through another evaluation", async () => {
     const a = await createEvaluation(server.api, bearer(key));
     const b = await createEvaluation(server.api, bearer(key));
-    const [cmp] = (await call(url(`/${a.id}/comparisons`), { headers: bearer(key) })).body.data;
-    const res = await call(url(`/${b.id}/comparisons/${cmp.id}`), {
+    const [cmp] = bodyOf(
+      await call(ComparisonList, url(`/${a.id}/comparisons`), { headers: bearer(key) }),
+    ).data;
+    const res = await call(DeletedObject, url(`/${b.id}/comparisons/${cmp!.id}`), {
       method: "DELETE",
       headers: bearer(key),
     });
@@ -472,14 +494,14 @@ describe("comparisons", () => {
       type: "not_found_error",
       code: "comparison_not_found",
     });
-    expect((await get(a.id)).body.comparisonCount).toBe(1);
+    expect(bodyOf(await get(a.id)).comparisonCount).toBe(1);
   });
 });
 
 describe("deleting", () => {
   it("answers {id, deleted: true} and then 404", async () => {
     const e = await createEvaluation(server.api, bearer(key));
-    const res = await call(url(`/${e.id}`), {
+    const res = await call(DeletedObject, url(`/${e.id}`), {
       method: "DELETE",
       headers: bearer(key),
     });
@@ -489,11 +511,11 @@ describe("deleting", () => {
       type: "not_found_error",
       code: "evaluation_not_found",
     });
-    expectError(await call(url(`/${e.id}/comparisons`), { headers: bearer(key) }), 404, {
+    expectError(await call(ComparisonList, url(`/${e.id}/comparisons`), { headers: bearer(key) }), 404, {
       type: "not_found_error",
       code: "evaluation_not_found",
     });
-    expectError(await call(url(`/${e.id}`), { method: "DELETE", headers: bearer(key) }), 404, {
+    expectError(await call(DeletedObject, url(`/${e.id}`), { method: "DELETE", headers: bearer(key) }), 404, {
       type: "not_found_error",
       code: "evaluation_not_found",
     });
@@ -517,11 +539,11 @@ describe("access from another team", () => {
       type: "authorization_error",
       code: "evaluation_no_access",
     });
-    const team = await call(`${server.api}/teams/${user.teamId}`, {
+    const team = await call(Team, `${server.api}/teams/${user.teamId}`, {
       headers: sessionHeaders(server, user),
     });
     expect(res.body.error.details).toEqual({
-      teamName: team.body.name,
+      teamName: bodyOf(team).name,
       callerEmail: stranger.email,
     });
   });
@@ -537,7 +559,7 @@ describe("access from another team", () => {
       code: "evaluation_not_found",
     });
     const missing = await get("eval_doesnotexist", sessionHeaders(server, stranger));
-    expect(missing.body.error.message.replace("eval_doesnotexist", e.id)).toBe(res.body.error.message);
+    expect(errorOf(missing).message.replace("eval_doesnotexist", e.id)).toBe(res.body.error.message);
   });
 
   it("answers 404 for a link-shared Draft and to a stranger's API key", async () => {
@@ -568,14 +590,14 @@ describe("access from another team", () => {
       shareAccess: "ANYONE_WITH_LINK",
     });
     const headers = sessionHeaders(server, stranger);
-    const changed = await call(url(`/${e.id}`), {
+    const changed = await call(Evaluation, url(`/${e.id}`), {
       method: "PATCH",
       headers,
       body: { name: "hijacked" },
     });
     expect([403, 404]).toContain(changed.status);
-    const deleted = await call(url(`/${e.id}`), { method: "DELETE", headers });
+    const deleted = await call(DeletedObject, url(`/${e.id}`), { method: "DELETE", headers });
     expect([403, 404]).toContain(deleted.status);
-    expect((await get(e.id)).body.name).toBe(SSE_BODY.name);
+    expect(bodyOf(await get(e.id)).name).toBe(SSE_BODY.name);
   });
 });

@@ -1,9 +1,18 @@
-import { ErrorEnvelope } from "@rubricon/contracts";
+import { ErrorEnvelope, Template, WebhookEndpointWithSecret } from "@rubricon/contracts";
 import { apiKeys, evaluations, events, ratings, teams, templates, webhookEndpoints } from "@rubricon/db";
 import { count } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation, UUID_V7 } from "./helpers/assertions";
-import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import {
+  bearer,
+  bodyOf,
+  call,
+  callRaw,
+  mintApiKey,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 /**
@@ -25,19 +34,19 @@ beforeAll(async () => {
   user = await signUp(server, "fuzz");
   key = await mintApiKey(server, user, ["*"]);
   fixtures.evaluations = (await createEvaluation(server.api, bearer(key))).id;
-  const template = await call(`${server.api}/templates`, {
+  const template = await call(Template, `${server.api}/templates`, {
     method: "POST",
     headers: bearer(key),
     body: { teamId: user.teamId, name: "Fuzzed" },
   });
-  fixtures.templates = template.body.id;
-  fixtures.dimensions = template.body.id;
-  const endpoint = await call(`${server.api}/webhooks`, {
+  fixtures.templates = bodyOf(template).id;
+  fixtures.dimensions = bodyOf(template).id;
+  const endpoint = await call(WebhookEndpointWithSecret, `${server.api}/webhooks`, {
     method: "POST",
     headers: bearer(key),
     body: { url: "http://127.0.0.1:9/hook", enabled_events: ["*"] },
   });
-  fixtures.webhooks = endpoint.body.id;
+  fixtures.webhooks = bodyOf(endpoint).id;
   fixtures.teams = user.teamId;
 }, 60_000);
 afterAll(() => server?.close());
@@ -86,7 +95,6 @@ function badValue(next: () => number, schema: Schema | undefined): unknown {
     NUL,
     deep(500),
     -Number.MAX_VALUE,
-    "1e999",
     null,
   ];
   return wrong[Math.floor(next() * wrong.length)];
@@ -111,7 +119,7 @@ const PATH_VALUES = [
 
 describe("every operation, given input that breaks its schema", () => {
   it("answers a 4xx in the error envelope, never a 5xx, and writes nothing", async () => {
-    const doc = (await call(`${server.api}/openapi.json`)).body as {
+    const doc = (await callRaw(`${server.api}/openapi.json`)).body as {
       paths: Record<string, Record<string, Operation>>;
       components: { schemas: Record<string, Schema> };
     };

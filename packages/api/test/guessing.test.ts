@@ -2,9 +2,19 @@ import { fixedClock, setPasswordHashCost } from "@rubricon/core";
 import { users } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { GUESS_RULES } from "../src/limits/guesses";
 import { expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp, type TestUser, uniqueEmail } from "./helpers/clients";
+import {
+  bearer,
+  call,
+  mintApiKey,
+  SignedIn,
+  SignedUp,
+  signUp,
+  type TestUser,
+  uniqueEmail,
+} from "./helpers/clients";
 import { runningEvaluation, startPublicRater } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -24,7 +34,7 @@ afterAll(() => server?.close());
 const nextMinute = () => clock.advance(61_000);
 
 const signIn = (email: string, password: string) =>
-  call(`${server.url}/api/auth/sign-in`, {
+  call(SignedIn, `${server.url}/api/auth/sign-in`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: { email, password },
@@ -81,7 +91,7 @@ describe("sign-up", () => {
     clock.advance(2 * 60 * 60_000);
     const limit = GUESS_RULES["sign-up"].address[0]!.limit;
     const attempt = (email: string) =>
-      call(`${server.url}/api/auth/sign-up`, {
+      call(SignedUp, `${server.url}/api/auth/sign-up`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: { email, password: "correct horse battery", name: "Probe" },
@@ -120,7 +130,7 @@ describe("share-link passwords", () => {
 
   it("must be at least 8 characters", async () => {
     const key = await mintApiKey(server, user, ["*"]);
-    const res = await call(`${server.api}/evaluations`, {
+    const res = await call(z.never(), `${server.api}/evaluations`, {
       method: "POST",
       headers: bearer(key),
       body: {

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { ApiKeyList, ApiKeyWithSecret, Comparison, Evaluation, EvaluationList } from "@rubricon/contracts";
 import { idempotencyRecords } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CLAIM_LEASE_MS, requestFingerprint } from "../src/http/idempotency";
-import { expectError, SSE_BODY } from "./helpers/assertions";
+import { expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import {
   bearer,
+  bodyOf,
   call,
   mintApiKey,
   mintOAuthToken,
@@ -27,17 +29,17 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const create = (idempotencyKey: string, body: Record<string, unknown> = SSE_BODY, credential = key) =>
-  call(`${server.api}/evaluations`, {
+  call(Evaluation, `${server.api}/evaluations`, {
     method: "POST",
     headers: { ...bearer(credential), "Idempotency-Key": idempotencyKey },
     body,
   });
 const listIds = async (credential = key): Promise<string[]> =>
-  (
-    await call(`${server.api}/evaluations?limit=100`, {
+  bodyOf(
+    await call(EvaluationList, `${server.api}/evaluations?limit=100`, {
       headers: bearer(credential),
-    })
-  ).body.data.map((e: { id: string }) => e.id);
+    }),
+  ).data.map((e) => e.id);
 
 describe("Idempotency-Key", () => {
   it("replays the first response for the same key and body", async () => {
@@ -58,7 +60,7 @@ describe("Idempotency-Key", () => {
     const k = randomUUID();
     const first = await create(k, { name: "Order", type: "SSE" });
     const second = await create(k, { type: "SSE", name: "Order" });
-    expect(second.body.id).toBe(first.body.id);
+    expect(bodyOf(second).id).toBe(bodyOf(first).id);
   });
 
   it("answers 409 idempotency_key_reused for the same key with another body", async () => {
@@ -76,7 +78,7 @@ describe("Idempotency-Key", () => {
   it("answers 409 for the same key on another route", async () => {
     const k = randomUUID();
     const e = await create(k);
-    const res = await call(`${server.api}/evaluations/${e.body.id}/comparisons`, {
+    const res = await call(Comparison, `${server.api}/evaluations/${bodyOf(e).id}/comparisons`, {
       method: "POST",
       headers: { ...bearer(key), "Idempotency-Key": k },
       body: SSE_BODY,
@@ -106,10 +108,10 @@ describe("Idempotency-Key", () => {
     });
     const before = await listIds();
     const fixed = await create(k, SSE_BODY);
-    expect(fixed.status).toBe(201);
+    expectStatus(fixed, 201);
     expect(fixed.headers.get("idempotent-replayed")).toBeNull();
     const replay = await create(k, SSE_BODY);
-    expect(replay.body.id).toBe(fixed.body.id);
+    expect(bodyOf(replay).id).toBe(fixed.body.id);
     expect((await listIds()).length).toBe(before.length + 1);
   });
 
@@ -120,7 +122,7 @@ describe("Idempotency-Key", () => {
       Array.from({ length: 10 }, () => create(k, { ...SSE_BODY, name: "Concurrent" })),
     );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
-    const createdIds = new Set(results.map((r) => r.body.id));
+    const createdIds = new Set(results.map((r) => bodyOf(r).id));
     expect(createdIds.size).toBe(1);
     expect(results.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(9);
     const after = await listIds();
@@ -134,9 +136,9 @@ describe("Idempotency-Key", () => {
     const k = randomUUID();
     const mine = await create(k);
     const theirs = await create(k, SSE_BODY, otherKey);
-    expect(theirs.status).toBe(201);
+    expectStatus(theirs, 201);
     expect(theirs.headers.get("idempotent-replayed")).toBeNull();
-    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect(theirs.body.id).not.toBe(bodyOf(mine).id);
     expect(theirs.body.teamId).toBe(other.teamId);
     // A different body is fine on the other team as well.
     expect((await create(randomUUID(), { ...SSE_BODY, name: "x" }, otherKey)).status).toBe(201);
@@ -148,11 +150,11 @@ describe("Idempotency-Key", () => {
     const k = randomUUID();
     const first = await create(k);
     const second = await create(k, SSE_BODY, secondKey);
-    expect(second.status).toBe(201);
-    expect(second.body.id).not.toBe(first.body.id);
+    expectStatus(second, 201);
+    expect(second.body.id).not.toBe(bodyOf(first).id);
     expect(second.headers.get("idempotent-replayed")).toBeNull();
     const again = await create(k, SSE_BODY, secondKey);
-    expect(again.body.id).toBe(second.body.id);
+    expect(bodyOf(again).id).toBe(second.body.id);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
   });
 
@@ -178,13 +180,13 @@ describe("Idempotency-Key", () => {
   it("never keeps a secret shown once, and refuses to replay its request", async () => {
     const k = randomUUID();
     const mint = () =>
-      call(`${server.api}/api-keys`, {
+      call(ApiKeyWithSecret, `${server.api}/api-keys`, {
         method: "POST",
         headers: { ...sessionHeaders(server, user), "Idempotency-Key": k },
         body: { name: "idempotent key", scopes: ["templates:read"] },
       });
     const first = await mint();
-    expect(first.status).toBe(201);
+    expectStatus(first, 201);
     expect(first.body.key).toMatch(/^ak_live_/);
     const stored = await server.app.services.db
       .select()
@@ -198,8 +200,8 @@ describe("Idempotency-Key", () => {
     expectError(second, 409, { type: "invalid_request_error", code: "idempotency_replay_unavailable" });
     expect(second.body.error.details).toEqual({ id: first.body.id });
     expect(JSON.stringify(second.body)).not.toContain(first.body.key);
-    const keys = await call(`${server.api}/api-keys`, { headers: sessionHeaders(server, user) });
-    expect(keys.body.data.filter((key: { name: string }) => key.name === "idempotent key")).toHaveLength(1);
+    const keys = await call(ApiKeyList, `${server.api}/api-keys`, { headers: sessionHeaders(server, user) });
+    expect(bodyOf(keys).data.filter((key) => key.name === "idempotent key")).toHaveLength(1);
   });
 
   it("lets a retry take over a claim whose request died, once its lease has run out", async () => {
@@ -217,14 +219,22 @@ describe("Idempotency-Key", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
       const headers = { ...sessionHeaders(server, user), "Idempotency-Key": k };
-      const first = await call(`${server.api}/evaluations`, { method: "POST", headers, body: SSE_BODY });
-      expect(first.status).toBe(201);
+      const first = await call(Evaluation, `${server.api}/evaluations`, {
+        method: "POST",
+        headers,
+        body: SSE_BODY,
+      });
+      expectStatus(first, 201);
       expect(JSON.parse(String(warn.mock.calls[0]![0]))).toMatchObject({
         msg: "idempotency_claim_taken_over",
         key: k,
       });
-      const again = await call(`${server.api}/evaluations`, { method: "POST", headers, body: SSE_BODY });
-      expect(again.body.id).toBe(first.body.id);
+      const again = await call(Evaluation, `${server.api}/evaluations`, {
+        method: "POST",
+        headers,
+        body: SSE_BODY,
+      });
+      expect(bodyOf(again).id).toBe(first.body.id);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
     } finally {
       warn.mockRestore();
@@ -234,17 +244,17 @@ describe("Idempotency-Key", () => {
   it("applies to session callers as well", async () => {
     const k = randomUUID();
     const headers = { ...sessionHeaders(server, user), "Idempotency-Key": k };
-    const first = await call(`${server.api}/evaluations`, {
+    const first = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers,
       body: SSE_BODY,
     });
-    const second = await call(`${server.api}/evaluations`, {
+    const second = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers,
       body: SSE_BODY,
     });
-    expect(first.status).toBe(201);
-    expect(second.body.id).toBe(first.body.id);
+    expectStatus(first, 201);
+    expect(bodyOf(second).id).toBe(first.body.id);
   });
 });

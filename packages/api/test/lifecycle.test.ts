@@ -1,9 +1,10 @@
+import { Evaluation, Rating, RatingBulkDeleteResult } from "@rubricon/contracts";
 import { closeDueEvaluations, fixedClock } from "@rubricon/core";
 import { events } from "@rubricon/db";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { expectError, expectStatus } from "./helpers/assertions";
+import { bearer, bodyOf, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
 import { runningEvaluation } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -20,7 +21,11 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const rate = (evaluationId: string, body: unknown, k = key) =>
-  call(`${server.api}/evaluations/${evaluationId}/ratings`, { method: "POST", headers: bearer(k), body });
+  call(Rating, `${server.api}/evaluations/${evaluationId}/ratings`, {
+    method: "POST",
+    headers: bearer(k),
+    body,
+  });
 const eventsOf = (id: string) =>
   server.database.db
     .select()
@@ -44,16 +49,19 @@ describe("ending an evaluation", () => {
       (await rate(evaluation.id, { comparisonId: comparisonIds[1], skipReason: "Blank page" })).status,
     ).toBe(201);
     expect(
-      (await call(`${server.api}/evaluations/${evaluation.id}`, { headers: bearer(key) })).body.status,
+      bodyOf(await call(Evaluation, `${server.api}/evaluations/${evaluation.id}`, { headers: bearer(key) }))
+        .status,
     ).toBe("Running");
     expect(
       (await rate(evaluation.id, { comparisonId: comparisonIds[1], dimensionRatings: { overall: 7 } }))
         .status,
     ).toBe(201);
 
-    const after = await call(`${server.api}/evaluations/${evaluation.id}`, { headers: bearer(key) });
-    expect(after.body.status).toBe("Ended");
-    expect(after.body.endedAt).toBe(clock.now().toISOString());
+    const after = bodyOf(
+      await call(Evaluation, `${server.api}/evaluations/${evaluation.id}`, { headers: bearer(key) }),
+    );
+    expect(after.status).toBe("Ended");
+    expect(after.endedAt).toBe(clock.now().toISOString());
     // The injected clock stands still, so the three events share a timestamp: compare them as a set.
     const all = await eventsOf(evaluation.id);
     expect(all.map((e) => e.type).sort()).toEqual([
@@ -88,7 +96,7 @@ describe("ending an evaluation", () => {
       },
     );
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`, {
+      await call(RatingBulkDeleteResult, `${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`, {
         method: "POST",
         headers: bearer(key),
         body: { ids: ["rat_x"] },
@@ -97,7 +105,7 @@ describe("ending an evaluation", () => {
       { type: "invalid_request_error", code: "evaluation_not_running" },
     );
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}`, {
+      await call(Evaluation, `${server.api}/evaluations/${evaluation.id}`, {
         method: "PATCH",
         headers: bearer(key),
         body: { name: "x" },
@@ -140,12 +148,16 @@ describe("ending an evaluation", () => {
       },
     );
     expect(
-      (await call(`${server.api}/evaluations/${late.evaluation.id}`, { headers: bearer(key) })).body.status,
+      bodyOf(
+        await call(Evaluation, `${server.api}/evaluations/${late.evaluation.id}`, { headers: bearer(key) }),
+      ).status,
     ).toBe("Ended");
 
     expect(await closeDueEvaluations(core())).toBeGreaterThanOrEqual(1);
-    const ended = await call(`${server.api}/evaluations/${swept.evaluation.id}`, { headers: bearer(key) });
-    expect(ended.body.status).toBe("Ended");
+    const ended = await call(Evaluation, `${server.api}/evaluations/${swept.evaluation.id}`, {
+      headers: bearer(key),
+    });
+    expect(bodyOf(ended).status).toBe("Ended");
     const completed = (await eventsOf(swept.evaluation.id)).find((e) => e.type === "evaluation.completed");
     expect(completed?.object).toMatchObject({ summary: { ratingCount: 1, humanRatingCount: 1 } });
     // Each evaluation is ended exactly once.
@@ -158,12 +170,12 @@ describe("ending an evaluation", () => {
   it("ends by PATCH with the same two events", async () => {
     const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
     await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: 2 } });
-    const res = await call(`${server.api}/evaluations/${evaluation.id}`, {
+    const res = await call(Evaluation, `${server.api}/evaluations/${evaluation.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { status: "Ended" },
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.status).toBe("Ended");
     const types = (await eventsOf(evaluation.id)).map((e) => e.type);
     expect(types.sort()).toEqual(["evaluation.completed", "evaluation.created", "evaluation.status_changed"]);
@@ -171,7 +183,7 @@ describe("ending an evaluation", () => {
 
   it("validates the window settings", async () => {
     expectError(
-      await call(`${server.api}/evaluations`, {
+      await call(Evaluation, `${server.api}/evaluations`, {
         method: "POST",
         headers: bearer(key),
         body: { name: "x", type: "SSE", targetRatingsPerComparison: 0 },
@@ -180,7 +192,7 @@ describe("ending an evaluation", () => {
       { type: "invalid_request_error", param: "targetRatingsPerComparison" },
     );
     expectError(
-      await call(`${server.api}/evaluations`, {
+      await call(Evaluation, `${server.api}/evaluations`, {
         method: "POST",
         headers: bearer(key),
         body: { name: "x", type: "SSE", ratingDeadline: "tomorrow" },

@@ -1,9 +1,35 @@
+import {
+  ApiKeyList,
+  ComparisonList,
+  EvaluationList,
+  EventList,
+  PublicRaterList,
+  Rating,
+  RatingList,
+  TeamList,
+  TeamMemberList,
+  Template,
+  TemplateList,
+  TemplateVersionList,
+  WebhookDeliveryList,
+  WebhookEndpointList,
+} from "@rubricon/contracts";
 import type { DbOrTx } from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation } from "./helpers/assertions";
-import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import type { z } from "zod";
+import { createEvaluation, expectStatus } from "./helpers/assertions";
+import {
+  bearer,
+  bodyOf,
+  call,
+  callRaw,
+  mintApiKey,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
 import { runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
 import type { TestServer } from "./helpers/server";
 import { createEndpoint, createTeam, startWebhookServer } from "./helpers/webhooks";
@@ -27,6 +53,8 @@ interface Captured {
 type Caller = "key" | "session";
 
 interface Coverage {
+  /** The contract of the route's answer. */
+  list: z.ZodType<{ data: Record<string, unknown>[] }>;
   /** The table the list reads. */
   table: string;
   /** The route's path with its parameters filled in from the fixtures. */
@@ -71,74 +99,87 @@ let fx: {
 
 const COVERAGE: Record<string, Coverage> = {
   "GET /evaluations": {
+    list: EvaluationList,
     table: "evaluations",
     path: () => "/evaluations",
     filters: { status: () => "Draft", teamId: () => user.teamId },
     callers: ["key", "session"],
   },
   "GET /evaluations/{id}/comparisons": {
+    list: ComparisonList,
     table: "comparisons",
     path: () => `/evaluations/${fx.ratedEvaluationId}/comparisons`,
     callers: ["key"],
   },
   "GET /evaluations/{id}/ratings": {
+    list: RatingList,
     table: "ratings",
     path: () => `/evaluations/${fx.ratedEvaluationId}/ratings`,
     filters: { comparisonId: () => fx.comparisonId, raterType: () => "user" },
     callers: ["key"],
   },
   "GET /evaluations/{id}/public-raters": {
+    list: PublicRaterList,
     table: "public_raters",
     path: () => `/evaluations/${fx.ratedEvaluationId}/public-raters`,
     callers: ["key"],
   },
   "GET /templates": {
+    list: TemplateList,
     table: "templates",
     path: () => "/templates",
     filters: { teamId: () => user.teamId },
     callers: ["key", "session"],
   },
   "GET /templates/{id}/versions": {
+    list: TemplateVersionList,
     table: "template_versions",
     path: () => `/templates/${fx.templateId}/versions`,
     callers: ["key"],
   },
   "GET /dimensions": {
+    list: TemplateList,
     table: "templates",
     path: () => "/dimensions",
     filters: { teamId: () => user.teamId },
     callers: ["key"],
   },
   "GET /dimensions/{id}/versions": {
+    list: TemplateVersionList,
     table: "template_versions",
     path: () => `/dimensions/${fx.templateId}/versions`,
     callers: ["key"],
   },
-  "GET /api-keys": { table: "api_keys", path: () => "/api-keys", callers: ["session"] },
+  "GET /api-keys": { list: ApiKeyList, table: "api_keys", path: () => "/api-keys", callers: ["session"] },
   "GET /teams/{id}/api-keys": {
+    list: ApiKeyList,
     table: "api_keys",
     path: () => `/teams/${user.teamId}/api-keys`,
     callers: ["session"],
   },
-  "GET /teams": { table: "teams", path: () => "/teams", callers: ["key", "session"] },
+  "GET /teams": { list: TeamList, table: "teams", path: () => "/teams", callers: ["key", "session"] },
   "GET /teams/{id}/members": {
+    list: TeamMemberList,
     table: "team_members",
     path: () => `/teams/${user.teamId}/members`,
     callers: ["session"],
   },
   "GET /webhooks": {
+    list: WebhookEndpointList,
     table: "webhook_endpoints",
     path: () => "/webhooks",
     filters: { teamId: () => user.teamId },
     callers: ["key"],
   },
   "GET /webhooks/{id}/deliveries": {
+    list: WebhookDeliveryList,
     table: "webhook_deliveries",
     path: () => `/webhooks/${fx.endpointId}/deliveries`,
     filters: { status: () => "pending" },
     callers: ["key"],
   },
   "GET /events": {
+    list: EventList,
     table: "events",
     path: () => "/events",
     filters: {
@@ -200,7 +241,7 @@ beforeAll(async () => {
   });
   const rated = await runningEvaluation(server, headers, { extra: { shareAccess: "ANYONE_WITH_LINK" } });
   for (const comparisonId of rated.comparisonIds) {
-    const res = await call(`${server.api}/evaluations/${rated.evaluation.id}/ratings`, {
+    const res = await call(Rating, `${server.api}/evaluations/${rated.evaluation.id}/ratings`, {
       method: "POST",
       headers,
       body: { comparisonId, dimensionRatings: { overall: 5 } },
@@ -214,13 +255,13 @@ beforeAll(async () => {
     dimensionRatings: { overall: 4 },
   });
   expect(shared.status).toBe(201);
-  const template = await call(`${server.api}/templates`, {
+  const template = await call(Template, `${server.api}/templates`, {
     method: "POST",
     headers,
     body: { teamId: user.teamId, name: "Clarity" },
   });
-  expect(template.status).toBe(201);
-  const edited = await call(`${server.api}/templates/${template.body.id}`, {
+  expectStatus(template, 201);
+  const edited = await call(Template, `${server.api}/templates/${template.body.id}`, {
     method: "PATCH",
     headers,
     body: { name: "Clarity, again" },
@@ -241,11 +282,11 @@ afterAll(async () => {
 });
 
 /** The statements one request sent; requests here run one at a time and the app does no background work. */
-async function captured(url: string, headers: Record<string, string>) {
+async function captured(url: string, headers: Record<string, string>, list: Coverage["list"]) {
   const from = log.length;
-  const res = await call(url, { headers });
+  const res = await call(list, url, { headers });
   expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(200);
-  return { body: res.body as { data: { id?: string }[] }, statements: log.slice(from) };
+  return { body: bodyOf(res), statements: log.slice(from) };
 }
 
 /** A statement that reads the list: its ORDER BY is on the listed table. */
@@ -275,17 +316,20 @@ async function drive(route: string, coverage: Coverage, queryParams: string[]): 
         const query = [...filterQuery, ...page].join("&");
         return `${server.api}${coverage.path()}${query ? `?${query}` : ""}`;
       };
-      const first = await captured(url(paged ? ["limit=2"] : []), headers);
+      const first = await captured(url(paged ? ["limit=2"] : []), headers, coverage.list);
       // A cursor must name an item of the list, so each variant needs one to page from.
       expect(first.body.data.length, `${route} (${label}) has items to page from`).toBeGreaterThan(0);
       const results = [{ page: "first page", statements: first.statements }];
       if (paged) {
-        const [top, last] = [first.body.data[0]!.id!, first.body.data.at(-1)!.id!];
+        const [top, last] = [first.body.data[0]!.id, first.body.data.at(-1)!.id] as [string, string];
         for (const [page, extra] of [
           ["starting_after", [`limit=2`, `starting_after=${top}`]],
           ["ending_before", [`limit=2`, `ending_before=${last}`]],
         ] as const) {
-          results.push({ page, statements: (await captured(url([...extra]), headers)).statements });
+          results.push({
+            page,
+            statements: (await captured(url([...extra]), headers, coverage.list)).statements,
+          });
         }
       }
       for (const { page, statements } of results) {
@@ -389,7 +433,7 @@ async function explain(db: DbOrTx, s: Captured, mode: "custom" | "generic"): Pro
 
 describe("list indexes", () => {
   it("reads every list route's page from an index in the list's order, with no sort and no sequential scan", async () => {
-    const doc = (await call(`${server.api}/openapi.json`)).body as OpenApi;
+    const doc = (await callRaw(`${server.api}/openapi.json`)).body as OpenApi;
     const routes = listRoutes(doc);
     expect(routes.size).toBeGreaterThan(10);
     // A new list route, or a new filter on one, needs coverage here before it can ship.

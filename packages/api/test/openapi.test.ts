@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouteTable } from "../src/http/route-table";
 import { appRouter } from "../src/routers/index";
 import { UUID_V7 } from "./helpers/assertions";
-import { call } from "./helpers/clients";
+import { callRaw } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 type Operation = {
@@ -27,11 +27,11 @@ let doc: Document;
 
 beforeAll(async () => {
   server = await startTestServer();
-  const res = await call(`${server.api}/openapi.json`);
+  const res = await callRaw(`${server.api}/openapi.json`);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/application\/json/);
   expect(res.headers.get("x-request-id")).toMatch(UUID_V7);
-  doc = res.body;
+  doc = res.body as Document;
 });
 afterAll(() => server?.close());
 

@@ -1,5 +1,6 @@
+import { ComparisonList, DeletedObject, Evaluation, EvaluationList, Team } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError } from "./helpers/assertions";
+import { createEvaluation, expectError, expectStatus } from "./helpers/assertions";
 import { bearer, call, mintApiKey, sessionHeaders, signUp } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -26,10 +27,10 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const page = async (query: string) => {
-  const res = await call(`${server.api}/evaluations?${query}`, {
+  const res = await call(EvaluationList, `${server.api}/evaluations?${query}`, {
     headers: bearer(key),
   });
-  expect(res.status).toBe(200);
+  expectStatus(res, 200);
   return res;
 };
 const ids = (items: Item[]) => items.map((e) => e.id);
@@ -46,7 +47,7 @@ async function walk(limit: number): Promise<Item[][]> {
     const res = await page(`limit=${limit}${after ? `&starting_after=${after}` : ""}`);
     pages.push(res.body.data);
     if (!res.body.has_more) return pages;
-    expect(res.body.next_cursor).toBe(res.body.data.at(-1).id);
+    expect(res.body.next_cursor).toBe(res.body.data.at(-1)!.id);
     after = res.body.next_cursor;
   }
   throw new Error("pagination did not end");
@@ -83,12 +84,12 @@ describe("cursor pagination", () => {
   it("returns the previous page with ending_before", async () => {
     const first = (await page("limit=10")).body;
     const second = (await page(`limit=10&starting_after=${first.next_cursor}`)).body;
-    const back = (await page(`limit=10&ending_before=${second.data[0].id}`)).body;
+    const back = (await page(`limit=10&ending_before=${second.data[0]!.id}`)).body;
     expect(ids(back.data)).toEqual(ids(first.data));
     expect(back.has_more).toBe(false);
 
     const third = (await page(`limit=10&starting_after=${second.next_cursor}`)).body;
-    const backToSecond = (await page(`limit=10&ending_before=${third.data[0].id}`)).body;
+    const backToSecond = (await page(`limit=10&ending_before=${third.data[0]!.id}`)).body;
     expect(ids(backToSecond.data)).toEqual(ids(second.data));
     expect(backToSecond.has_more).toBe(true);
   });
@@ -105,7 +106,7 @@ describe("cursor pagination", () => {
     const before = (await walk(10)).flat();
     const cursor = before[9]!.id;
     const expected = ids(before.slice(10, 20));
-    const del = await call(`${server.api}/evaluations/${cursor}`, {
+    const del = await call(DeletedObject, `${server.api}/evaluations/${cursor}`, {
       method: "DELETE",
       headers: bearer(key),
     });
@@ -122,15 +123,19 @@ describe("cursor pagination", () => {
       type: "SSE",
       designUrls: [{ url: "https://a.example" }],
     });
-    const res = await call(`${server.api}/evaluations/${other.id}/comparisons?starting_after=${other.id}`, {
-      headers: bearer(key),
-    });
+    const res = await call(
+      ComparisonList,
+      `${server.api}/evaluations/${other.id}/comparisons?starting_after=${other.id}`,
+      {
+        headers: bearer(key),
+      },
+    );
     expectError(res, 400, {
       type: "invalid_request_error",
       code: "invalid_cursor",
       param: "starting_after",
     });
-    await call(`${server.api}/evaluations/${other.id}`, {
+    await call(DeletedObject, `${server.api}/evaluations/${other.id}`, {
       method: "DELETE",
       headers: bearer(key),
     });
@@ -151,6 +156,7 @@ describe("legacy cursor", () => {
   it("cannot be combined with the new cursors", async () => {
     const first = (await page("limit=5")).body;
     const res = await call(
+      EvaluationList,
       `${server.api}/evaluations?cursor=${first.next_cursor}&starting_after=${first.next_cursor}`,
       {
         headers: bearer(key),
@@ -169,12 +175,12 @@ describe("filtered and scoped lists", () => {
         type: "SSE",
         designUrls: [{ url: "https://running.example" }],
       });
-      const res = await call(`${server.api}/evaluations/${e.id}`, {
+      const res = await call(Evaluation, `${server.api}/evaluations/${e.id}`, {
         method: "PATCH",
         headers: bearer(key),
         body: { status: "Running" },
       });
-      expect(res.status).toBe(200);
+      expectStatus(res, 200);
       running.push(res.body);
     }
     const expected = ids([...running].sort(newestFirst));
@@ -202,9 +208,13 @@ describe("filtered and scoped lists", () => {
     expect(ids(back.data)).toEqual(expected.slice(0, 2));
 
     const draft = created.at(-1)!.id;
-    const outside = await call(`${server.api}/evaluations?status=Running&starting_after=${draft}`, {
-      headers: bearer(key),
-    });
+    const outside = await call(
+      EvaluationList,
+      `${server.api}/evaluations?status=Running&starting_after=${draft}`,
+      {
+        headers: bearer(key),
+      },
+    );
     expectError(outside, 400, {
       type: "invalid_request_error",
       code: "invalid_cursor",
@@ -217,7 +227,9 @@ describe("filtered and scoped lists", () => {
     const strangerKey = await mintApiKey(server, stranger, ["evaluations:*"]);
     const theirs = await createEvaluation(server.api, bearer(strangerKey), { name: "Theirs", type: "SSE" });
     for (const param of ["starting_after", "ending_before"]) {
-      const res = await call(`${server.api}/evaluations?${param}=${theirs.id}`, { headers: bearer(key) });
+      const res = await call(EvaluationList, `${server.api}/evaluations?${param}=${theirs.id}`, {
+        headers: bearer(key),
+      });
       expectError(res, 400, { type: "invalid_request_error", code: "invalid_cursor", param });
     }
   });
@@ -225,8 +237,12 @@ describe("filtered and scoped lists", () => {
   it("pages a user's evaluations across all their teams as one list, in both directions", async () => {
     const member = await signUp(server, "member");
     const headers = sessionHeaders(server, member);
-    const second = await call(`${server.api}/teams`, { method: "POST", headers, body: { name: "Second" } });
-    expect(second.status).toBe(201);
+    const second = await call(Team, `${server.api}/teams`, {
+      method: "POST",
+      headers,
+      body: { name: "Second" },
+    });
+    expectStatus(second, 201);
     const mine: Item[] = [];
     for (let i = 0; i < 5; i++) {
       const teamId = i % 2 === 0 ? member.teamId : second.body.id;
@@ -236,8 +252,8 @@ describe("filtered and scoped lists", () => {
     }
     const expected = ids([...mine].sort(newestFirst));
     const list = async (query: string) => {
-      const res = await call(`${server.api}/evaluations?${query}`, { headers });
-      expect(res.status).toBe(200);
+      const res = await call(EvaluationList, `${server.api}/evaluations?${query}`, { headers });
+      expectStatus(res, 200);
       return res.body;
     };
     const first = await list("limit=2");
@@ -251,7 +267,9 @@ describe("filtered and scoped lists", () => {
     const back = await list(`limit=2&ending_before=${expected[4]}`);
     expect(ids(back.data)).toEqual(expected.slice(2, 4));
     // The teams of the list only: another user's evaluation is no cursor here.
-    const outside = await call(`${server.api}/evaluations?starting_after=${created[0]!.id}`, { headers });
+    const outside = await call(EvaluationList, `${server.api}/evaluations?starting_after=${created[0]!.id}`, {
+      headers,
+    });
     expectError(outside, 400, {
       type: "invalid_request_error",
       code: "invalid_cursor",

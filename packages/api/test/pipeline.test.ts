@@ -1,4 +1,6 @@
+import { Evaluation, EvaluationList, WhoAmI } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createEvaluation, expectError, UUID_V7 } from "./helpers/assertions";
 import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
@@ -14,23 +16,23 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const post = (path: string, body: unknown, headers: Record<string, string> = bearer(key)) =>
-  call(`${server.api}${path}`, { method: "POST", headers, body });
+  call(Evaluation, `${server.api}${path}`, { method: "POST", headers, body });
 
 describe("request id", () => {
   it("is a uuid v7 on success and on every kind of error, equal to error.request_id", async () => {
-    const ok = await call(`${server.api}/auth/whoami`, {
+    const ok = await call(WhoAmI, `${server.api}/auth/whoami`, {
       headers: bearer(key),
     });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("x-request-id")).toMatch(UUID_V7);
 
-    const notFound = await call(`${server.api}/nope`, { headers: bearer(key) });
+    const notFound = await call(z.never(), `${server.api}/nope`, { headers: bearer(key) });
     expectError(notFound, 404, {
       type: "not_found_error",
       code: "route_not_found",
     });
 
-    const wrongMethod = await call(`${server.api}/auth/whoami`, {
+    const wrongMethod = await call(WhoAmI, `${server.api}/auth/whoami`, {
       method: "DELETE",
       headers: bearer(key),
     });
@@ -39,7 +41,7 @@ describe("request id", () => {
       code: "method_not_allowed",
     });
 
-    const unauthenticated = await call(`${server.api}/evaluations`);
+    const unauthenticated = await call(EvaluationList, `${server.api}/evaluations`);
     expectError(unauthenticated, 401, {
       type: "authentication_error",
       code: "authentication_required",
@@ -53,22 +55,22 @@ describe("request id", () => {
   });
 
   it("differs between requests", async () => {
-    const a = await call(`${server.api}/auth/whoami`, { headers: bearer(key) });
-    const b = await call(`${server.api}/auth/whoami`, { headers: bearer(key) });
+    const a = await call(WhoAmI, `${server.api}/auth/whoami`, { headers: bearer(key) });
+    const b = await call(WhoAmI, `${server.api}/auth/whoami`, { headers: bearer(key) });
     expect(a.headers.get("x-request-id")).not.toBe(b.headers.get("x-request-id"));
   });
 });
 
 describe("routing", () => {
   it("answers an unknown route with 404 route_not_found", async () => {
-    const res = await call(`${server.api}/evaluations/abc/nothing-here`, {
+    const res = await call(z.never(), `${server.api}/evaluations/abc/nothing-here`, {
       headers: bearer(key),
     });
     expectError(res, 404, { type: "not_found_error", code: "route_not_found" });
   });
 
   it("answers a wrong method with 405 and an Allow header listing the route's methods", async () => {
-    const res = await call(`${server.api}/evaluations`, {
+    const res = await call(z.never(), `${server.api}/evaluations`, {
       method: "PUT",
       headers: bearer(key),
       body: {},
@@ -83,7 +85,7 @@ describe("routing", () => {
   });
 
   it("accepts a pinned Service-Version and answers the current one", async () => {
-    const res = await call(`${server.api}/evaluations`, {
+    const res = await call(EvaluationList, `${server.api}/evaluations`, {
       headers: { ...bearer(key), "Service-Version": "2024-01-01" },
     });
     expect(res.status).toBe(200);
@@ -161,7 +163,7 @@ describe("request bodies", () => {
   });
 
   it("rejects a non-JSON content type", async () => {
-    const res = await call(`${server.api}/evaluations`, {
+    const res = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers: { Authorization: `Bearer ${key}`, "Content-Type": "text/plain" },
       body: JSON.stringify({ name: "x", type: "SSE" }),
@@ -175,7 +177,7 @@ describe("request bodies", () => {
 
 describe("list query parameters", () => {
   it.each(["0", "101", "abc", "1.5"])("rejects limit=%s naming `limit`", async (limit) => {
-    const res = await call(`${server.api}/evaluations?limit=${limit}`, {
+    const res = await call(EvaluationList, `${server.api}/evaluations?limit=${limit}`, {
       headers: bearer(key),
     });
     expectError(res, 400, {
@@ -187,7 +189,7 @@ describe("list query parameters", () => {
 
   it("accepts the limit bounds 1 and 100", async () => {
     for (const limit of [1, 100]) {
-      const res = await call(`${server.api}/evaluations?limit=${limit}`, {
+      const res = await call(EvaluationList, `${server.api}/evaluations?limit=${limit}`, {
         headers: bearer(key),
       });
       expect(res.status).toBe(200);
@@ -196,9 +198,13 @@ describe("list query parameters", () => {
 
   it("rejects starting_after and ending_before together", async () => {
     const a = await createEvaluation(server.api, bearer(key));
-    const res = await call(`${server.api}/evaluations?starting_after=${a.id}&ending_before=${a.id}`, {
-      headers: bearer(key),
-    });
+    const res = await call(
+      EvaluationList,
+      `${server.api}/evaluations?starting_after=${a.id}&ending_before=${a.id}`,
+      {
+        headers: bearer(key),
+      },
+    );
     expectError(res, 400, {
       type: "invalid_request_error",
       param: "ending_before",
@@ -206,7 +212,7 @@ describe("list query parameters", () => {
   });
 
   it("rejects a cursor that names no item with invalid_cursor", async () => {
-    const res = await call(`${server.api}/evaluations?starting_after=eval_doesnotexist`, {
+    const res = await call(EvaluationList, `${server.api}/evaluations?starting_after=eval_doesnotexist`, {
       headers: bearer(key),
     });
     expectError(res, 400, {
@@ -214,7 +220,7 @@ describe("list query parameters", () => {
       code: "invalid_cursor",
       param: "starting_after",
     });
-    const before = await call(`${server.api}/evaluations?ending_before=eval_doesnotexist`, {
+    const before = await call(EvaluationList, `${server.api}/evaluations?ending_before=eval_doesnotexist`, {
       headers: bearer(key),
     });
     expectError(before, 400, {
@@ -227,7 +233,7 @@ describe("list query parameters", () => {
 
 describe("ids in paths", () => {
   it("rejects control characters in a path id as a bad parameter, before any query", async () => {
-    const res = await call(`${server.api}/evaluations/eval_%00x`, {
+    const res = await call(Evaluation, `${server.api}/evaluations/eval_%00x`, {
       headers: bearer(key),
     });
     expectError(res, 400, {

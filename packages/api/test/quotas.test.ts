@@ -1,9 +1,9 @@
-import { Usage } from "@rubricon/contracts";
+import { EvaluationCreateResult, Usage } from "@rubricon/contracts";
 import { fixedClock } from "@rubricon/core";
 import { evaluations } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { expectError, SSE_BODY } from "./helpers/assertions";
+import { expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -23,11 +23,11 @@ async function teamKey(target: TestServer, label: string, plan: "free" | "team" 
 }
 
 const create = (target: TestServer, key: string, body: Record<string, unknown> = SSE_BODY) =>
-  call(`${target.api}/evaluations`, { method: "POST", headers: bearer(key), body });
+  call(EvaluationCreateResult, `${target.api}/evaluations`, { method: "POST", headers: bearer(key), body });
 const usage = async (target: TestServer, key: string) => {
-  const res = await call(`${target.api}/usage`, { headers: bearer(key) });
-  expect(res.status).toBe(200);
-  return Usage.parse(res.body);
+  const res = await call(Usage, `${target.api}/usage`, { headers: bearer(key) });
+  expectStatus(res, 200);
+  return res.body;
 };
 const stored = (teamId: string) =>
   server.database.db.select({ id: evaluations.id }).from(evaluations).where(eq(evaluations.teamId, teamId));

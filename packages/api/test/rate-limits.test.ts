@@ -1,8 +1,10 @@
+import { Evaluation, EvaluationList, Team, Usage, WhoAmI } from "@rubricon/contracts";
 import { fixedClock, setTeamLimits, setTeamPlan } from "@rubricon/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { RedisSlidingWindow } from "../src/limits/redis-sliding-window";
 import { MemorySlidingWindow } from "../src/limits/sliding-window";
-import { expectError } from "./helpers/assertions";
+import { expectError, expectStatus } from "./helpers/assertions";
 import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer, testRateLimitWindow } from "./helpers/server";
 
@@ -29,7 +31,8 @@ async function freeTeam(label: string): Promise<{ user: TestUser; key: string }>
   return { user, key };
 }
 
-const list = (headers: Record<string, string>) => call(`${server.api}/evaluations`, { headers });
+const list = (headers: Record<string, string>) =>
+  call(EvaluationList, `${server.api}/evaluations`, { headers });
 const limitHeaders = (res: { headers: Headers }) => ({
   limit: res.headers.get("x-ratelimit-limit"),
   remaining: res.headers.get("x-ratelimit-remaining"),
@@ -99,10 +102,10 @@ describe(`requests per minute (${testRateLimitWindow} window)`, () => {
 
   it("carries the headers on error responses of a known caller, and counts them", async () => {
     const { key } = await freeTeam("errors");
-    const notFound = await call(`${server.api}/evaluations/eval_nope`, { headers: bearer(key) });
+    const notFound = await call(Evaluation, `${server.api}/evaluations/eval_nope`, { headers: bearer(key) });
     expectError(notFound, 404, { type: "not_found_error" });
     expect(limitHeaders(notFound)).toMatchObject({ limit: "60", remaining: "59" });
-    const invalid = await call(`${server.api}/evaluations`, {
+    const invalid = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers: bearer(key),
       body: {},
@@ -123,7 +126,7 @@ describe(`requests per minute (${testRateLimitWindow} window)`, () => {
     expectError(badKey, 401, { type: "authentication_error" });
     expect(limitHeaders(badKey).limit).toBeNull();
     const { key } = await freeTeam("unknown-route");
-    const unknown = await call(`${server.api}/no/such/route`, { headers: bearer(key) });
+    const unknown = await call(z.never(), `${server.api}/no/such/route`, { headers: bearer(key) });
     expectError(unknown, 404, { type: "not_found_error", code: "route_not_found" });
     expect(limitHeaders(unknown).limit).toBeNull();
   });
@@ -131,31 +134,31 @@ describe(`requests per minute (${testRateLimitWindow} window)`, () => {
   it("does not meter whoami and usage, which still report the budget, even when it is spent", async () => {
     const { key } = await freeTeam("unmetered");
     for (let i = 0; i < 10; i++) {
-      const whoami = await call(`${server.api}/auth/whoami`, { headers: bearer(key) });
+      const whoami = await call(WhoAmI, `${server.api}/auth/whoami`, { headers: bearer(key) });
       expect(whoami.status).toBe(200);
       expect(limitHeaders(whoami)).toMatchObject({ limit: "60", remaining: "60" });
-      const usage = await call(`${server.api}/usage`, { headers: bearer(key) });
+      const usage = await call(Usage, `${server.api}/usage`, { headers: bearer(key) });
       expect(usage.status).toBe(200);
       expect(limitHeaders(usage)).toMatchObject({ limit: "60", remaining: "60" });
     }
     for (let i = 0; i < 60; i++) await list(bearer(key));
     expect((await list(bearer(key))).status).toBe(429);
-    const whoami = await call(`${server.api}/auth/whoami`, { headers: bearer(key) });
+    const whoami = await call(WhoAmI, `${server.api}/auth/whoami`, { headers: bearer(key) });
     expect(whoami.status).toBe(200);
     expect(limitHeaders(whoami)).toMatchObject({ limit: "60", remaining: "0" });
-    expect((await call(`${server.api}/usage`, { headers: bearer(key) })).status).toBe(200);
+    expect((await call(Usage, `${server.api}/usage`, { headers: bearer(key) })).status).toBe(200);
   });
 
   it("follows the plan: Team allows 120, and a plan switch applies at once", async () => {
     const { user, key } = await freeTeam("upgrade");
     for (let i = 0; i < 59; i++) await list(bearer(key));
     // The switch is the 60th request, the last the Free budget allows.
-    const switched = await call(`${server.api}/teams/${user.teamId}/plan`, {
+    const switched = await call(Usage, `${server.api}/teams/${user.teamId}/plan`, {
       method: "POST",
       headers: sessionHeaders(server, user),
       body: { plan: "team" },
     });
-    expect(switched.status).toBe(200);
+    expectStatus(switched, 200);
     expect(limitHeaders(switched)).toMatchObject({ limit: "60", remaining: "0" });
     expect(switched.body.limits.rpm).toBe(120);
     for (let i = 0; i < 59; i++) expect((await list(bearer(key))).status).toBe(200);
@@ -181,15 +184,15 @@ describe(`requests per minute (${testRateLimitWindow} window)`, () => {
     clock.set(new Date(T0.getTime() - 2 * 86_400_000));
     const owner = await signUp(server, "multi", { plan: "free" });
     clock.set(new Date(T0.getTime() - 86_400_000));
-    const created = await call(`${server.api}/teams`, {
+    const created = await call(Team, `${server.api}/teams`, {
       method: "POST",
       headers: sessionHeaders(server, owner),
       body: { name: "Second team" },
     });
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     await setTeamPlan(core(), created.body.id, "pro");
     clock.set(T0);
-    const onSecond = await call(`${server.api}/evaluations?teamId=${created.body.id}`, {
+    const onSecond = await call(EvaluationList, `${server.api}/evaluations?teamId=${created.body.id}`, {
       headers: sessionHeaders(server, owner),
     });
     expect(onSecond.status).toBe(200);
@@ -211,9 +214,10 @@ describe("log mode", () => {
     clock.set(T0);
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
-      for (let i = 0; i < 60; i++) await call(`${logged.api}/evaluations`, { headers: bearer(key) });
+      for (let i = 0; i < 60; i++)
+        await call(EvaluationList, `${logged.api}/evaluations`, { headers: bearer(key) });
       expect(warn).not.toHaveBeenCalled();
-      const over = await call(`${logged.api}/evaluations`, { headers: bearer(key) });
+      const over = await call(EvaluationList, `${logged.api}/evaluations`, { headers: bearer(key) });
       expect(over.status).toBe(200);
       expect(limitHeaders(over)).toMatchObject({ limit: "60", remaining: "0", retryAfter: null });
       expect(warn).toHaveBeenCalledTimes(1);

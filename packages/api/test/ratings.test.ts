@@ -1,9 +1,9 @@
-import { Rating, RatingList } from "@rubricon/contracts";
+import { ComparisonList, Rating, RatingBulkDeleteResult, RatingList } from "@rubricon/contracts";
 import { events, usageCounters } from "@rubricon/db";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { createEvaluation, expectError, expectStatus } from "./helpers/assertions";
+import { bearer, bodyOf, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
 import { runningEvaluation } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -19,7 +19,11 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const rate = (evaluationId: string, body: unknown, k = key) =>
-  call(`${server.api}/evaluations/${evaluationId}/ratings`, { method: "POST", headers: bearer(k), body });
+  call(Rating, `${server.api}/evaluations/${evaluationId}/ratings`, {
+    method: "POST",
+    headers: bearer(k),
+    body,
+  });
 
 describe("submitting", () => {
   it("bounds a rating's free text: answers, their length, factors and the justification", async () => {
@@ -50,8 +54,8 @@ describe("submitting", () => {
       justification: "Easy to scan",
       timeSpentSeconds: 42,
     });
-    expect(res.status).toBe(201);
-    const rating = Rating.parse(res.body);
+    expectStatus(res, 201);
+    const rating = res.body;
     expect(rating).toMatchObject({
       evaluationId: evaluation.id,
       comparisonId: comparisonIds[0],
@@ -74,7 +78,7 @@ describe("submitting", () => {
     });
     expect(event!.requestId).toBe(res.headers.get("x-request-id"));
 
-    const got = await call(`${server.api}/evaluations/${evaluation.id}/ratings/${rating.id}`, {
+    const got = await call(Rating, `${server.api}/evaluations/${evaluation.id}/ratings/${rating.id}`, {
       headers: bearer(key),
     });
     expect(got.status).toBe(200);
@@ -192,7 +196,7 @@ describe("submitting", () => {
       comparisonId: c,
       dimensionRatings: { overall: -3, usability: 3 },
     });
-    expect(ok.status).toBe(201);
+    expectStatus(ok, 201);
     expect(ok.body.templateVersions).toEqual({ overall: 1, usability: 1 });
   });
 
@@ -202,9 +206,11 @@ describe("submitting", () => {
       type: "SSE",
       designUrls: [{ url: "https://example.com/x" }],
     });
-    const comps = await call(`${server.api}/evaluations/${draft.id}/comparisons`, { headers: bearer(key) });
+    const comps = await call(ComparisonList, `${server.api}/evaluations/${draft.id}/comparisons`, {
+      headers: bearer(key),
+    });
     expectError(
-      await rate(draft.id, { comparisonId: comps.body.data[0].id, dimensionRatings: { overall: 4 } }),
+      await rate(draft.id, { comparisonId: bodyOf(comps).data[0]!.id, dimensionRatings: { overall: 4 } }),
       400,
       {
         type: "invalid_request_error",
@@ -247,40 +253,48 @@ describe("reading and deleting", () => {
     const ids: string[] = [];
     for (const [i, c] of comparisonIds.entries()) {
       const res = await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: i + 1 } });
-      ids.push(res.body.id);
+      ids.push(bodyOf(res).id);
     }
-    const list = await call(`${server.api}/evaluations/${evaluation.id}/ratings?limit=2`, {
+    const list = await call(RatingList, `${server.api}/evaluations/${evaluation.id}/ratings?limit=2`, {
       headers: bearer(key),
     });
-    expect(list.status).toBe(200);
-    const page = RatingList.parse(list.body);
+    expectStatus(list, 200);
+    const page = list.body;
     expect(page.data.map((r) => r.id)).toEqual([ids[2], ids[1]]);
     expect(page.has_more).toBe(true);
     const next = await call(
+      RatingList,
       `${server.api}/evaluations/${evaluation.id}/ratings?limit=2&starting_after=${page.next_cursor}`,
       {
         headers: bearer(key),
       },
     );
-    expect(next.body.data.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
+    expect(bodyOf(next).data.map((r) => r.id)).toEqual([ids[0]]);
 
     const filtered = await call(
+      RatingList,
       `${server.api}/evaluations/${evaluation.id}/ratings?comparisonId=${comparisonIds[1]}`,
       {
         headers: bearer(key),
       },
     );
-    expect(filtered.body.data.map((r: { id: string }) => r.id)).toEqual([ids[1]]);
+    expect(bodyOf(filtered).data.map((r) => r.id)).toEqual([ids[1]]);
 
-    const del = await call(`${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`, {
-      method: "POST",
-      headers: bearer(key),
-      body: { ids: [ids[0], "rat_missing"] },
-    });
+    const del = await call(
+      RatingBulkDeleteResult,
+      `${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`,
+      {
+        method: "POST",
+        headers: bearer(key),
+        body: { ids: [ids[0], "rat_missing"] },
+      },
+    );
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ object: "rating_bulk_delete", deleted: [ids[0]], notFound: ["rat_missing"] });
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/ratings/${ids[0]}`, { headers: bearer(key) }),
+      await call(Rating, `${server.api}/evaluations/${evaluation.id}/ratings/${ids[0]}`, {
+        headers: bearer(key),
+      }),
       404,
       {
         type: "not_found_error",
@@ -288,12 +302,16 @@ describe("reading and deleting", () => {
       },
     );
     // A cursor naming the deleted rating still works.
-    const after = await call(`${server.api}/evaluations/${evaluation.id}/ratings?starting_after=${ids[0]}`, {
-      headers: bearer(key),
-    });
+    const after = await call(
+      RatingList,
+      `${server.api}/evaluations/${evaluation.id}/ratings?starting_after=${ids[0]}`,
+      {
+        headers: bearer(key),
+      },
+    );
     expect(after.status).toBe(200);
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`, {
+      await call(RatingBulkDeleteResult, `${server.api}/evaluations/${evaluation.id}/ratings/bulk-delete`, {
         method: "POST",
         headers: bearer(key),
         body: { ids: [] },
@@ -308,7 +326,9 @@ describe("reading and deleting", () => {
     const stranger = await signUp(server, "stranger");
     const strangerKey = await mintApiKey(server, stranger, ["*"]);
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/ratings`, { headers: bearer(strangerKey) }),
+      await call(RatingList, `${server.api}/evaluations/${evaluation.id}/ratings`, {
+        headers: bearer(strangerKey),
+      }),
       404,
       {
         type: "not_found_error",
@@ -337,7 +357,9 @@ describe("reading and deleting", () => {
     expect(denied.body.error.message).toContain("ratings:write");
     const noRatings = await mintApiKey(server, user, ["evaluations:*"]);
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/ratings`, { headers: bearer(noRatings) }),
+      await call(RatingList, `${server.api}/evaluations/${evaluation.id}/ratings`, {
+        headers: bearer(noRatings),
+      }),
       403,
       {
         type: "authorization_error",

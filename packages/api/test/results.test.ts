@@ -1,7 +1,8 @@
-import { EvaluationAgreement, EvaluationResults } from "@rubricon/contracts";
+import { EvaluationAgreement, EvaluationResults, Rating, Template } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { RatingExport } from "../src/routers/results";
+import { expectError, expectStatus } from "./helpers/assertions";
+import { bearer, bodyOf, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
 import { runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -17,11 +18,17 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const rate = (evaluationId: string, body: unknown) =>
-  call(`${server.api}/evaluations/${evaluationId}/ratings`, { method: "POST", headers: bearer(key), body });
+  call(Rating, `${server.api}/evaluations/${evaluationId}/ratings`, {
+    method: "POST",
+    headers: bearer(key),
+    body,
+  });
 const results = async (id: string) => {
-  const res = await call(`${server.api}/evaluations/${id}/results`, { headers: bearer(key) });
-  expect(res.status).toBe(200);
-  return EvaluationResults.parse(res.body);
+  const res = await call(EvaluationResults, `${server.api}/evaluations/${id}/results`, {
+    headers: bearer(key),
+  });
+  expectStatus(res, 200);
+  return res.body;
 };
 
 describe("results", () => {
@@ -128,12 +135,12 @@ const EXAMPLE_C: (number | null)[][] = [
 
 describe("agreement", () => {
   it("reproduces Krippendorff's published example through public raters on the share link", async () => {
-    const template = await call(`${server.api}/templates`, {
+    const template = await call(Template, `${server.api}/templates`, {
       method: "POST",
       headers: bearer(key),
       body: { teamId: user.teamId, name: "Five point", scaleType: "FIVE_POINT", scaleMin: 1, scaleMax: 5 },
     });
-    expect(template.status).toBe(201);
+    expectStatus(template, 201);
     const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
       count: 12,
       extra: { shareAccess: "ANYONE_WITH_LINK", selectedDimensionIds: [template.body.id] },
@@ -152,11 +159,15 @@ describe("agreement", () => {
     }
     const expected = { nominal: 0.743, ordinal: 0.815, interval: 0.849, ratio: 0.797 } as const;
     for (const [metric, alpha] of Object.entries(expected)) {
-      const res = await call(`${server.api}/evaluations/${evaluation.id}/agreement?metric=${metric}`, {
-        headers: bearer(key),
-      });
-      expect(res.status).toBe(200);
-      const a = EvaluationAgreement.parse(res.body);
+      const res = await call(
+        EvaluationAgreement,
+        `${server.api}/evaluations/${evaluation.id}/agreement?metric=${metric}`,
+        {
+          headers: bearer(key),
+        },
+      );
+      expectStatus(res, 200);
+      const a = res.body;
       expect(a.overall.metric).toBe(metric);
       expect(a.overall.alpha).toBeCloseTo(alpha, 3);
       expect(a.overall).toMatchObject({ raters: 4, units: 11, values: 40 });
@@ -170,20 +181,22 @@ describe("agreement", () => {
       expect(a.overall.ci95!.upper).toBeGreaterThanOrEqual(a.overall.alpha! - 1e-9);
     }
     // The default for an SSE scale is ordinal, and the seeded interval is the same on every read.
-    const byDefault = await call(`${server.api}/evaluations/${evaluation.id}/agreement`, {
+    const byDefault = bodyOf(
+      await call(EvaluationAgreement, `${server.api}/evaluations/${evaluation.id}/agreement`, {
+        headers: bearer(key),
+      }),
+    );
+    expect(byDefault.overall.metric).toBe("ordinal");
+    const again = await call(EvaluationAgreement, `${server.api}/evaluations/${evaluation.id}/agreement`, {
       headers: bearer(key),
     });
-    expect(byDefault.body.overall.metric).toBe("ordinal");
-    const again = await call(`${server.api}/evaluations/${evaluation.id}/agreement`, {
-      headers: bearer(key),
-    });
-    expect(again.body.overall.ci95).toEqual(byDefault.body.overall.ci95);
+    expect(bodyOf(again).overall.ci95).toEqual(byDefault.overall.ci95);
     const r = await results(evaluation.id);
     expect(r.agreement.alpha).toBeCloseTo(0.815, 3);
     expect(r.perRater).toHaveLength(4);
 
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/agreement?metric=cosine`, {
+      await call(EvaluationAgreement, `${server.api}/evaluations/${evaluation.id}/agreement?metric=cosine`, {
         headers: bearer(key),
       }),
       400,
@@ -202,8 +215,10 @@ describe("agreement", () => {
       for (let i = 0; i < 2; i++)
         await rate(evaluation.id, { comparisonId: c, dimensionRatings: { overall: 4 } });
     }
-    const res = await call(`${server.api}/evaluations/${evaluation.id}/agreement`, { headers: bearer(key) });
-    expect(res.body.overall).toMatchObject({ alpha: null, undefinedReason: "no_variation", ci95: null });
+    const res = await call(EvaluationAgreement, `${server.api}/evaluations/${evaluation.id}/agreement`, {
+      headers: bearer(key),
+    });
+    expect(bodyOf(res).overall).toMatchObject({ alpha: null, undefinedReason: "no_variation", ci95: null });
   });
 });
 
@@ -239,26 +254,35 @@ describe("export", () => {
     expect(lines.filter((l) => l.includes(`,,,,"x;=cmd|' /C calc'!A0",`))).toHaveLength(1);
     expect(lines.slice(1).every((l) => l.startsWith('"rat_'))).toBe(true);
 
-    const json = await call(`${server.api}/evaluations/${evaluation.id}/export?format=json`, {
+    const json = await call(RatingExport, `${server.api}/evaluations/${evaluation.id}/export?format=json`, {
       headers: bearer(key),
     });
-    expect(json.status).toBe(200);
+    expectStatus(json, 200);
     expect(json.body).toMatchObject({ object: "evaluation_export", evaluationId: evaluation.id });
     expect(json.body.ratings).toHaveLength(2);
     // Export hands out every rating, so it needs ratings:read as well as evaluations:read.
     const evaluationsOnly = await mintApiKey(server, user, ["evaluations:read"]);
-    const refused = await call(`${server.api}/evaluations/${evaluation.id}/export?format=json`, {
-      headers: bearer(evaluationsOnly),
-    });
+    const refused = await call(
+      RatingExport,
+      `${server.api}/evaluations/${evaluation.id}/export?format=json`,
+      {
+        headers: bearer(evaluationsOnly),
+      },
+    );
     expectError(refused, 403, { type: "authorization_error", code: "missing_required_scope" });
     expect(refused.body.error.message).toContain("ratings:read");
     const both = await mintApiKey(server, user, ["evaluations:read", "ratings:read"]);
     expect(
-      (await call(`${server.api}/evaluations/${evaluation.id}/export?format=json`, { headers: bearer(both) }))
-        .status,
+      (
+        await call(RatingExport, `${server.api}/evaluations/${evaluation.id}/export?format=json`, {
+          headers: bearer(both),
+        })
+      ).status,
     ).toBe(200);
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/export?format=xml`, { headers: bearer(key) }),
+      await call(RatingExport, `${server.api}/evaluations/${evaluation.id}/export?format=xml`, {
+        headers: bearer(key),
+      }),
       400,
       {
         type: "invalid_request_error",

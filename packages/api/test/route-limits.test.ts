@@ -8,7 +8,7 @@ import type { Pipeline } from "../src/http/pipeline";
 import type { AppServices, RequestContext } from "../src/trpc/context";
 import { apiProcedure, createCallerFactory, publicProcedure, router } from "../src/trpc/init";
 import { expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { bearer, call, errorOf, mintApiKey, readAnswer, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 /**
@@ -82,7 +82,8 @@ async function userKey(label: string): Promise<{ user: TestUser; key: string }> 
   const user = await signUp(server, label);
   return { user, key: await mintApiKey(server, user, ["*"]) };
 }
-const probe = (key: string) => call(`${testApi}/test/byok/probe`, { method: "POST", headers: bearer(key) });
+const probe = (key: string) =>
+  call(Ok, `${testApi}/test/byok/probe`, { method: "POST", headers: bearer(key) });
 const fromAddress = (path: string, forwardedFor: string) =>
   handle(
     new Request(`http://127.0.0.1/api/v1${path}`, {
@@ -113,7 +114,7 @@ describe("per-user route limit", () => {
     expect(refused.body.error.message).toMatch(/at most 5 every 60 seconds per user/);
 
     // Other routes go on, under the team's budget.
-    const ping = await call(`${testApi}/test/ping`, { headers: bearer(key) });
+    const ping = await call(Ok, `${testApi}/test/ping`, { headers: bearer(key) });
     expect(ping.status).toBe(200);
     expect(limitHeaders(ping.headers)).toMatchObject({ limit: "600" });
 
@@ -136,7 +137,7 @@ describe("per-user route limit", () => {
   });
 
   it("still needs credentials first: an anonymous call is 401 and spends nothing", async () => {
-    const res = await call(`${testApi}/test/byok/probe`, { method: "POST" });
+    const res = await call(Ok, `${testApi}/test/byok/probe`, { method: "POST" });
     expectError(res, 401, { type: "authentication_error" });
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
   });
@@ -168,7 +169,7 @@ describe("per-address route limit", () => {
     }
     const refused = await fromAddress("/test/figma/start", client);
     expect(refused.status).toBe(429);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limit_exceeded");
+    expect(errorOf(await readAnswer(Ok, refused)).code).toBe("rate_limit_exceeded");
     expect(limitHeaders(refused.headers)).toEqual({ limit: "10", remaining: "0", retryAfter: "60" });
   });
 
@@ -182,7 +183,7 @@ describe("per-address route limit", () => {
   });
 
   it("works through the HTTP server, where the peer address is the client", async () => {
-    const post = () => call(`${testApi}/test/figma/start`, { method: "POST" });
+    const post = () => call(Ok, `${testApi}/test/figma/start`, { method: "POST" });
     clock.set(new Date(T0.getTime() + 3_600_000));
     for (let i = 0; i < 10; i++) expect((await post()).status).toBe(200);
     expect((await post()).status).toBe(429);

@@ -1,7 +1,16 @@
+import {
+  ApiKeyList,
+  ApiKeyWithSecret,
+  DeletedObject,
+  Evaluation,
+  EvaluationList,
+  Team,
+} from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError, SSE_BODY } from "./helpers/assertions";
+import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import {
   bearer,
+  bodyOf,
   call,
   mintApiKey,
   mintOAuthToken,
@@ -24,19 +33,20 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const list = (headers: Record<string, string>) => call(`${server.api}/evaluations`, { headers });
+const list = (headers: Record<string, string>) =>
+  call(EvaluationList, `${server.api}/evaluations`, { headers });
 const create = (headers: Record<string, string>, body: Record<string, unknown> = SSE_BODY) =>
-  call(`${server.api}/evaluations`, { method: "POST", headers, body });
+  call(Evaluation, `${server.api}/evaluations`, { method: "POST", headers, body });
 
 describe("API key scopes", () => {
   it("lets evaluations:read read but not write, naming the missing scope", async () => {
     const key = await mintApiKey(server, owner, ["evaluations:read"]);
     const res = await list(bearer(key));
-    expect(res.status).toBe(200);
-    expect(res.body.data.map((e: { id: string }) => e.id)).toContain(evaluationId);
+    expectStatus(res, 200);
+    expect(res.body.data.map((e) => e.id)).toContain(evaluationId);
     expect(
       (
-        await call(`${server.api}/evaluations/${evaluationId}`, {
+        await call(Evaluation, `${server.api}/evaluations/${evaluationId}`, {
           headers: bearer(key),
         })
       ).status,
@@ -48,7 +58,7 @@ describe("API key scopes", () => {
       code: "missing_required_scope",
     });
     expect(denied.body.error.message).toContain("evaluations:write");
-    const patch = await call(`${server.api}/evaluations/${evaluationId}`, {
+    const patch = await call(Evaluation, `${server.api}/evaluations/${evaluationId}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { name: "x" },
@@ -125,7 +135,9 @@ describe("team binding", () => {
       code: "team_mismatch",
       param: "teamId",
     });
-    const listed = await call(`${server.api}/evaluations?teamId=${other.teamId}`, { headers: bearer(key) });
+    const listed = await call(EvaluationList, `${server.api}/evaluations?teamId=${other.teamId}`, {
+      headers: bearer(key),
+    });
     expectError(listed, 403, {
       type: "authorization_error",
       code: "team_mismatch",
@@ -134,15 +146,17 @@ describe("team binding", () => {
   });
 
   it("refuses a key of team A naming team B even when the key's user is in both", async () => {
-    const shared = await call(`${server.api}/teams`, {
-      method: "POST",
-      headers: sessionHeaders(server, owner),
-      body: { name: "Shared" },
-    });
+    const shared = bodyOf(
+      await call(Team, `${server.api}/teams`, {
+        method: "POST",
+        headers: sessionHeaders(server, owner),
+        body: { name: "Shared" },
+      }),
+    );
     const key = await mintApiKey(server, owner, ["*"]);
     const res = await create(bearer(key), {
       ...SSE_BODY,
-      teamId: shared.body.id,
+      teamId: shared.id,
     });
     expectError(res, 403, {
       type: "authorization_error",
@@ -154,7 +168,7 @@ describe("team binding", () => {
       (
         await create(sessionHeaders(server, owner), {
           ...SSE_BODY,
-          teamId: shared.body.id,
+          teamId: shared.id,
         })
       ).status,
     ).toBe(201);
@@ -163,14 +177,14 @@ describe("team binding", () => {
   it("hides team B's evaluation from a key of team A with 404 evaluation_not_found", async () => {
     const theirs = await createEvaluation(server.api, sessionHeaders(server, other));
     const key = await mintApiKey(server, owner, ["*"]);
-    const res = await call(`${server.api}/evaluations/${theirs.id}`, {
+    const res = await call(Evaluation, `${server.api}/evaluations/${theirs.id}`, {
       headers: bearer(key),
     });
     expectError(res, 404, {
       type: "not_found_error",
       code: "evaluation_not_found",
     });
-    const patch = await call(`${server.api}/evaluations/${theirs.id}`, {
+    const patch = await call(Evaluation, `${server.api}/evaluations/${theirs.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { name: "mine" },
@@ -179,7 +193,7 @@ describe("team binding", () => {
       type: "not_found_error",
       code: "evaluation_not_found",
     });
-    const del = await call(`${server.api}/evaluations/${theirs.id}`, {
+    const del = await call(DeletedObject, `${server.api}/evaluations/${theirs.id}`, {
       method: "DELETE",
       headers: bearer(key),
     });
@@ -188,22 +202,22 @@ describe("team binding", () => {
       code: "evaluation_not_found",
     });
     const listed = await list(bearer(key));
-    expect(listed.body.data.map((e: { id: string }) => e.id)).not.toContain(theirs.id);
+    expect(bodyOf(listed).data.map((e) => e.id)).not.toContain(theirs.id);
   });
 
   it("keeps a key of the personal team away from the user's other teams", async () => {
-    const team = await call(`${server.api}/teams`, {
+    const team = await call(Team, `${server.api}/teams`, {
       method: "POST",
       headers: sessionHeaders(server, owner),
       body: { name: "Elsewhere" },
     });
     const there = await createEvaluation(server.api, sessionHeaders(server, owner), {
       ...SSE_BODY,
-      teamId: team.body.id,
+      teamId: bodyOf(team).id,
     });
     const key = await mintApiKey(server, owner, ["*"]);
     expectError(
-      await call(`${server.api}/evaluations/${there.id}`, {
+      await call(Evaluation, `${server.api}/evaluations/${there.id}`, {
         headers: bearer(key),
       }),
       404,
@@ -224,11 +238,11 @@ describe("session-only routes", () => {
       scope: "*",
     });
     for (const credential of [key, oauth]) {
-      expectError(await call(`${server.api}/api-keys`, { headers: bearer(credential) }), 403, {
+      expectError(await call(ApiKeyList, `${server.api}/api-keys`, { headers: bearer(credential) }), 403, {
         type: "authorization_error",
         code: "session_required",
       });
-      const mint = await call(`${server.api}/api-keys`, {
+      const mint = await call(ApiKeyWithSecret, `${server.api}/api-keys`, {
         method: "POST",
         headers: bearer(credential),
         body: { name: "k", scopes: ["*"] },
@@ -237,7 +251,7 @@ describe("session-only routes", () => {
         type: "authorization_error",
         code: "session_required",
       });
-      const revoke = await call(`${server.api}/api-keys/key_x`, {
+      const revoke = await call(DeletedObject, `${server.api}/api-keys/key_x`, {
         method: "DELETE",
         headers: bearer(credential),
       });

@@ -1,6 +1,18 @@
+import { Evaluation, EvaluationList, TeamList, TeamMemberList, WhoAmI } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError, SSE_BODY } from "./helpers/assertions";
-import { call, sessionHeaders, signUp, type TestUser, uniqueEmail } from "./helpers/clients";
+import { z } from "zod";
+import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
+import {
+  bodyOf,
+  call,
+  SignedIn,
+  SignedOut,
+  SignedUp,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+  uniqueEmail,
+} from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -12,8 +24,13 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const authPost = (action: string, body: unknown, headers: Record<string, string> = {}) =>
-  call(`${server.url}/api/auth/${action}`, {
+const authPost = <S extends z.ZodType>(
+  schema: S,
+  action: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) =>
+  call(schema, `${server.url}/api/auth/${action}`, {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
@@ -31,7 +48,7 @@ function sessionCookieOf(res: { headers: Headers }): string {
 
 describe("CSRF on cookie-authenticated writes", () => {
   const create = (headers: Record<string, string>) =>
-    call(`${server.api}/evaluations`, {
+    call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers,
       body: SSE_BODY,
@@ -77,35 +94,35 @@ describe("CSRF on cookie-authenticated writes", () => {
   });
 
   it("does not check the origin of safe methods", async () => {
-    const res = await call(`${server.api}/evaluations`, {
+    const res = await call(EvaluationList, `${server.api}/evaluations`, {
       headers: { Cookie: user.cookie, Origin: "https://evil.example" },
     });
     expect(res.status).toBe(200);
   });
 
   it("creates nothing when refused", async () => {
-    const before = (
-      await call(`${server.api}/evaluations?limit=100`, {
+    const before = bodyOf(
+      await call(EvaluationList, `${server.api}/evaluations?limit=100`, {
         headers: { Cookie: user.cookie },
-      })
-    ).body.data.length;
+      }),
+    ).data.length;
     await create({
       Cookie: user.cookie,
       "Content-Type": "application/json",
       Origin: "https://evil.example",
     });
-    const after = (
-      await call(`${server.api}/evaluations?limit=100`, {
+    const after = bodyOf(
+      await call(EvaluationList, `${server.api}/evaluations?limit=100`, {
         headers: { Cookie: user.cookie },
-      })
-    ).body.data.length;
+      }),
+    ).data.length;
     expect(after).toBe(before);
   });
 });
 
 describe("sign-up", () => {
   it("sets an HttpOnly, SameSite=Lax session cookie without Secure over http", async () => {
-    const res = await authPost("sign-up", {
+    const res = await authPost(SignedUp, "sign-up", {
       email: uniqueEmail("cookie"),
       password: "long enough pw",
     });
@@ -122,7 +139,7 @@ describe("sign-up", () => {
   });
 
   it("refuses a duplicate email, case-insensitively, with email_taken", async () => {
-    const res = await authPost("sign-up", {
+    const res = await authPost(SignedUp, "sign-up", {
       email: user.email.toUpperCase(),
       password: "another password",
     });
@@ -135,7 +152,7 @@ describe("sign-up", () => {
 
   it("validates the body", async () => {
     expectError(
-      await authPost("sign-up", {
+      await authPost(SignedUp, "sign-up", {
         email: "not-an-email",
         password: "long enough pw",
       }),
@@ -145,17 +162,17 @@ describe("sign-up", () => {
         param: "email",
       },
     );
-    expectError(await authPost("sign-up", { email: uniqueEmail(), password: "short" }), 400, {
+    expectError(await authPost(SignedUp, "sign-up", { email: uniqueEmail(), password: "short" }), 400, {
       type: "invalid_request_error",
       code: "parameter_invalid",
       param: "password",
     });
-    expectError(await authPost("sign-up", { email: uniqueEmail() }), 400, {
+    expectError(await authPost(SignedUp, "sign-up", { email: uniqueEmail() }), 400, {
       type: "invalid_request_error",
       code: "parameter_missing",
       param: "password",
     });
-    expectError(await authPost("sign-up", "{nope"), 400, {
+    expectError(await authPost(SignedUp, "sign-up", "{nope"), 400, {
       type: "invalid_request_error",
       code: "invalid_json",
     });
@@ -163,6 +180,7 @@ describe("sign-up", () => {
 
   it("refuses a sign-up posted from another site", async () => {
     const res = await authPost(
+      SignedUp,
       "sign-up",
       { email: uniqueEmail(), password: "long enough pw" },
       { Origin: "https://evil.example" },
@@ -174,20 +192,20 @@ describe("sign-up", () => {
   });
 
   it("creates a personal team on the free plan owned by the user", async () => {
-    const teams = await call(`${server.api}/teams`, {
+    const teams = await call(TeamList, `${server.api}/teams`, {
       headers: sessionHeaders(server, user),
     });
-    expect(teams.status).toBe(200);
+    expectStatus(teams, 200);
     expect(teams.body.data).toHaveLength(1);
     expect(teams.body.data[0]).toMatchObject({
       id: user.teamId,
       plan: "free",
       role: "owner",
     });
-    const members = await call(`${server.api}/teams/${user.teamId}/members`, {
+    const members = await call(TeamMemberList, `${server.api}/teams/${user.teamId}/members`, {
       headers: sessionHeaders(server, user),
     });
-    expect(members.body.data).toEqual([
+    expect(bodyOf(members).data).toEqual([
       expect.objectContaining({
         userId: user.userId,
         email: user.email,
@@ -199,14 +217,14 @@ describe("sign-up", () => {
 
 describe("sign-in and sign-out", () => {
   it("signs in with the right password and gets a working session", async () => {
-    const res = await authPost("sign-in", {
+    const res = await authPost(SignedIn, "sign-in", {
       email: user.email,
       password: user.password,
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.user.id).toBe(user.userId);
     const cookie = sessionCookieOf(res).split(";")[0]!;
-    const me = await call(`${server.api}/auth/whoami`, {
+    const me = await call(WhoAmI, `${server.api}/auth/whoami`, {
       headers: { Cookie: cookie },
     });
     expect(me.body).toMatchObject({
@@ -216,7 +234,7 @@ describe("sign-in and sign-out", () => {
   });
 
   it("refuses a wrong password and an unknown email alike with invalid_credentials", async () => {
-    const wrong = await authPost("sign-in", {
+    const wrong = await authPost(SignedIn, "sign-in", {
       email: user.email,
       password: "wrong password",
     });
@@ -225,7 +243,7 @@ describe("sign-in and sign-out", () => {
       code: "invalid_credentials",
     });
     expect(wrong.headers.getSetCookie()).toHaveLength(0);
-    const unknown = await authPost("sign-in", {
+    const unknown = await authPost(SignedIn, "sign-in", {
       email: uniqueEmail("ghost"),
       password: "wrong password",
     });
@@ -237,18 +255,20 @@ describe("sign-in and sign-out", () => {
   });
 
   it("signs out: the cookie is cleared and the session no longer works", async () => {
-    const signedIn = await authPost("sign-in", {
+    const signedIn = await authPost(SignedIn, "sign-in", {
       email: user.email,
       password: user.password,
     });
     const cookie = sessionCookieOf(signedIn).split(";")[0]!;
-    expect((await call(`${server.api}/auth/whoami`, { headers: { Cookie: cookie } })).status).toBe(200);
+    expect((await call(WhoAmI, `${server.api}/auth/whoami`, { headers: { Cookie: cookie } })).status).toBe(
+      200,
+    );
 
-    const out = await authPost("sign-out", {}, { Cookie: cookie });
+    const out = await authPost(SignedOut, "sign-out", {}, { Cookie: cookie });
     expect(out.status).toBe(200);
     expect(sessionCookieOf(out)).toMatch(/Max-Age=0/);
 
-    const after = await call(`${server.api}/auth/whoami`, {
+    const after = await call(WhoAmI, `${server.api}/auth/whoami`, {
       headers: { Cookie: cookie },
     });
     expectError(after, 401, {
@@ -258,7 +278,7 @@ describe("sign-in and sign-out", () => {
     // Other sessions of the same user are untouched.
     expect(
       (
-        await call(`${server.api}/auth/whoami`, {
+        await call(WhoAmI, `${server.api}/auth/whoami`, {
           headers: { Cookie: user.cookie },
         })
       ).status,
@@ -266,13 +286,13 @@ describe("sign-in and sign-out", () => {
   });
 
   it("answers other methods and actions on /api/auth like the API does", async () => {
-    const get = await call(`${server.url}/api/auth/sign-in`);
+    const get = await call(SignedIn, `${server.url}/api/auth/sign-in`);
     expectError(get, 405, {
       type: "invalid_request_error",
       code: "method_not_allowed",
     });
     expect(get.headers.get("allow")).toBe("POST");
-    expectError(await authPost("reset", {}), 404, {
+    expectError(await authPost(z.never(), "reset", {}), 404, {
       type: "not_found_error",
       code: "route_not_found",
     });

@@ -1,9 +1,9 @@
-import { Evaluation, PublicRaterList, ShareView } from "@rubricon/contracts";
+import { Evaluation, EvaluationResults, PublicRater, PublicRaterList, ShareView } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GUESS_RULES } from "../src/limits/guesses";
 import { expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
-import { runningEvaluation, shareRate } from "./helpers/ratings";
+import { bearer, bodyOf, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { PublicRaterStarted, runningEvaluation, shareRate } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 /** What one person could do to a public share link: stuff the ballot, burn the quota, outlast a password. */
@@ -18,29 +18,29 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
+/** Starts (or resumes) on a share link, from a browser holding `cookie` if given. */
 async function start(token: string, body: Record<string, unknown> = {}, cookie?: string | null) {
-  const res = await fetch(`${server.url}/api/share/${token}/start`, {
+  const res = await call(PublicRaterStarted, `${server.url}/api/share/${token}/start`, {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
       Origin: server.url,
       ...(cookie ? { Cookie: cookie } : {}),
     },
-    body: JSON.stringify(body),
+    body,
   });
   const set = res.headers.getSetCookie()[0];
-  // biome-ignore lint/suspicious/noExplicitAny: a public rater or an error envelope, asserted field by field
-  return { status: res.status, cookie: set ? set.split(";")[0]! : null, body: (await res.json()) as any };
+  return { ...res, cookie: set ? set.split(";")[0]! : null };
 }
 
 const view = async (token: string, cookie?: string | null) =>
-  ShareView.parse(
-    (await call(`${server.url}/api/share/${token}`, { headers: cookie ? { Cookie: cookie } : {} })).body,
+  bodyOf(
+    await call(ShareView, `${server.url}/api/share/${token}`, { headers: cookie ? { Cookie: cookie } : {} }),
   );
 
 const raters = async (id: string) =>
-  PublicRaterList.parse(
-    (await call(`${server.api}/evaluations/${id}/public-raters`, { headers: bearer(key) })).body,
+  bodyOf(
+    await call(PublicRaterList, `${server.api}/evaluations/${id}/public-raters`, { headers: bearer(key) }),
   ).data;
 
 describe("a public share link", () => {
@@ -52,7 +52,7 @@ describe("a public share link", () => {
     expect(first.status).toBe(201);
     const again = await start(evaluation.shareToken, {}, first.cookie);
     expect(again.status).toBe(200);
-    expect(again.body.id).toBe(first.body.id);
+    expect(bodyOf(again).id).toBe(bodyOf(first).id);
     expect(await raters(evaluation.id)).toHaveLength(1);
   });
 
@@ -63,8 +63,7 @@ describe("a public share link", () => {
     const limit = GUESS_RULES["share-start"].subject[0]!.limit;
     for (let i = 0; i < limit; i++) expect((await start(evaluation.shareToken)).status).toBe(201);
     const refused = await start(evaluation.shareToken);
-    expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded" });
+    expectError(refused, 429, { type: "rate_limit_error", code: "rate_limit_exceeded" });
     expect(await raters(evaluation.id)).toHaveLength(limit);
   });
 
@@ -104,7 +103,7 @@ describe("a public share link", () => {
         dimensionRatings: { overall: 5 },
       });
     expect((await rate()).status).toBe(201);
-    const patched = await call(`${server.api}/evaluations/${evaluation.id}`, {
+    const patched = await call(Evaluation, `${server.api}/evaluations/${evaluation.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { sharePassword: "a brand new passphrase" },
@@ -121,22 +120,22 @@ describe("a public share link", () => {
     const { evaluation } = await runningEvaluation(server, bearer(key), {
       extra: { shareAccess: "ANYONE_WITH_LINK" },
     });
-    const res = await call(`${server.api}/evaluations/${evaluation.id}/share-token/rotate`, {
-      method: "POST",
-      headers: bearer(key),
-    });
-    expect(res.status).toBe(200);
-    const rotated = Evaluation.parse(res.body);
+    const rotated = bodyOf(
+      await call(Evaluation, `${server.api}/evaluations/${evaluation.id}/share-token/rotate`, {
+        method: "POST",
+        headers: bearer(key),
+      }),
+    );
     expect(rotated.shareToken).not.toBe(evaluation.shareToken);
     expect(rotated.links.share).toBe(`${server.url}/share/${rotated.shareToken}`);
-    expectError(await call(`${server.url}/api/share/${evaluation.shareToken}`), 404, {
+    expectError(await call(ShareView, `${server.url}/api/share/${evaluation.shareToken}`), 404, {
       type: "not_found_error",
       code: "share_not_found",
     });
     expect((await view(rotated.shareToken)).access.state).toBe("start");
     const readOnly = await mintApiKey(server, owner, ["evaluations:read"]);
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/share-token/rotate`, {
+      await call(Evaluation, `${server.api}/evaluations/${evaluation.id}/share-token/rotate`, {
         method: "POST",
         headers: bearer(readOnly),
       }),
@@ -162,19 +161,24 @@ describe("a public share link", () => {
       expect(res.status).toBe(201);
     }
     const results = async () =>
-      (await call(`${server.api}/evaluations/${evaluation.id}/results`, { headers: bearer(key) })).body;
+      bodyOf(
+        await call(EvaluationResults, `${server.api}/evaluations/${evaluation.id}/results`, {
+          headers: bearer(key),
+        }),
+      );
     expect((await results()).ratingCount).toBe(2);
 
+    const stufferId = bodyOf(stuffer).id;
     const excluded = await call(
-      `${server.api}/evaluations/${evaluation.id}/public-raters/${stuffer.body.id}/exclude`,
+      PublicRater,
+      `${server.api}/evaluations/${evaluation.id}/public-raters/${stufferId}/exclude`,
       { method: "POST", headers: bearer(key) },
     );
-    expect(excluded.status).toBe(200);
-    expect(excluded.body).toMatchObject({ id: stuffer.body.id, excluded: true, ratingCount: 1 });
+    expect(bodyOf(excluded)).toMatchObject({ id: stufferId, excluded: true, ratingCount: 1 });
     expect((await results()).ratingCount).toBe(1);
     const listed = await raters(evaluation.id);
-    expect(listed.find((r) => r.id === stuffer.body.id)?.excluded).toBe(true);
-    expect(listed.find((r) => r.id === honest.body.id)?.excluded).toBe(false);
+    expect(listed.find((r) => r.id === stufferId)?.excluded).toBe(true);
+    expect(listed.find((r) => r.id === bodyOf(honest).id)?.excluded).toBe(false);
 
     expectError(
       await shareRate(server, evaluation.shareToken, stuffer.cookie, {
@@ -187,7 +191,7 @@ describe("a public share link", () => {
     expect((await view(evaluation.shareToken, stuffer.cookie)).access.state).toBe("excluded");
     expect((await start(evaluation.shareToken, {}, stuffer.cookie)).status).toBe(403);
     expectError(
-      await call(`${server.api}/evaluations/${evaluation.id}/public-raters/pr_unknown/exclude`, {
+      await call(PublicRater, `${server.api}/evaluations/${evaluation.id}/public-raters/pr_unknown/exclude`, {
         method: "POST",
         headers: bearer(key),
       }),

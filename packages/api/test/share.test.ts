@@ -1,10 +1,19 @@
-import { PublicRaterList, ShareView } from "@rubricon/contracts";
+import { PublicRaterList, Rating, ShareView } from "@rubricon/contracts";
 import { publicRaters } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
-import { runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
+import { createEvaluation, expectError, expectStatus } from "./helpers/assertions";
+import {
+  bearer,
+  bodyOf,
+  call,
+  errorOf,
+  mintApiKey,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
+import { PublicRaterStarted, runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -19,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const view = async (token: string, headers: Record<string, string> = {}) => {
-  const res = await call(`${server.url}/api/share/${token}`, { headers });
+  const res = await call(ShareView, `${server.url}/api/share/${token}`, { headers });
   return res;
 };
 
@@ -42,7 +51,7 @@ describe("the share link", () => {
     const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
       extra: { shareAccess: "ANYONE_WITH_LINK", collectRaterName: true, collectRaterEmail: true },
     });
-    const before = ShareView.parse((await view(evaluation.shareToken)).body);
+    const before = bodyOf(await view(evaluation.shareToken));
     expect(before.access).toMatchObject({
       state: "start",
       start: { password: false, name: true, email: true },
@@ -60,16 +69,16 @@ describe("the share link", () => {
       name: "Ada",
       email: "ada@example.com",
     });
-    expect(started.status).toBe(201);
+    expectStatus(started, 201);
     expect(started.cookie).toMatch(/^rubricon_rater=/);
     const cookie = started.cookie!;
     const [stored] = await server.database.db
       .select()
       .from(publicRaters)
-      .where(eq(publicRaters.id, started.body.id as string));
+      .where(eq(publicRaters.id, started.body.id));
     expect(stored!.tokenHash).not.toContain(cookie.split("=")[1]!);
 
-    const ready = ShareView.parse((await view(evaluation.shareToken, { Cookie: cookie })).body);
+    const ready = bodyOf(await view(evaluation.shareToken, { Cookie: cookie }));
     expect(ready.access).toMatchObject({ state: "ready", rater: { kind: "public", name: "Ada" } });
     expect(ready.comparisons.map((c) => c.id)).toEqual(comparisonIds);
     expect(ready.templates[0]).toMatchObject({ id: "overall", scaleMin: 1, scaleMax: 7 });
@@ -88,7 +97,7 @@ describe("the share link", () => {
         })
       ).status,
     ).toBe(409);
-    const after = ShareView.parse((await view(evaluation.shareToken, { Cookie: cookie })).body);
+    const after = bodyOf(await view(evaluation.shareToken, { Cookie: cookie }));
     expect(after.ratedComparisonIds).toEqual([comparisonIds[0]]);
 
     // Without the cookie there is no rater.
@@ -101,11 +110,11 @@ describe("the share link", () => {
       ).status,
     ).toBe(403);
 
-    const raters = await call(`${server.api}/evaluations/${evaluation.id}/public-raters`, {
+    const raters = await call(PublicRaterList, `${server.api}/evaluations/${evaluation.id}/public-raters`, {
       headers: bearer(key),
     });
-    expect(raters.status).toBe(200);
-    const list = PublicRaterList.parse(raters.body);
+    expectStatus(raters, 200);
+    const list = raters.body;
     expect(list.data).toEqual([
       expect.objectContaining({ id: started.body.id, name: "Ada", email: "ada@example.com", ratingCount: 1 }),
     ]);
@@ -115,7 +124,7 @@ describe("the share link", () => {
     const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
       extra: { shareAccess: "PASSWORD_PROTECTED", sharePassword: "open sesame" },
     });
-    const locked = ShareView.parse((await view(evaluation.shareToken)).body);
+    const locked = bodyOf(await view(evaluation.shareToken));
     expect(locked.access).toMatchObject({ state: "start", start: { password: true } });
     expect(locked.comparisons).toEqual([]);
     const none = await startPublicRater(server, evaluation.shareToken, {});
@@ -138,17 +147,17 @@ describe("the share link", () => {
   it("requires a signed-in team member on TEAM_ONLY links, who rates as themselves", async () => {
     const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
     expect(evaluation.shareAccess).toBe("TEAM_ONLY");
-    expect(ShareView.parse((await view(evaluation.shareToken)).body).access.state).toBe("sign_in_required");
+    expect(bodyOf(await view(evaluation.shareToken)).access.state).toBe("sign_in_required");
     const outsider = await signUp(server, "outsider");
-    expect(
-      ShareView.parse((await view(evaluation.shareToken, { Cookie: outsider.cookie })).body).access.state,
-    ).toBe("not_a_member");
+    expect(bodyOf(await view(evaluation.shareToken, { Cookie: outsider.cookie })).access.state).toBe(
+      "not_a_member",
+    );
     const blocked = await startPublicRater(server, evaluation.shareToken, {});
     expect(blocked.body).toMatchObject({ error: { code: "share_team_members_only" } });
 
-    const member = ShareView.parse((await view(evaluation.shareToken, { Cookie: owner.cookie })).body);
+    const member = bodyOf(await view(evaluation.shareToken, { Cookie: owner.cookie }));
     expect(member.access).toMatchObject({ state: "ready", rater: { kind: "user", id: owner.userId } });
-    const res = await call(`${server.url}/api/share/${evaluation.shareToken}/ratings`, {
+    const res = await call(Rating, `${server.url}/api/share/${evaluation.shareToken}/ratings`, {
       method: "POST",
       headers: sessionHeaders(server, owner),
       body: { comparisonId: comparisonIds[0], dimensionRatings: { overall: 5 } },
@@ -156,20 +165,20 @@ describe("the share link", () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ raterType: "user", userId: owner.userId });
     // A cookie-authenticated write from another site is refused.
-    const forged = await call(`${server.url}/api/share/${evaluation.shareToken}/ratings`, {
+    const forged = await call(Rating, `${server.url}/api/share/${evaluation.shareToken}/ratings`, {
       method: "POST",
       headers: { ...sessionHeaders(server, owner), Origin: "https://evil.example" },
       body: { comparisonId: comparisonIds[1], dimensionRatings: { overall: 5 } },
     });
     expect(forged.status).toBe(403);
-    expect(forged.body.error.code).toBe("cross_site_request");
+    expect(errorOf(forged).code).toBe("cross_site_request");
   });
 
   it("keeps AUTOUSERS_LINK links for autousers", async () => {
     const { evaluation } = await runningEvaluation(server, bearer(key), {
       extra: { shareAccess: "AUTOUSERS_LINK" },
     });
-    expect(ShareView.parse((await view(evaluation.shareToken)).body).access.state).toBe("autousers_only");
+    expect(bodyOf(await view(evaluation.shareToken)).access.state).toBe("autousers_only");
     const res = await startPublicRater(server, evaluation.shareToken, {});
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ error: { code: "share_autousers_only" } });
@@ -179,18 +188,18 @@ describe("the share link", () => {
     const { evaluation } = await runningEvaluation(server, bearer(key), {
       extra: { shareAccess: "ANYONE_WITH_LINK" },
     });
-    const wrong = await call(`${server.url}/api/share/${evaluation.shareToken}`, {
+    const wrong = await call(ShareView, `${server.url}/api/share/${evaluation.shareToken}`, {
       method: "POST",
       headers: { Origin: server.url },
     });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET");
-    const bad = await call(`${server.url}/api/share/${evaluation.shareToken}/start`, {
+    const bad = await call(PublicRaterStarted, `${server.url}/api/share/${evaluation.shareToken}/start`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Origin: server.url },
       body: "{not json",
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe("invalid_json");
+    expect(errorOf(bad).code).toBe("invalid_json");
   });
 });

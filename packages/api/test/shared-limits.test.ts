@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { Evaluation, EvaluationList } from "@rubricon/contracts";
 import { fixedClock } from "@rubricon/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RedisSlidingWindow } from "../src/limits/redis-sliding-window";
 import { expectError, SSE_BODY } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
+import { bearer, call, errorOf, mintApiKey, signUp } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 // Two instances of the app on one database and one Redis, as behind a load balancer.
@@ -34,12 +35,12 @@ describe("limits across app instances", () => {
   it("share one team's per-minute budget", async () => {
     const key = await freeKey("two-instances");
     for (let i = 0; i < 60; i++) {
-      const res = await call(`${(i % 2 ? a : b).api}/evaluations`, { headers: bearer(key) });
+      const res = await call(EvaluationList, `${(i % 2 ? a : b).api}/evaluations`, { headers: bearer(key) });
       expect(res.status).toBe(200);
       expect(res.headers.get("x-ratelimit-remaining")).toBe(String(59 - i));
     }
     for (const server of [a, b]) {
-      expectError(await call(`${server.api}/evaluations`, { headers: bearer(key) }), 429, {
+      expectError(await call(EvaluationList, `${server.api}/evaluations`, { headers: bearer(key) }), 429, {
         type: "rate_limit_error",
         code: "rate_limit_exceeded",
       });
@@ -50,7 +51,7 @@ describe("limits across app instances", () => {
     const key = await freeKey("concurrent-instances");
     const results = await Promise.all(
       Array.from({ length: 90 }, (_, i) =>
-        call(`${(i % 2 ? a : b).api}/evaluations`, { headers: bearer(key) }),
+        call(EvaluationList, `${(i % 2 ? a : b).api}/evaluations`, { headers: bearer(key) }),
       ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(60);
@@ -61,11 +62,15 @@ describe("limits across app instances", () => {
     const key = await freeKey("quota-instances");
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        call(`${(i % 2 ? a : b).api}/evaluations`, { method: "POST", headers: bearer(key), body: SSE_BODY }),
+        call(Evaluation, `${(i % 2 ? a : b).api}/evaluations`, {
+          method: "POST",
+          headers: bearer(key),
+          body: SSE_BODY,
+        }),
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
-    expect(results.filter((r) => r.status === 429 && r.body.error.code === "quota_exceeded")).toHaveLength(7);
+    expect(results.filter((r) => r.status === 429 && errorOf(r).code === "quota_exceeded")).toHaveLength(7);
   });
 });
 
@@ -76,11 +81,11 @@ describe("when Redis goes away", () => {
     try {
       const user = await signUp(server, "redis-down", { plan: "free" });
       const key = await mintApiKey(server, user, ["*"]);
-      const before = await call(`${server.api}/evaluations`, { headers: bearer(key) });
+      const before = await call(EvaluationList, `${server.api}/evaluations`, { headers: bearer(key) });
       expect(before.headers.get("x-ratelimit-limit")).toBe("60");
       (server.app.services.limits.window as RedisSlidingWindow).redis.disconnect();
       for (let i = 0; i < 70; i++) {
-        const res = await call(`${server.api}/evaluations`, { headers: bearer(key) });
+        const res = await call(EvaluationList, `${server.api}/evaluations`, { headers: bearer(key) });
         expect(res.status).toBe(200);
         expect(res.headers.get("x-ratelimit-limit")).toBeNull();
       }

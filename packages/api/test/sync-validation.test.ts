@@ -10,6 +10,7 @@ import { appRouter } from "../src/routers/index";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
 import { validateSynchronously, validatesSynchronously } from "../src/trpc/sync-validation";
+import { readAnswer } from "./helpers/clients";
 import { TEST_SECRETS } from "./helpers/server";
 
 const t = initTRPC.context<RequestContext>().meta<RouteMeta>().create();
@@ -24,18 +25,18 @@ for (const schema of [Thing, Query, Page] as { parseAsync: unknown }[]) {
 const testRouter = validateSynchronously(
   t.router({
     good: t.procedure
-      .meta({ openapi: { method: "GET", path: "/good" } })
+      .meta({ public: true, openapi: { method: "GET", path: "/good" } })
       .input(z.object({}))
       .output(Thing)
       .query(() => ({ id: "thing_1", count: 2, secretHash: "must not leave" }) as z.infer<typeof Thing>),
     sized: t.procedure
-      .meta({ openapi: { method: "GET", path: "/sized" } })
+      .meta({ public: true, openapi: { method: "GET", path: "/sized" } })
       .input(Query)
       .input(Page)
       .output(z.object({ size: z.number(), page: z.number() }))
       .query(({ input }) => ({ size: input.size, page: input.page })),
     bad: t.procedure
-      .meta({ openapi: { method: "GET", path: "/bad" } })
+      .meta({ public: true, openapi: { method: "GET", path: "/bad" } })
       .input(z.object({}))
       .output(Thing)
       .query(() => ({ id: "thing_1", count: "two" }) as unknown as z.infer<typeof Thing>),
@@ -86,7 +87,7 @@ describe("input and output validation", () => {
     expect(await ok.json()).toEqual({ size: 3, page: 1 });
     const bad = await handle(new Request("http://127.0.0.1:1/api/v1/sized?size=0"));
     expect(bad.status).toBe(400);
-    const body = (await bad.json()) as { error: Record<string, string> };
+    const { body } = await readAnswer(z.never(), bad);
     expect(body.error).toMatchObject({ type: "invalid_request_error", param: "size" });
   });
 
@@ -96,7 +97,7 @@ describe("input and output validation", () => {
     try {
       const res = await handle(new Request("http://127.0.0.1:1/api/v1/bad"));
       expect(res.status).toBe(500);
-      const body = (await res.json()) as { error: Record<string, string> };
+      const { body } = await readAnswer(z.never(), res);
       expect(body.error.type).toBe("api_error");
       expect(JSON.stringify(body)).not.toContain("two");
     } finally {

@@ -1,7 +1,9 @@
+import { Team, TeamLeaveResult, TeamList, TeamMemberList } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError } from "./helpers/assertions";
+import { expectError, expectStatus } from "./helpers/assertions";
 import {
   bearer,
+  bodyOf,
   call,
   mintApiKey,
   mintPluginToken,
@@ -24,7 +26,7 @@ afterAll(() => server?.close());
 
 const as = (who: TestUser) => sessionHeaders(server, who);
 const createTeam = (body: Record<string, unknown>, headers: Record<string, string> = as(user)) =>
-  call(`${server.api}/teams`, { method: "POST", headers, body });
+  call(Team, `${server.api}/teams`, { method: "POST", headers, body });
 
 describe("teams", () => {
   it("creates a team owned by the caller on the free plan", async () => {
@@ -32,7 +34,7 @@ describe("teams", () => {
       name: "  Research  ",
       description: "UX research",
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({
       object: "team",
       name: "Research",
@@ -41,10 +43,10 @@ describe("teams", () => {
       role: "owner",
     });
     expect(res.body.id).toMatch(/^team_/);
-    const members = await call(`${server.api}/teams/${res.body.id}/members`, {
+    const members = await call(TeamMemberList, `${server.api}/teams/${res.body.id}/members`, {
       headers: as(user),
     });
-    expect(members.status).toBe(200);
+    expectStatus(members, 200);
     expect(members.body).toMatchObject({
       object: "list",
       has_more: false,
@@ -82,29 +84,29 @@ describe("teams", () => {
   it("lists the caller's teams with roles and a total count", async () => {
     const fresh = await signUp(server, "lister");
     const extra = await createTeam({ name: "Extra" }, as(fresh));
-    const res = await call(`${server.api}/teams`, { headers: as(fresh) });
-    expect(res.status).toBe(200);
+    const res = await call(TeamList, `${server.api}/teams`, { headers: as(fresh) });
+    expectStatus(res, 200);
     expect(res.body.total_count).toBe(2);
-    expect(res.body.data.map((t: { id: string }) => t.id).sort()).toEqual(
-      [fresh.teamId, extra.body.id].sort(),
-    );
+    expect(res.body.data.map((t) => t.id).sort()).toEqual([fresh.teamId, bodyOf(extra).id].sort());
     for (const t of res.body.data) expect(t.role).toBe("owner");
   });
 
   it("gets a team the caller belongs to and hides others with 404", async () => {
-    const mine = await call(`${server.api}/teams/${user.teamId}`, {
+    const mine = await call(Team, `${server.api}/teams/${user.teamId}`, {
       headers: as(user),
     });
     expect(mine.status).toBe(200);
     expect(mine.body).toMatchObject({ id: user.teamId, role: "owner" });
-    const theirs = await call(`${server.api}/teams/${outsider.teamId}`, {
+    const theirs = await call(Team, `${server.api}/teams/${outsider.teamId}`, {
       headers: as(user),
     });
     expectError(theirs, 404, {
       type: "not_found_error",
       code: "team_not_found",
     });
-    const members = await call(`${server.api}/teams/${outsider.teamId}/members`, { headers: as(user) });
+    const members = await call(TeamMemberList, `${server.api}/teams/${outsider.teamId}/members`, {
+      headers: as(user),
+    });
     expectError(members, 404, {
       type: "not_found_error",
       code: "team_not_found",
@@ -112,43 +114,43 @@ describe("teams", () => {
   });
 
   it("patches name and description", async () => {
-    const team = (await createTeam({ name: "Before", description: "old" })).body;
-    const res = await call(`${server.api}/teams/${team.id}`, {
+    const team = bodyOf(await createTeam({ name: "Before", description: "old" }));
+    const res = await call(Team, `${server.api}/teams/${team.id}`, {
       method: "PATCH",
       headers: as(user),
       body: { name: "After", description: null },
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       id: team.id,
       name: "After",
       description: null,
     });
     expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(team.updatedAt).getTime());
-    const again = await call(`${server.api}/teams/${team.id}`, {
+    const again = await call(Team, `${server.api}/teams/${team.id}`, {
       headers: as(user),
     });
-    expect(again.body.name).toBe("After");
+    expect(bodyOf(again).name).toBe("After");
   });
 
   it("refuses to patch another team", async () => {
-    const res = await call(`${server.api}/teams/${outsider.teamId}`, {
+    const res = await call(Team, `${server.api}/teams/${outsider.teamId}`, {
       method: "PATCH",
       headers: as(user),
       body: { name: "Mine now" },
     });
     expectError(res, 404, { type: "not_found_error", code: "team_not_found" });
-    const check = await call(`${server.api}/teams/${outsider.teamId}`, {
+    const check = await call(Team, `${server.api}/teams/${outsider.teamId}`, {
       headers: as(outsider),
     });
-    expect(check.body.name).not.toBe("Mine now");
+    expect(bodyOf(check).name).not.toBe("Mine now");
   });
 });
 
 describe("leaving", () => {
   it("refuses to let the last owner leave", async () => {
-    const team = (await createTeam({ name: "Solo" })).body;
-    const res = await call(`${server.api}/teams/${team.id}/leave`, {
+    const team = bodyOf(await createTeam({ name: "Solo" }));
+    const res = await call(TeamLeaveResult, `${server.api}/teams/${team.id}/leave`, {
       method: "POST",
       headers: as(user),
       body: {},
@@ -157,14 +159,14 @@ describe("leaving", () => {
       type: "invalid_request_error",
       code: "last_owner_cannot_leave",
     });
-    const members = await call(`${server.api}/teams/${team.id}/members`, {
+    const members = await call(TeamMemberList, `${server.api}/teams/${team.id}/members`, {
       headers: as(user),
     });
-    expect(members.body.data).toHaveLength(1);
+    expect(bodyOf(members).data).toHaveLength(1);
   });
 
   it("refuses the personal team's last owner too", async () => {
-    const res = await call(`${server.api}/teams/${user.teamId}/leave`, {
+    const res = await call(TeamLeaveResult, `${server.api}/teams/${user.teamId}/leave`, {
       method: "POST",
       headers: as(user),
       body: {},
@@ -176,7 +178,7 @@ describe("leaving", () => {
   });
 
   it("answers 404 for a team the caller is not in", async () => {
-    const res = await call(`${server.api}/teams/${outsider.teamId}/leave`, {
+    const res = await call(TeamLeaveResult, `${server.api}/teams/${outsider.teamId}/leave`, {
       method: "POST",
       headers: as(user),
       body: {},
@@ -192,7 +194,7 @@ describe("credentials bound to a team", () => {
       type: "authorization_error",
       code: "session_required",
     });
-    const patch = await call(`${server.api}/teams/${user.teamId}`, {
+    const patch = await call(Team, `${server.api}/teams/${user.teamId}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { name: "x" },
@@ -201,7 +203,7 @@ describe("credentials bound to a team", () => {
       type: "authorization_error",
       code: "session_required",
     });
-    const leave = await call(`${server.api}/teams/${user.teamId}/leave`, {
+    const leave = await call(TeamLeaveResult, `${server.api}/teams/${user.teamId}/leave`, {
       method: "POST",
       headers: bearer(key),
       body: {},
@@ -213,11 +215,11 @@ describe("credentials bound to a team", () => {
   });
 
   it("see only their own team", async () => {
-    const other = (await createTeam({ name: "Not for keys" })).body;
+    const other = bodyOf(await createTeam({ name: "Not for keys" }));
     const key = await mintApiKey(server, user, ["*"]);
-    const list = await call(`${server.api}/teams`, { headers: bearer(key) });
-    expect(list.body.data.map((t: { id: string }) => t.id)).toEqual([user.teamId]);
-    expectError(await call(`${server.api}/teams/${other.id}`, { headers: bearer(key) }), 404, {
+    const list = await call(TeamList, `${server.api}/teams`, { headers: bearer(key) });
+    expect(bodyOf(list).data.map((t) => t.id)).toEqual([user.teamId]);
+    expectError(await call(Team, `${server.api}/teams/${other.id}`, { headers: bearer(key) }), 404, {
       type: "not_found_error",
       code: "team_not_found",
     });
@@ -226,7 +228,7 @@ describe("credentials bound to a team", () => {
   it("plugin tokens act as the user and may create a team", async () => {
     const token = await mintPluginToken(server, user.userId);
     const res = await createTeam({ name: "From the plugin" }, bearer(token));
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.role).toBe("owner");
   });
 });

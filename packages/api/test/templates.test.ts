@@ -1,6 +1,8 @@
+import { DeletedObject, Evaluation, Template, TemplateList, TemplateVersionList } from "@rubricon/contracts";
 import { fixedClock } from "@rubricon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { expectStatus } from "./helpers/assertions";
+import { bearer, bodyOf, call, callRaw, errorOf, mintApiKey, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 const clock = fixedClock(new Date("2026-11-22T12:00:00Z"));
@@ -16,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const create = (body: Record<string, unknown>, prefix = "templates") =>
-  call(`${server.api}/${prefix}`, {
+  call(Template, `${server.api}/${prefix}`, {
     method: "POST",
     headers: bearer(key),
     body: { teamId: user.teamId, name: "Clarity", ...body },
@@ -25,7 +27,7 @@ const create = (body: Record<string, unknown>, prefix = "templates") =>
 describe("template body", () => {
   it("applies every default of the spec's Template body", async () => {
     const res = await create({});
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({
       object: "template",
       teamId: user.teamId,
@@ -50,11 +52,11 @@ describe("template body", () => {
   });
 
   it("sizes the default scale by scaleType", async () => {
-    expect((await create({ scaleType: "THREE_POINT" })).body).toMatchObject({
+    expect(bodyOf(await create({ scaleType: "THREE_POINT" }))).toMatchObject({
       scaleMin: 1,
       scaleMax: 3,
     });
-    expect((await create({ scaleType: "FIVE_POINT" })).body).toMatchObject({
+    expect(bodyOf(await create({ scaleType: "FIVE_POINT" }))).toMatchObject({
       scaleMin: 1,
       scaleMax: 5,
     });
@@ -81,7 +83,7 @@ describe("template body", () => {
   it.each(tooLong)("rejects an out-of-range %s naming it in param", async (field, value) => {
     const res = await create({ [field]: value });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({
+    expect(errorOf(res)).toMatchObject({
       type: "invalid_request_error",
       param: field,
     });
@@ -110,7 +112,7 @@ describe("template body", () => {
   it.each(nested)("validates each entry of %s", async (_field, body, param) => {
     const res = await create(body);
     expect(res.status).toBe(400);
-    expect(res.body.error.param).toBe(param);
+    expect(errorOf(res).param).toBe(param);
   });
 
   it("accepts nullable label arrays and structured entries", async () => {
@@ -121,38 +123,38 @@ describe("template body", () => {
       customQuestions: [{ id: "q1", text: "What confused you?", category: "comprehension" }],
       contexts: ["ui-ux", "llm-ai"],
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.criteria).toHaveLength(1);
   });
 
   it("requires teamId and rejects unknown fields", async () => {
-    const missing = await call(`${server.api}/templates`, {
+    const missing = await call(Template, `${server.api}/templates`, {
       method: "POST",
       headers: bearer(key),
       body: { name: "x" },
     });
     expect(missing.status).toBe(400);
-    expect(missing.body.error.param).toBe("teamId");
+    expect(errorOf(missing).param).toBe("teamId");
     const unknown = await create({ colour: "red" });
-    expect(unknown.body.error).toMatchObject({
+    expect(errorOf(unknown)).toMatchObject({
       code: "parameter_unknown",
       param: "colour",
     });
   });
 
   it("checks that the scale is ordered, sized by its type, and that labels fit it", async () => {
-    expect((await create({ scaleMin: 5, scaleMax: 3 })).body.error.param).toBe("scaleMax");
-    expect((await create({ scaleType: "FIVE_POINT", scaleMin: 1, scaleMax: 7 })).body.error.param).toBe(
+    expect(errorOf(await create({ scaleMin: 5, scaleMax: 3 })).param).toBe("scaleMax");
+    expect(errorOf(await create({ scaleType: "FIVE_POINT", scaleMin: 1, scaleMax: 7 })).param).toBe(
       "scaleMax",
     );
-    expect((await create({ scaleLabels: { "9": "Off the scale" } })).body.error.param).toBe("scaleLabels.9");
+    expect(errorOf(await create({ scaleLabels: { "9": "Off the scale" } })).param).toBe("scaleLabels.9");
     expect(
-      (
+      errorOf(
         await create({
           scaleType: "THREE_POINT",
           sseScaleLabels: ["a", "b", "c", "d"],
-        })
-      ).body.error.param,
+        }),
+      ).param,
     ).toBe("sseScaleLabels");
     expect(
       (
@@ -168,40 +170,40 @@ describe("template body", () => {
 
 describe("versions", () => {
   it("bumps the version on PATCH, names changed fields, duplicates and reverts", async () => {
-    const t = (await create({ guidelines: "v1" })).body;
+    const t = bodyOf(await create({ guidelines: "v1" }));
     clock.advance(1000);
-    const patched = await call(`${server.api}/templates/${t.id}`, {
+    const patched = await call(Template, `${server.api}/templates/${t.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { name: "Clarity 2", guidelines: "v2" },
     });
-    expect(patched.status).toBe(200);
+    expectStatus(patched, 200);
     expect(patched.body.version).toBe(2);
     clock.advance(1000);
-    const same = await call(`${server.api}/templates/${t.id}`, {
+    const same = await call(Template, `${server.api}/templates/${t.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { guidelines: "v2" },
     });
-    expect(same.body.version).toBe(2);
+    expect(bodyOf(same).version).toBe(2);
 
-    const versions = await call(`${server.api}/templates/${t.id}/versions`, {
+    const versions = await call(TemplateVersionList, `${server.api}/templates/${t.id}/versions`, {
       headers: bearer(key),
     });
-    expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
-    expect(versions.body.data[0]).toMatchObject({
+    expect(bodyOf(versions).data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(bodyOf(versions).data[0]).toMatchObject({
       changeType: "updated",
       dimensionId: t.id,
     });
-    expect(versions.body.data[0].changeSummary).toContain("name");
-    expect(versions.body.data[0].changeSummary).toContain("guidelines");
-    expect(versions.body.data[1].changeType).toBe("created");
+    expect(bodyOf(versions).data[0]!.changeSummary).toContain("name");
+    expect(bodyOf(versions).data[0]!.changeSummary).toContain("guidelines");
+    expect(bodyOf(versions).data[1]!.changeType).toBe("created");
 
     clock.advance(1000);
-    const reverted = await call(`${server.api}/templates/${t.id}/revert`, {
+    const reverted = await call(Template, `${server.api}/templates/${t.id}/revert`, {
       method: "POST",
       headers: bearer(key),
-      body: { versionId: versions.body.data[1].id },
+      body: { versionId: bodyOf(versions).data[1]!.id },
     });
     expect(reverted.body).toMatchObject({
       version: 3,
@@ -209,29 +211,29 @@ describe("versions", () => {
       guidelines: "v1",
     });
 
-    const copy = await call(`${server.api}/templates/${t.id}/duplicate`, {
+    const copy = await call(Template, `${server.api}/templates/${t.id}/duplicate`, {
       method: "POST",
       headers: bearer(key),
       body: {},
     });
-    expect(copy.status).toBe(201);
+    expectStatus(copy, 201);
     expect(copy.body).toMatchObject({
       version: 1,
       name: "Clarity (copy)",
       guidelines: "v1",
     });
-    const copyVersions = await call(`${server.api}/templates/${copy.body.id}/versions`, {
+    const copyVersions = await call(TemplateVersionList, `${server.api}/templates/${copy.body.id}/versions`, {
       headers: bearer(key),
     });
-    expect(copyVersions.body.data[0].changeType).toBe("duplicated");
+    expect(bodyOf(copyVersions).data[0]!.changeType).toBe("duplicated");
 
-    const badRevert = await call(`${server.api}/templates/${t.id}/revert`, {
+    const badRevert = await call(Template, `${server.api}/templates/${t.id}/revert`, {
       method: "POST",
       headers: bearer(key),
-      body: { versionId: copyVersions.body.data[0].id },
+      body: { versionId: bodyOf(copyVersions).data[0]!.id },
     });
     expect(badRevert.status).toBe(404);
-    expect(badRevert.body.error.param).toBe("versionId");
+    expect(errorOf(badRevert).param).toBe("versionId");
   });
 });
 
@@ -252,69 +254,75 @@ describe("system templates", () => {
     const ids: string[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = await call(`${server.api}/templates?limit=100${after ? `&starting_after=${after}` : ""}`, {
-        headers: bearer(key),
-      });
-      ids.push(...page.body.data.map((t: { id: string }) => t.id));
-      if (!page.body.has_more) break;
-      after = page.body.next_cursor;
+      const page = bodyOf(
+        await call(
+          TemplateList,
+          `${server.api}/templates?limit=100${after ? `&starting_after=${after}` : ""}`,
+          {
+            headers: bearer(key),
+          },
+        ),
+      );
+      ids.push(...page.data.map((t: { id: string }) => t.id));
+      if (!page.has_more) break;
+      after = page.next_cursor;
     }
     for (const id of SYSTEM) expect(ids).toContain(id);
-    const overall = await call(`${server.api}/templates/overall`, {
+    const overall = await call(Template, `${server.api}/templates/overall`, {
       headers: bearer(key),
     });
-    expect(overall.body).toMatchObject({
+    expect(bodyOf(overall)).toMatchObject({
       isSystem: true,
       teamId: null,
       scaleMin: 1,
       scaleMax: 7,
     });
-    expect(overall.body.guidelines.length).toBeGreaterThan(20);
-    const edit = await call(`${server.api}/templates/overall`, {
+    expect(bodyOf(overall).guidelines.length).toBeGreaterThan(20);
+    const edit = await call(Template, `${server.api}/templates/overall`, {
       method: "PATCH",
       headers: bearer(key),
       body: { name: "Mine" },
     });
     expect(edit.status).toBe(400);
-    expect(edit.body.error.code).toBe("template_read_only");
-    const del = await call(`${server.api}/templates/overall`, {
+    expect(errorOf(edit).code).toBe("template_read_only");
+    const del = await call(DeletedObject, `${server.api}/templates/overall`, {
       method: "DELETE",
       headers: bearer(key),
     });
-    expect(del.body.error.code).toBe("template_read_only");
+    expect(errorOf(del).code).toBe("template_read_only");
   });
 
   it("is visible to every team but a team template is not", async () => {
     const other = await signUp(server, "other");
     const otherKey = await mintApiKey(server, other, ["templates:read"]);
-    const mine = (await create({})).body;
+    const mine = bodyOf(await create({}));
     expect(
       (
-        await call(`${server.api}/templates/accessibility`, {
+        await call(Template, `${server.api}/templates/accessibility`, {
           headers: bearer(otherKey),
         })
       ).status,
     ).toBe(200);
-    const hidden = await call(`${server.api}/templates/${mine.id}`, {
+    const hidden = await call(Template, `${server.api}/templates/${mine.id}`, {
       headers: bearer(otherKey),
     });
     expect(hidden.status).toBe(404);
-    expect(hidden.body.error.code).toBe("template_not_found");
+    expect(errorOf(hidden).code).toBe("template_not_found");
   });
 });
 
 describe("templates in evaluations", () => {
   it("defaults to overall, shows versions, rejects unknown ids, and protects attached templates", async () => {
-    const t = (await create({})).body;
-    const plain = await call(`${server.api}/evaluations`, {
+    const t = bodyOf(await create({}));
+    const plain = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers: bearer(key),
       body: { name: "E", type: "SSE" },
     });
-    expect(plain.body.selectedDimensionIds).toEqual(["overall"]);
-    expect(plain.body.templates).toEqual([{ id: "overall", name: "Overall quality", version: 1 }]);
+    expect(bodyOf(plain).selectedDimensionIds).toEqual(["overall"]);
+    expect(bodyOf(plain).templates).toEqual([{ id: "overall", name: "Overall quality", version: 1 }]);
 
-    const bad = await call(`${server.api}/evaluations`, {
+    const bad = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers: bearer(key),
       body: {
@@ -324,25 +332,25 @@ describe("templates in evaluations", () => {
       },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.param).toBe("selectedDimensionIds[1]");
+    expect(errorOf(bad).param).toBe("selectedDimensionIds[1]");
 
-    const evaluation = await call(`${server.api}/evaluations/${plain.body.id}`, {
+    const evaluation = await call(Evaluation, `${server.api}/evaluations/${bodyOf(plain).id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { selectedDimensionIds: ["usability", t.id] },
     });
-    expect(evaluation.body.templates.map((x: { id: string }) => x.id)).toEqual(["usability", t.id]);
+    expect(bodyOf(evaluation).templates.map((x: { id: string }) => x.id)).toEqual(["usability", t.id]);
 
-    const refused = await call(`${server.api}/templates/${t.id}`, {
+    const refused = await call(DeletedObject, `${server.api}/templates/${t.id}`, {
       method: "DELETE",
       headers: bearer(key),
     });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.code).toBe("template_in_use");
-    expect(refused.body.error.message).toContain(plain.body.id);
+    expect(errorOf(refused).code).toBe("template_in_use");
+    expect(errorOf(refused).message).toContain(bodyOf(plain).id);
 
-    const unused = (await create({})).body;
-    const deleted = await call(`${server.api}/templates/${unused.id}`, {
+    const unused = bodyOf(await create({}));
+    const deleted = await call(DeletedObject, `${server.api}/templates/${unused.id}`, {
       method: "DELETE",
       headers: bearer(key),
     });
@@ -353,43 +361,44 @@ describe("templates in evaluations", () => {
 describe("/dimensions deprecated alias", () => {
   it("answers like /templates with Deprecation, Sunset and Link headers before the sunset", async () => {
     const created = await create({}, "dimensions");
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     expect(created.headers.get("deprecation")).toBe("true");
     expect(created.headers.get("sunset")).toBe("Sun, 04 Apr 2027 00:00:00 GMT");
     expect(created.headers.get("link")).toBe(`<${server.api}/templates>; rel="successor-version"`);
-    const got = await call(`${server.api}/dimensions/${created.body.id}`, {
+    const got = await call(Template, `${server.api}/dimensions/${created.body.id}`, {
       headers: bearer(key),
     });
-    expect(got.body.id).toBe(created.body.id);
+    expect(bodyOf(got).id).toBe(created.body.id);
     expect(got.headers.get("link")).toBe(
       `<${server.api}/templates/${created.body.id}>; rel="successor-version"`,
     );
-    const canonical = await call(`${server.api}/templates/${created.body.id}`, {
+    const canonical = await call(Template, `${server.api}/templates/${created.body.id}`, {
       headers: bearer(key),
     });
     expect(canonical.headers.get("deprecation")).toBeNull();
-    expect(canonical.body).toEqual(got.body);
+    expect(canonical.body).toEqual(bodyOf(got));
   });
 
   it("answers 410 route_sunset from the sunset date on, while /templates goes on", async () => {
     clock.set(new Date("2027-04-03T23:59:59Z"));
-    expect((await call(`${server.api}/dimensions`, { headers: bearer(key) })).status).toBe(200);
+    expect((await call(TemplateList, `${server.api}/dimensions`, { headers: bearer(key) })).status).toBe(200);
     clock.set(new Date("2027-04-04T00:00:00Z"));
-    const gone = await call(`${server.api}/dimensions`, {
+    const gone = await call(TemplateList, `${server.api}/dimensions`, {
       headers: bearer(key),
     });
     expect(gone.status).toBe(410);
-    expect(gone.body.error).toMatchObject({
+    expect(errorOf(gone)).toMatchObject({
       type: "invalid_request_error",
       code: "route_sunset",
     });
     expect(gone.headers.get("link")).toContain("/templates");
-    expect((await call(`${server.api}/templates`, { headers: bearer(key) })).status).toBe(200);
+    expect((await call(TemplateList, `${server.api}/templates`, { headers: bearer(key) })).status).toBe(200);
     clock.set(new Date("2026-11-22T12:00:00Z"));
   });
 
   it("documents both families, the alias as deprecated", async () => {
-    const doc = (await call(`${server.api}/openapi.json`)).body;
+    // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is asserted field by field
+    const doc = (await callRaw(`${server.api}/openapi.json`)).body as any;
     expect(doc.paths["/templates/{id}/revert"].post.deprecated).toBeUndefined();
     expect(doc.paths["/dimensions/{id}/revert"].post.deprecated).toBe(true);
     expect(doc.paths["/dimensions"].get.deprecated).toBe(true);
@@ -399,17 +408,17 @@ describe("/dimensions deprecated alias", () => {
 describe("scopes", () => {
   it("needs templates:write to create and templates:read to list", async () => {
     const reader = await mintApiKey(server, user, ["templates:read"]);
-    const denied = await call(`${server.api}/templates`, {
+    const denied = await call(Template, `${server.api}/templates`, {
       method: "POST",
       headers: bearer(reader),
       body: { teamId: user.teamId, name: "x" },
     });
     expect(denied.status).toBe(403);
-    expect(denied.body.error.message).toContain("templates:write");
+    expect(errorOf(denied).message).toContain("templates:write");
     const evalOnly = await mintApiKey(server, user, ["evaluations:*"]);
-    const noRead = await call(`${server.api}/dimensions`, {
+    const noRead = await call(TemplateList, `${server.api}/dimensions`, {
       headers: bearer(evalOnly),
     });
-    expect(noRead.body.error.message).toContain("templates:read");
+    expect(errorOf(noRead).message).toContain("templates:read");
   });
 });

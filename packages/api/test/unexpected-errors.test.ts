@@ -8,13 +8,14 @@ import { loadEnv } from "../src/config/env";
 import { createRateLimits } from "../src/limits/rate-limits";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
+import { readAnswer } from "./helpers/clients";
 import { TEST_SECRETS } from "./helpers/server";
 
 // A router of our own whose procedure fails the way a driver or a bug does: with an internal message.
 const t = initTRPC.context<RequestContext>().meta<RouteMeta>().create();
 const failingRouter = t.router({
   boom: t.procedure
-    .meta({ openapi: { method: "GET", path: "/boom" } })
+    .meta({ public: true, openapi: { method: "GET", path: "/boom" } })
     .input(z.object({}))
     .output(z.object({}))
     .query(() => {
@@ -53,7 +54,7 @@ describe("unexpected failures", () => {
     try {
       const res = await handle(new Request("http://127.0.0.1:1/api/v1/boom"));
       expect(res.status).toBe(500);
-      const body = (await res.json()) as { error: Record<string, string> };
+      const { body } = await readAnswer(z.never(), res);
       expect(body.error.type).toBe("api_error");
       expect(body.error.code).toBe("internal_error");
       expect(body.error.request_id).toBe(res.headers.get("x-request-id"));

@@ -1,9 +1,18 @@
-import { Usage } from "@rubricon/contracts";
+import { EvaluationDryRun, Team, Usage } from "@rubricon/contracts";
 import { fixedClock, setTeamLimits, setTeamPlan } from "@rubricon/core";
 import { teamMembers } from "@rubricon/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError, SSE_BODY } from "./helpers/assertions";
-import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
+import {
+  bearer,
+  bodyOf,
+  call,
+  callRaw,
+  mintApiKey,
+  sessionHeaders,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 const clock = fixedClock(new Date("2026-02-14T08:30:00.000Z"));
@@ -16,24 +25,24 @@ afterAll(() => server?.close());
 
 const core = () => ({ db: server.app.services.db, clock, baseUrl: server.url });
 const getUsage = (headers: Record<string, string>, query = "") =>
-  call(`${server.api}/usage${query}`, { headers });
+  call(Usage, `${server.api}/usage${query}`, { headers });
 const changePlan = (user: TestUser, teamId: string, plan: string, headers = sessionHeaders(server, user)) =>
-  call(`${server.api}/teams/${teamId}/plan`, { method: "POST", headers, body: { plan } });
+  call(Usage, `${server.api}/teams/${teamId}/plan`, { method: "POST", headers, body: { plan } });
 
 describe("GET /usage", () => {
   it("answers the contract's Usage object for the credential's team", async () => {
     const user = await signUp(server, "usage", { plan: "team" });
     const key = await mintApiKey(server, user, ["evaluations:write"]);
     await createEvaluation(server.api, bearer(key));
-    const dry = await call(`${server.api}/evaluations`, {
+    const dry = await call(EvaluationDryRun, `${server.api}/evaluations`, {
       method: "POST",
       headers: bearer(key),
       body: { ...SSE_BODY, dryRun: true },
     });
     expect(dry.status).toBe(200);
     const res = await getUsage(bearer(key));
-    expect(res.status).toBe(200);
-    expect(Usage.parse(res.body)).toEqual({
+    expectStatus(res, 200);
+    expect(res.body).toEqual({
       object: "usage",
       teamId: user.teamId,
       plan: "team",
@@ -91,12 +100,12 @@ describe("POST /teams/{id}/plan", () => {
       ["free", 60, 5],
     ] as const) {
       const res = await changePlan(owner, owner.teamId, plan);
-      expect(res.status).toBe(200);
-      expect(Usage.parse(res.body)).toMatchObject({ plan, limits: { rpm, evals_mo: evals } });
-      const team = await call(`${server.api}/teams/${owner.teamId}`, {
+      expectStatus(res, 200);
+      expect(res.body).toMatchObject({ plan, limits: { rpm, evals_mo: evals } });
+      const team = await call(Team, `${server.api}/teams/${owner.teamId}`, {
         headers: sessionHeaders(server, owner),
       });
-      expect(team.body.plan).toBe(plan);
+      expect(bodyOf(team).plan).toBe(plan);
     }
   });
 
@@ -121,7 +130,7 @@ describe("POST /teams/{id}/plan", () => {
       code: "team_not_found",
     });
     const usage = await getUsage(sessionHeaders(server, owner));
-    expect(usage.body.plan).toBe("free");
+    expect(bodyOf(usage).plan).toBe("free");
   });
 
   it("keeps Enterprise out of self-service, in both directions", async () => {
@@ -151,7 +160,8 @@ describe("POST /teams/{id}/plan", () => {
 
 describe("OpenAPI document", () => {
   it("documents usage under the Usage tag with rate-limit headers", async () => {
-    const doc = (await call(`${server.api}/openapi.json`)).body;
+    // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is asserted field by field
+    const doc = (await callRaw(`${server.api}/openapi.json`)).body as any;
     const get = doc.paths["/usage"].get;
     expect(get.tags).toEqual(["Usage"]);
     expect(get["x-unmetered"]).toBe(true);

@@ -1,11 +1,19 @@
-import { WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryList } from "@rubricon/contracts";
+import {
+  Evaluation,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookSecretRotation,
+  WebhookTestResult,
+} from "@rubricon/contracts";
 import { emitEvent, fixedClock, RETRY_DELAYS_MS } from "@rubricon/core";
 import { events, webhookDeliveries } from "@rubricon/db";
 import { verify } from "@rubricon/webhooks";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createEvaluation, expectError } from "./helpers/assertions";
-import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
+import { createEvaluation, expectError, expectStatus } from "./helpers/assertions";
+import { bearer, bodyOf, call, mintApiKey, signUp } from "./helpers/clients";
 import type { TestServer } from "./helpers/server";
 import {
   createEndpoint,
@@ -44,7 +52,9 @@ async function team(enabled_events: string[] = ["*"], path = "/hooks") {
 }
 
 const deliveriesOf = (endpointId: string, key: string, query = "") =>
-  call(`${server.api}/webhooks/${endpointId}/deliveries${query}`, { headers: bearer(key) });
+  call(WebhookDeliveryList, `${server.api}/webhooks/${endpointId}/deliveries${query}`, {
+    headers: bearer(key),
+  });
 
 /** Emits `count` rating.created-style events for the team straight through the outbox helper. */
 async function emitMany(teamId: string, count: number) {
@@ -59,12 +69,12 @@ async function emitMany(teamId: string, count: number) {
 describe("delivering", () => {
   it("POSTs the stored event, signed, with the contract's headers, and logs the attempt", async () => {
     const { user, key, endpoint, headers } = await team();
-    const created = await call(`${server.api}/evaluations`, {
+    const created = await call(Evaluation, `${server.api}/evaluations`, {
       method: "POST",
       headers: { ...headers, "Idempotency-Key": "create-1" },
       body: { name: "Checkout", type: "SSE", designUrls: [{ url: "https://example.com/a" }] },
     });
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const pass = await deliveryWorker(server).runPass();
     expect(pass).toMatchObject({ delivered: 1, failed: 0, errors: [] });
 
@@ -96,7 +106,7 @@ describe("delivering", () => {
     const deliveryId = req!.headers["service-delivery-id"] as string;
     expect(deliveryId).toMatch(/^whd_/);
 
-    const list = WebhookDeliveryList.parse((await deliveriesOf(endpoint.id, key)).body);
+    const list = bodyOf(await deliveriesOf(endpoint.id, key));
     expect(list.data).toHaveLength(1);
     expect(list.data[0]).toMatchObject({
       id: deliveryId,
@@ -108,9 +118,15 @@ describe("delivering", () => {
       lastStatusCode: 200,
       nextAttemptAt: null,
     });
-    const detail = await call(`${server.api}/webhooks/${endpoint.id}/deliveries/${deliveryId}`, { headers });
-    expect(detail.status).toBe(200);
-    const parsed = WebhookDeliveryDetail.parse(detail.body);
+    const detail = await call(
+      WebhookDeliveryDetail,
+      `${server.api}/webhooks/${endpoint.id}/deliveries/${deliveryId}`,
+      {
+        headers,
+      },
+    );
+    expectStatus(detail, 200);
+    const parsed = detail.body;
     expect(parsed.attempts).toEqual([
       expect.objectContaining({ number: 1, succeeded: true, statusCode: 200, error: null }),
     ]);
@@ -121,7 +137,7 @@ describe("delivering", () => {
     const { user, key, endpoint } = await team(["rating.created"]);
     const all = await createEndpoint(server, bearer(key), { url: receiver.url, enabled_events: ["*"] });
     const paused = await createEndpoint(server, bearer(key), { url: receiver.url, enabled_events: ["*"] });
-    await call(`${server.api}/webhooks/${paused.id}`, {
+    await call(WebhookEndpoint, `${server.api}/webhooks/${paused.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { status: "disabled" },
@@ -182,8 +198,10 @@ describe("delivering", () => {
     expect(receiver.requests).toHaveLength(9);
 
     const id = (await deliveryRow()).id;
-    const detail = WebhookDeliveryDetail.parse(
-      (await call(`${server.api}/webhooks/${endpoint.id}/deliveries/${id}`, { headers: bearer(key) })).body,
+    const detail = bodyOf(
+      await call(WebhookDeliveryDetail, `${server.api}/webhooks/${endpoint.id}/deliveries/${id}`, {
+        headers: bearer(key),
+      }),
     );
     expect(detail.status).toBe("abandoned");
     expect(detail.attempts.map((a) => [a.number, a.succeeded, a.statusCode])).toEqual([
@@ -203,17 +221,19 @@ describe("delivering", () => {
     expect(detail.attempts[3]!.error).toMatch(/redirect/);
 
     // The status filter and a manual retry: one more attempt now, delivered this time.
-    const abandoned = WebhookDeliveryList.parse(
-      (await deliveriesOf(endpoint.id, key, "?status=abandoned")).body,
-    );
+    const abandoned = bodyOf(await deliveriesOf(endpoint.id, key, "?status=abandoned"));
     expect(abandoned.data.map((d) => d.id)).toEqual([id]);
-    expect((await deliveriesOf(endpoint.id, key, "?status=delivered")).body.data).toEqual([]);
-    const retried = await call(`${server.api}/webhooks/${endpoint.id}/deliveries/${id}/retry`, {
-      method: "POST",
-      headers: bearer(key),
-    });
-    expect(retried.status).toBe(202);
-    expect(WebhookDelivery.parse(retried.body)).toMatchObject({ id, status: "pending" });
+    expect(bodyOf(await deliveriesOf(endpoint.id, key, "?status=delivered")).data).toEqual([]);
+    const retried = await call(
+      WebhookDelivery,
+      `${server.api}/webhooks/${endpoint.id}/deliveries/${id}/retry`,
+      {
+        method: "POST",
+        headers: bearer(key),
+      },
+    );
+    expectStatus(retried, 202);
+    expect(retried.body).toMatchObject({ id, status: "pending" });
     expect((await worker.runPass()).delivered).toBe(1);
     expect(await deliveryRow()).toMatchObject({ status: "delivered", attemptCount: 10 });
     worker.close();
@@ -221,12 +241,12 @@ describe("delivering", () => {
 
   it("sends test events, signed, with _test_ ids and the caller's team", async () => {
     const { user, key, endpoint } = await team();
-    const res = await call(`${server.api}/webhooks/${endpoint.id}/test`, {
+    const res = await call(WebhookTestResult, `${server.api}/webhooks/${endpoint.id}/test`, {
       method: "POST",
       headers: bearer(key),
       body: { type: "rating.created" },
     });
-    expect(res.status).toBe(202);
+    expectStatus(res, 202);
     receiver.reply = () => ({ status: 500 });
     const worker = deliveryWorker(server);
     expect((await worker.runPass()).failed).toBe(1);
@@ -249,12 +269,12 @@ describe("delivering", () => {
   it("lists deliveries newest first with exact cursors, and 404s unknown deliveries", async () => {
     const { user, key, endpoint } = await team();
     await emitMany(user.teamId, 5);
-    const first = WebhookDeliveryList.parse((await deliveriesOf(endpoint.id, key, "?limit=2")).body);
-    const second = WebhookDeliveryList.parse(
-      (await deliveriesOf(endpoint.id, key, `?limit=2&starting_after=${first.next_cursor}`)).body,
+    const first = bodyOf(await deliveriesOf(endpoint.id, key, "?limit=2"));
+    const second = bodyOf(
+      await deliveriesOf(endpoint.id, key, `?limit=2&starting_after=${first.next_cursor}`),
     );
-    const third = WebhookDeliveryList.parse(
-      (await deliveriesOf(endpoint.id, key, `?limit=2&starting_after=${second.next_cursor}`)).body,
+    const third = bodyOf(
+      await deliveriesOf(endpoint.id, key, `?limit=2&starting_after=${second.next_cursor}`),
     );
     const ids = [...first.data, ...second.data, ...third.data].map((d) => d.id);
     expect(new Set(ids).size).toBe(5);
@@ -263,9 +283,7 @@ describe("delivering", () => {
     const rows = await server.database.db.select().from(events).where(eq(events.teamId, user.teamId));
     const bySeq = rows.sort((a, b) => b.seq - a.seq).map((r) => r.id);
     expect(eventIds).toEqual(bySeq);
-    const back = WebhookDeliveryList.parse(
-      (await deliveriesOf(endpoint.id, key, `?limit=2&ending_before=${second.data[0]!.id}`)).body,
-    );
+    const back = bodyOf(await deliveriesOf(endpoint.id, key, `?limit=2&ending_before=${second.data[0]!.id}`));
     expect(back.data.map((d) => d.id)).toEqual(first.data.map((d) => d.id));
     expectError(await deliveriesOf(endpoint.id, key, "?starting_after=whd_nope"), 400, {
       type: "invalid_request_error",
@@ -273,7 +291,9 @@ describe("delivering", () => {
       param: "starting_after",
     });
     expectError(
-      await call(`${server.api}/webhooks/${endpoint.id}/deliveries/whd_nope`, { headers: bearer(key) }),
+      await call(WebhookDeliveryDetail, `${server.api}/webhooks/${endpoint.id}/deliveries/whd_nope`, {
+        headers: bearer(key),
+      }),
       404,
       { type: "not_found_error", code: "webhook_delivery_not_found" },
     );
@@ -299,7 +319,7 @@ describe("addresses at delivery time", () => {
     expect(await worker.runPass()).toMatchObject({ delivered: 0, failed: 2 });
     expect(receiver.requests).toHaveLength(0);
     const errors = await Promise.all(
-      [endpoint, literal].map(async (e) => (await deliveriesOf(e.id, key)).body.data[0].lastError),
+      [endpoint, literal].map(async (e) => bodyOf(await deliveriesOf(e.id, key)).data[0]!.lastError),
     );
     expect(errors[0]).toMatch(/127\.0\.0\.1, which is not a public address/);
     expect(errors[1]).toMatch(/127\.0\.0\.1 is not a public address/);
@@ -329,12 +349,12 @@ describe("several workers", () => {
 describe("signing across a rotation", () => {
   it("signs with the previous secret plus Service-Signature-Next for 24 hours, then with the new one alone", async () => {
     const { key, endpoint } = await team(["*"]);
-    const rotation = (
-      await call(`${server.api}/webhooks/${endpoint.id}/rotate-secret`, {
+    const rotation = bodyOf(
+      await call(WebhookSecretRotation, `${server.api}/webhooks/${endpoint.id}/rotate-secret`, {
         method: "POST",
         headers: bearer(key),
-      })
-    ).body;
+      }),
+    );
     await createEvaluation(server.api, bearer(key));
     const clock = fixedClock(new Date());
     const worker = deliveryWorker(server, { clock });
@@ -390,7 +410,9 @@ describe("disabling failing endpoints", () => {
     expect(pass.disabled).toEqual([
       { endpointId: endpoint.id, teamId: user.teamId, reason: expect.stringContaining("410") },
     ]);
-    const got = await call(`${server.api}/webhooks/${endpoint.id}`, { headers: bearer(key) });
+    const got = await call(WebhookEndpoint, `${server.api}/webhooks/${endpoint.id}`, {
+      headers: bearer(key),
+    });
     expect(got.body).toMatchObject({
       status: "disabled",
       disabled_reason: expect.stringContaining("410 Gone"),
@@ -398,7 +420,7 @@ describe("disabling failing endpoints", () => {
     // Disabled: nothing more is sent; re-enabling resumes and clears the reason.
     await emitMany(user.teamId, 1);
     expect((await worker.runPass()).failed).toBe(0);
-    const enabled = await call(`${server.api}/webhooks/${endpoint.id}`, {
+    const enabled = await call(WebhookEndpoint, `${server.api}/webhooks/${endpoint.id}`, {
       method: "PATCH",
       headers: bearer(key),
       body: { status: "enabled" },
@@ -416,15 +438,18 @@ describe("disabling failing endpoints", () => {
     receiver.reply = () => ({ status: 500 });
     await emitMany(user.teamId, 49);
     expect((await worker.runPass()).disabled).toEqual([]);
-    expect((await call(`${server.api}/webhooks/${endpoint.id}`, { headers: bearer(key) })).body.status).toBe(
-      "enabled",
-    );
+    expect(
+      bodyOf(await call(WebhookEndpoint, `${server.api}/webhooks/${endpoint.id}`, { headers: bearer(key) }))
+        .status,
+    ).toBe("enabled");
     await emitMany(user.teamId, 1);
     const pass = await worker.runPass();
     expect(pass.disabled).toEqual([
       expect.objectContaining({ endpointId: endpoint.id, reason: expect.stringContaining("50") }),
     ]);
-    const got = await call(`${server.api}/webhooks/${endpoint.id}`, { headers: bearer(key) });
+    const got = await call(WebhookEndpoint, `${server.api}/webhooks/${endpoint.id}`, {
+      headers: bearer(key),
+    });
     expect(got.body).toMatchObject({
       status: "disabled",
       disabled_reason: expect.stringContaining("last 50 deliveries"),

@@ -61,8 +61,8 @@ export function withCursorRules<T extends z.ZodObject<typeof PageQueryShape & z.
   });
 }
 
-export function listOf<T extends z.ZodType>(item: T, id: string, withTotal = false) {
-  const shape = {
+function listShape<T extends z.ZodType>(item: T) {
+  return {
     object: z.literal("list"),
     data: z.array(item),
     has_more: z.boolean(),
@@ -73,7 +73,22 @@ export function listOf<T extends z.ZodType>(item: T, id: string, withTotal = fal
       })
       .optional(),
   };
-  return (
-    withTotal ? z.object({ ...shape, total_count: z.number().int().optional() }) : z.object(shape)
-  ).meta({ id });
+}
+const TotalCount = z.number().int().optional();
+type ListShape<T extends z.ZodType> = ReturnType<typeof listShape<T>>;
+
+/** A list page of `item`s; the overloads let a list with a total type its `total_count`. */
+export function listOf<T extends z.ZodType>(
+  item: T,
+  id: string,
+  withTotal: true,
+): z.ZodObject<ListShape<T> & { total_count: typeof TotalCount }>;
+export function listOf<T extends z.ZodType>(
+  item: T,
+  id: string,
+  withTotal?: false,
+): z.ZodObject<ListShape<T>>;
+export function listOf<T extends z.ZodType>(item: T, id: string, withTotal = false) {
+  const shape = listShape(item);
+  return (withTotal ? z.object({ ...shape, total_count: TotalCount }) : z.object(shape)).meta({ id });
 }

@@ -17,6 +17,7 @@ import {
 class Unsettled {
   constructor(readonly outcome: { status: number; body: unknown }) {}
 }
+
 import {
   DEFAULT_BODY_LIMIT,
   type EntryPoint,

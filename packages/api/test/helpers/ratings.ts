@@ -1,6 +1,7 @@
-import { expect } from "vitest";
-import { createEvaluation } from "./assertions";
-import { call } from "./clients";
+import { ComparisonList, Rating } from "@rubricon/contracts";
+import { z } from "zod";
+import { createEvaluation, expectStatus } from "./assertions";
+import { type Answer, call } from "./clients";
 import type { TestServer } from "./server";
 
 /** A Running evaluation with `count` comparisons, ready to be rated. */
@@ -27,35 +28,42 @@ export async function runningEvaluation(
         }),
     ...opts.extra,
   });
-  const list = await call(`${server.api}/evaluations/${evaluation.id}/comparisons?limit=100`, { headers });
-  expect(list.status).toBe(200);
-  const comparisonIds = (list.body.data as { id: string; position: number }[])
-    .sort((a, b) => a.position - b.position)
-    .map((c) => c.id);
+  const list = await call(
+    ComparisonList,
+    `${server.api}/evaluations/${evaluation.id}/comparisons?limit=100`,
+    {
+      headers,
+    },
+  );
+  expectStatus(list, 200);
+  const comparisonIds = list.body.data.sort((a, b) => a.position - b.position).map((c) => c.id);
   return { evaluation, comparisonIds };
 }
+
+/** What starting a public rater answers; the share page's own entry point, outside the API contract. */
+export const PublicRaterStarted = z.object({
+  object: z.literal("public_rater"),
+  id: z.string(),
+  name: z.string().nullable(),
+});
 
 /** Starts a public rater on a share link and answers the cookie that identifies it. */
 export async function startPublicRater(
   server: TestServer,
   token: string,
   body: Record<string, unknown> = {},
-): Promise<{ status: number; cookie: string | null; body: Record<string, unknown> }> {
-  const res = await fetch(`${server.url}/api/share/${token}/start`, {
+): Promise<Answer<z.output<typeof PublicRaterStarted>> & { cookie: string | null }> {
+  const res = await call(PublicRaterStarted, `${server.url}/api/share/${token}/start`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Origin: server.url },
-    body: JSON.stringify(body),
+    body,
   });
   const setCookie = res.headers.getSetCookie()[0];
-  return {
-    status: res.status,
-    cookie: setCookie ? setCookie.split(";")[0]! : null,
-    body: (await res.json()) as Record<string, unknown>,
-  };
+  return { ...res, cookie: setCookie ? setCookie.split(";")[0]! : null };
 }
 
 export function shareRate(server: TestServer, token: string, cookie: string | null, body: unknown) {
-  return call(`${server.url}/api/share/${token}/ratings`, {
+  return call(Rating, `${server.url}/api/share/${token}/ratings`, {
     method: "POST",
     headers: {
       "Content-Type": "application/json",

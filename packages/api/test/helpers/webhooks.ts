@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Team, WebhookEndpointWithSecret } from "@rubricon/contracts";
 import { type Clock, DeliveryWorker, type DeliveryWorkerOptions, systemClock } from "@rubricon/core";
-import { call, sessionHeaders, type TestUser } from "./clients";
+import { bodyOf, call, sessionHeaders, type TestUser } from "./clients";
 import { startTestServer, TEST_SECRETS, type TestServer, type TestServerOptions } from "./server";
 
 /** The feature on, and loopback receivers allowed, as local development runs it. */
@@ -87,23 +88,26 @@ export async function createEndpoint(
   server: TestServer,
   headers: Record<string, string>,
   body: Record<string, unknown>,
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
-): Promise<{ id: string; secret: string; [k: string]: any }> {
-  const res = await call(`${server.api}/webhooks`, { method: "POST", headers, body });
+): Promise<WebhookEndpointWithSecret> {
+  const res = await call(WebhookEndpointWithSecret, `${server.api}/webhooks`, {
+    method: "POST",
+    headers,
+    body,
+  });
   if (res.status !== 201)
     throw new Error(`create endpoint failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+  return bodyOf(res);
 }
 
 /** A second team of `user`'s on `plan`, created through the API. */
 export async function createTeam(server: TestServer, user: TestUser, name: string): Promise<string> {
-  const res = await call(`${server.api}/teams`, {
+  const res = await call(Team, `${server.api}/teams`, {
     method: "POST",
     headers: sessionHeaders(server, user),
     body: { name },
   });
   if (res.status !== 201) throw new Error(`create team failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id as string;
+  return bodyOf(res).id;
 }
 
 export async function until<T>(
