@@ -40,7 +40,9 @@ async function main(): Promise<void> {
     clearInterval(keepAlive);
     // Work in flight finishes (a delivery's attempt is recorded, its lease released); past this, give up on it.
     const deadline = setTimeout(() => {
-      log(`did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting (leased work is picked up again later)`);
+      log(
+        `did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting (leased work is picked up again later)`,
+      );
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     await loops.stop();
