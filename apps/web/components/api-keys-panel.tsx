@@ -3,10 +3,10 @@
 import { type ApiKey, SCOPE_FAMILIES, SCOPES, type Scope } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ApiKeyTable } from "@/components/api-key-table";
 import { CopyButton } from "@/components/copy-button";
 import { TeamKeys } from "@/components/team-keys";
 import { errorMessage } from "@/lib/errors";
-import { formatDate, formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 
 /** Scopes grouped by resource family for the checkboxes; `*` and `events:read` sit apart. */
@@ -97,66 +97,24 @@ export function ApiKeysPanel() {
             <p className="muted">No API keys yet. Create one to get started.</p>
           )}
           {active.length > 0 && (
-            <div className="table-scroll">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Key</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {active.map((key) => (
-                    <tr key={key.id}>
-                      <td className="nowrap">{key.name}</td>
-                      <td className="nowrap">
-                        <code className="mono small">{key.prefix}…</code>
-                      </td>
-                      <td>
-                        <div className="chips">
-                          {key.scopes.map((scope) => (
-                            <span className="chip" key={scope}>
-                              {scope}
-                            </span>
-                          ))}
-                        </div>
-                      </td>
-                      <td className="nowrap">
-                        {key.lastUsedAt ? (
-                          <time dateTime={key.lastUsedAt} title={formatDateTime(key.lastUsedAt)}>
-                            {formatRelative(key.lastUsedAt)}
-                          </time>
-                        ) : (
-                          <span className="muted">Never</span>
-                        )}
-                      </td>
-                      <td className="nowrap">
-                        <time dateTime={key.createdAt} title={formatDateTime(key.createdAt)}>
-                          {formatDate(key.createdAt)}
-                        </time>
-                      </td>
-                      <td className="actions">
-                        <button
-                          type="button"
-                          className="button button-danger-ghost"
-                          onClick={() => onRevoke(key)}
-                          disabled={revoke.isPending}
-                          aria-label={`Revoke ${key.name}`}
-                        >
-                          Revoke
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ApiKeyTable
+              keys={active}
+              extra={{
+                title: "Scopes",
+                cell: (key) => (
+                  <div className="chips">
+                    {key.scopes.map((scope) => (
+                      <span className="chip" key={scope}>
+                        {scope}
+                      </span>
+                    ))}
+                  </div>
+                ),
+              }}
+              onRevoke={onRevoke}
+              revoking={revoke.isPending}
+              revokeLabel={(key) => `Revoke ${key.name}`}
+            />
           )}
         </section>
 

@@ -3,8 +3,8 @@
 import type { ApiKey } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { ApiKeyTable } from "@/components/api-key-table";
 import { errorMessage } from "@/lib/errors";
-import { formatDate, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 
 /** For owners and admins: every working key on their teams, whoever minted it, each revocable. */
@@ -59,50 +59,16 @@ function TeamKeyTable({ teamId, teamName }: { teamId: string; teamName: string }
       )}
       {keys.data && active.length === 0 && <p className="muted">No working keys on this team.</p>}
       {active.length > 0 && (
-        <div className="table-scroll">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Minted by</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {active.map((key) => (
-                <tr key={key.id}>
-                  <td className="nowrap">{key.name}</td>
-                  <td className="nowrap">
-                    <code className="mono small">{key.prefix}…</code>
-                  </td>
-                  <td className="nowrap">
-                    {who.get(key.userId) ?? <span className="muted">A former member</span>}
-                  </td>
-                  <td className="nowrap">
-                    {key.lastUsedAt ? formatRelative(key.lastUsedAt) : <span className="muted">Never</span>}
-                  </td>
-                  <td className="nowrap">{formatDate(key.createdAt)}</td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      className="button button-danger-ghost"
-                      onClick={() => onRevoke(key)}
-                      disabled={revoke.isPending}
-                      aria-label={`Revoke ${key.name} on ${teamName}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ApiKeyTable
+          keys={active}
+          extra={{
+            title: "Minted by",
+            cell: (key) => who.get(key.userId) ?? <span className="muted">A former member</span>,
+          }}
+          onRevoke={onRevoke}
+          revoking={revoke.isPending}
+          revokeLabel={(key) => `Revoke ${key.name} on ${teamName}`}
+        />
       )}
     </section>
   );
