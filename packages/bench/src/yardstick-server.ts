@@ -1,8 +1,8 @@
 /**
  * The yardstick: a raw node:http + postgres.js server (no framework, no validation library) that answers the four
  * benchmarked routes with the bytes Rubricon answers (same JSON fields in the same order, same comparison counts
- * and template names, the same X-Request-Id, Service-Version and X-RateLimit-* headers), doing the least a raw
- * server needs for that. Per request: one API-key lookup (last use written at most once a minute, as Rubricon
+ * and template names, the same X-Request-Id, Service-Version, X-Content-Type-Options and X-RateLimit-* headers),
+ * doing the least a raw server needs for that. Per request: one API-key lookup (last use written at most once a minute, as Rubricon
  * writes it) and a hit on the team's per-minute window, whose limits are cached for 10 s as Rubricon's meter cache
  * caches them. Then a read is ONE statement: the evaluation, or the page, with its comparison counts and template
  * names (and, after a cursor, whether the cursor names an item). A create is ONE statement too, atomic on its
@@ -420,7 +420,11 @@ export async function startYardstick(opts: {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const now = new Date();
     const requestId = uuidv7(now.getTime());
-    const headers: Record<string, string> = { "X-Request-Id": requestId, "Service-Version": API_VERSION };
+    const headers: Record<string, string> = {
+      "X-Request-Id": requestId,
+      "Service-Version": API_VERSION,
+      "X-Content-Type-Options": "nosniff",
+    };
     route(req, requestId, now, headers)
       .then(([status, body]) => {
         res.writeHead(status, { ...headers, "Content-Type": "application/json; charset=utf-8" });
