@@ -18,6 +18,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's API keys
+         * @description Every key acting on the team, whoever minted it, revoked ones included. Owners and admins only; a signed-in session only.
+         */
+        get: operations["apiKeys-listForTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{id}/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a team's API key */
+        delete: operations["apiKeys-revokeForTeam"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -163,6 +200,26 @@ export interface paths {
         patch: operations["evaluations-update"];
         trace?: never;
     };
+    "/evaluations/{id}/share-token/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the share token
+         * @description Issues a new share token, so `links.share` changes and the old link answers 404 at once. Public raters who started on the old link start again on the new one.
+         */
+        post: operations["evaluations-rotateShareToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/evaluations/{id}/comparisons": {
         parameters: {
             query?: never;
@@ -266,6 +323,26 @@ export interface paths {
         get: operations["ratings-publicRaters"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/public-raters/{raterId}/exclude": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exclude a public rater
+         * @description The rater can no longer rate through the link (403 `share_rater_excluded`), and their ratings leave the results and agreement. Their ratings stay stored and exported.
+         */
+        post: operations["ratings-excludePublicRater"];
         delete?: never;
         options?: never;
         head?: never;
@@ -922,6 +999,8 @@ export interface components {
             object: "api_key";
             name: string;
             teamId: string;
+            /** @description The user who minted the key; it acts as them. */
+            userId: string;
             /** @description The first characters of the key, for recognising it. */
             prefix: string;
             scopes: ("*" | "templates:read" | "templates:write" | "templates:*" | "evaluations:read" | "evaluations:write" | "evaluations:*" | "autousers:read" | "autousers:write" | "autousers:*" | "ratings:read" | "ratings:write" | "ratings:*" | "webhooks:read" | "webhooks:write" | "webhooks:*" | "events:read")[];
@@ -935,12 +1014,20 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description Answer of every DELETE. */
+        DeletedObject: {
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
         ApiKeyWithSecret: {
             id: string;
             /** @constant */
             object: "api_key";
             name: string;
             teamId: string;
+            /** @description The user who minted the key; it acts as them. */
+            userId: string;
             /** @description The first characters of the key, for recognising it. */
             prefix: string;
             scopes: ("*" | "templates:read" | "templates:write" | "templates:*" | "evaluations:read" | "evaluations:write" | "evaluations:*" | "autousers:read" | "autousers:write" | "autousers:*" | "ratings:read" | "ratings:write" | "ratings:*" | "webhooks:read" | "webhooks:write" | "webhooks:*" | "events:read")[];
@@ -955,12 +1042,6 @@ export interface components {
             createdAt: string;
             /** @description The plaintext key. Shown once, at creation; store it now. */
             key: string;
-        };
-        /** @description Answer of every DELETE. */
-        DeletedObject: {
-            id: string;
-            /** @constant */
-            deleted: true;
         };
         TeamList: {
             /** @constant */
@@ -1000,6 +1081,8 @@ export interface components {
             userId: string;
             /** @constant */
             left: true;
+            /** @description Your API keys on the team, revoked as you left. */
+            revokedApiKeys: number;
         };
         TeamMemberList: {
             /** @constant */
@@ -1236,6 +1319,8 @@ export interface components {
             name: string | null;
             email: string | null;
             ratingCount: number;
+            /** @description Excluded by the evaluation's owners: takes no more ratings, and its ratings leave the results. */
+            excluded: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1998,6 +2083,78 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "apiKeys-listForTeam": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "apiKeys-revokeForTeam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "apiKeys-list": {
         parameters: {
             query?: {
@@ -2386,7 +2543,7 @@ export interface operations {
                      * @enum {string}
                      */
                     shareAccess?: "TEAM_ONLY" | "AUTOUSERS_LINK" | "ANYONE_WITH_LINK" | "PASSWORD_PROTECTED";
-                    /** @description Required with PASSWORD_PROTECTED; stored hashed. */
+                    /** @description Required with PASSWORD_PROTECTED, at least 8 characters; stored hashed. */
                     sharePassword?: string;
                     /** @default false */
                     allowMultipleRatings?: boolean;
@@ -2554,7 +2711,7 @@ export interface operations {
                     status?: "Draft" | "Running" | "Ended" | "Archived";
                     /** @enum {string} */
                     shareAccess?: "TEAM_ONLY" | "AUTOUSERS_LINK" | "ANYONE_WITH_LINK" | "PASSWORD_PROTECTED";
-                    /** @description Required with PASSWORD_PROTECTED; stored hashed. */
+                    /** @description Required with PASSWORD_PROTECTED, at least 8 characters; stored hashed. */
                     sharePassword?: string;
                     allowMultipleRatings?: boolean;
                     selectedDimensionIds?: string[];
@@ -2578,6 +2735,39 @@ export interface operations {
                 };
             };
         };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "evaluations-rotateShareToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description Successful response */
             200: {
@@ -2868,7 +3058,10 @@ export interface operations {
                     dimensionRatings?: {
                         [key: string]: number;
                     };
-                    /** @default {} */
+                    /**
+                     * @description Up to 20 answers of up to 5000 characters.
+                     * @default {}
+                     */
                     openTextResponses?: {
                         [key: string]: string;
                     };
@@ -3003,6 +3196,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicRaterList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "ratings-excludePublicRater": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                raterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicRater"];
                 };
             };
             400: components["responses"]["Error400"];

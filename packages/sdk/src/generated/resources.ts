@@ -9,8 +9,8 @@ import type { components, paths } from "./openapi";
 export type WhoAmI = components["schemas"]["WhoAmI"];
 export type ApiKeyList = components["schemas"]["ApiKeyList"];
 export type ApiKey = components["schemas"]["ApiKey"];
-export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 export type DeletedObject = components["schemas"]["DeletedObject"];
+export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 export type TeamList = components["schemas"]["TeamList"];
 export type Team = components["schemas"]["Team"];
 export type TeamLeaveResult = components["schemas"]["TeamLeaveResult"];
@@ -52,6 +52,9 @@ export type ErrorEnvelope = components["schemas"]["ErrorEnvelope"];
 
 // Parameters and results of each operation.
 export type AuthWhoamiResponse = Success<paths["/auth/whoami"]["get"]>;
+export type TeamsApiKeysListParams = Query<paths["/teams/{id}/api-keys"]["get"]>;
+export type TeamsApiKeysListResponse = Success<paths["/teams/{id}/api-keys"]["get"]>;
+export type TeamsApiKeysDeleteResponse = Success<paths["/teams/{id}/api-keys/{keyId}"]["delete"]>;
 export type ApiKeysListParams = Query<paths["/api-keys"]["get"]>;
 export type ApiKeysListResponse = Success<paths["/api-keys"]["get"]>;
 export type ApiKeysCreateParams = Body<paths["/api-keys"]["post"]>;
@@ -74,6 +77,7 @@ export type EvaluationsRetrieveResponse = Success<paths["/evaluations/{id}"]["ge
 export type EvaluationsUpdateParams = Body<paths["/evaluations/{id}"]["patch"]>;
 export type EvaluationsUpdateResponse = Success<paths["/evaluations/{id}"]["patch"]>;
 export type EvaluationsDeleteResponse = Success<paths["/evaluations/{id}"]["delete"]>;
+export type EvaluationsShareTokenRotateResponse = Success<paths["/evaluations/{id}/share-token/rotate"]["post"]>;
 export type EvaluationsComparisonsListParams = Query<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsListResponse = Success<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsCreateParams = Body<paths["/evaluations/{id}/comparisons"]["post"]>;
@@ -91,6 +95,7 @@ export type EvaluationsRatingsBulkDeleteParams = Body<paths["/evaluations/{id}/r
 export type EvaluationsRatingsBulkDeleteResponse = Success<paths["/evaluations/{id}/ratings/bulk-delete"]["post"]>;
 export type EvaluationsPublicRatersListParams = Query<paths["/evaluations/{id}/public-raters"]["get"]>;
 export type EvaluationsPublicRatersListResponse = Success<paths["/evaluations/{id}/public-raters"]["get"]>;
+export type EvaluationsPublicRatersExcludeResponse = Success<paths["/evaluations/{id}/public-raters/{raterId}/exclude"]["post"]>;
 export type EvaluationsResultsResponse = Success<paths["/evaluations/{id}/results"]["get"]>;
 export type EvaluationsAgreementParams = Query<paths["/evaluations/{id}/agreement"]["get"]>;
 export type EvaluationsAgreementResponse = Success<paths["/evaluations/{id}/agreement"]["get"]>;
@@ -156,31 +161,25 @@ export interface AuthResource {
   whoami(options?: RequestOptions): Promise<AuthWhoamiResponse>;
 }
 
-export interface ApiKeysResource {
+export interface TeamsApiKeysResource {
   /**
-   * List API keys.
+   * List the team's API keys.
    *
-   * `GET /api-keys`
+   * `GET /teams/{id}/api-keys`
    */
-  list(params?: ApiKeysListParams, options?: RequestOptions): PagePromise<ApiKeysListResponse>;
+  list(id: string, params?: TeamsApiKeysListParams, options?: RequestOptions): PagePromise<TeamsApiKeysListResponse>;
   /**
-   * Create an API key.
+   * Revoke a team's API key.
    *
-   * `POST /api-keys`
+   * `DELETE /teams/{id}/api-keys/{keyId}`
    */
-  create(params: ApiKeysCreateParams, options?: RequestOptions): Promise<ApiKeysCreateResponse>;
+  del(id: string, keyId: string, options?: RequestOptions): Promise<TeamsApiKeysDeleteResponse>;
   /**
-   * Revoke an API key.
+   * Revoke a team's API key.
    *
-   * `DELETE /api-keys/{id}`
+   * `DELETE /teams/{id}/api-keys/{keyId}`
    */
-  del(id: string, options?: RequestOptions): Promise<ApiKeysDeleteResponse>;
-  /**
-   * Revoke an API key.
-   *
-   * `DELETE /api-keys/{id}`
-   */
-  delete(id: string, options?: RequestOptions): Promise<ApiKeysDeleteResponse>;
+  delete(id: string, keyId: string, options?: RequestOptions): Promise<TeamsApiKeysDeleteResponse>;
 }
 
 export interface TeamsMembersResource {
@@ -229,7 +228,44 @@ export interface TeamsResource {
    * `POST /teams/{id}/plan`
    */
   plan(id: string, params: TeamsPlanParams, options?: RequestOptions): Promise<TeamsPlanResponse>;
+  readonly apiKeys: TeamsApiKeysResource;
   readonly members: TeamsMembersResource;
+}
+
+export interface ApiKeysResource {
+  /**
+   * List API keys.
+   *
+   * `GET /api-keys`
+   */
+  list(params?: ApiKeysListParams, options?: RequestOptions): PagePromise<ApiKeysListResponse>;
+  /**
+   * Create an API key.
+   *
+   * `POST /api-keys`
+   */
+  create(params: ApiKeysCreateParams, options?: RequestOptions): Promise<ApiKeysCreateResponse>;
+  /**
+   * Revoke an API key.
+   *
+   * `DELETE /api-keys/{id}`
+   */
+  del(id: string, options?: RequestOptions): Promise<ApiKeysDeleteResponse>;
+  /**
+   * Revoke an API key.
+   *
+   * `DELETE /api-keys/{id}`
+   */
+  delete(id: string, options?: RequestOptions): Promise<ApiKeysDeleteResponse>;
+}
+
+export interface EvaluationsShareTokenResource {
+  /**
+   * Rotate the share token.
+   *
+   * `POST /evaluations/{id}/share-token/rotate`
+   */
+  rotate(id: string, options?: RequestOptions): Promise<EvaluationsShareTokenRotateResponse>;
 }
 
 export interface EvaluationsComparisonsResource {
@@ -305,6 +341,12 @@ export interface EvaluationsPublicRatersResource {
    * `GET /evaluations/{id}/public-raters`
    */
   list(id: string, params?: EvaluationsPublicRatersListParams, options?: RequestOptions): PagePromise<EvaluationsPublicRatersListResponse>;
+  /**
+   * Exclude a public rater.
+   *
+   * `POST /evaluations/{id}/public-raters/{raterId}/exclude`
+   */
+  exclude(id: string, raterId: string, options?: RequestOptions): Promise<EvaluationsPublicRatersExcludeResponse>;
 }
 
 export interface EvaluationsResource {
@@ -362,6 +404,7 @@ export interface EvaluationsResource {
    * `GET /evaluations/{id}/export`
    */
   export(id: string, params?: EvaluationsExportParams, options?: RequestOptions): Promise<EvaluationsExportResponse>;
+  readonly shareToken: EvaluationsShareTokenResource;
   readonly comparisons: EvaluationsComparisonsResource;
   readonly ratings: EvaluationsRatingsResource;
   readonly publicRaters: EvaluationsPublicRatersResource;
@@ -601,8 +644,8 @@ export interface EventsResource {
 /** The resources of the API, one property per top-level path segment. */
 export interface Resources {
   readonly auth: AuthResource;
-  readonly apiKeys: ApiKeysResource;
   readonly teams: TeamsResource;
+  readonly apiKeys: ApiKeysResource;
   readonly evaluations: EvaluationsResource;
   readonly templates: TemplatesResource;
   /**
