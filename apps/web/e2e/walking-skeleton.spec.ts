@@ -58,7 +58,9 @@ test("sign up, create and run an evaluation, and read it back with an API key", 
     apiKey = await keyBox.inputValue();
     expect(apiKey).toMatch(/^ak_live_/);
     await expect(page.getByText("It will not be shown again")).toBeVisible();
-    await expect(page.getByRole("row").filter({ hasText: "E2E reader" })).toContainText("evaluations:read");
+    await expect(
+      page.getByRole("region", { name: "Active keys" }).getByRole("row").filter({ hasText: "E2E reader" }),
+    ).toContainText("evaluations:read");
   });
 
   await test.step("read evaluations with the key", async () => {
@@ -76,7 +78,9 @@ test("sign up, create and run an evaluation, and read it back with an API key", 
 
   await test.step("the key is not shown again", async () => {
     await page.reload();
-    await expect(page.getByRole("row").filter({ hasText: "E2E reader" })).toBeVisible();
+    await expect(
+      page.getByRole("region", { name: "Active keys" }).getByRole("row").filter({ hasText: "E2E reader" }),
+    ).toBeVisible();
     await expect(page.getByLabel("New API key")).toHaveCount(0);
     await expect(page.getByText(apiKey)).toHaveCount(0);
     expect(await page.content()).not.toContain(apiKey);
