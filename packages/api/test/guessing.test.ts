@@ -3,7 +3,7 @@ import { users } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { GUESS_RULES } from "../src/limits/guesses";
+import { ATTEMPT_RULES } from "../src/limits/attempts";
 import { expectError } from "./helpers/assertions";
 import {
   bearer,
@@ -42,7 +42,7 @@ const signIn = (email: string, password: string) =>
 
 describe("sign-in", () => {
   it("refuses an account's guesses after five failures, even the right password, until the window frees", async () => {
-    const limit = GUESS_RULES["sign-in"].subject[0]!.limit;
+    const limit = ATTEMPT_RULES["sign-in"].subject[0]!.limit;
     for (let i = 0; i < limit; i++) {
       expectError(await signIn(user.email, `wrong ${i}`), 401, {
         type: "authentication_error",
@@ -65,7 +65,7 @@ describe("sign-in", () => {
   it("backs off for longer once an account has failed many times within the hour", async () => {
     nextMinute();
     const victim = await signUp(server, "persistent");
-    const [short, long] = GUESS_RULES["sign-in"].subject;
+    const [short, long] = ATTEMPT_RULES["sign-in"].subject;
     for (let failed = 0; failed < long!.limit; ) {
       for (let i = 0; i < short!.limit && failed < long!.limit; i++, failed++) {
         expect((await signIn(victim.email, `guess ${failed}`)).status).toBe(401);
@@ -79,7 +79,7 @@ describe("sign-in", () => {
 
   it("refuses an address that guesses across many accounts", async () => {
     clock.advance(2 * 60 * 60_000);
-    const limit = GUESS_RULES["sign-in"].address[0]!.limit;
+    const limit = ATTEMPT_RULES["sign-in"].address[0]!.limit;
     for (let i = 0; i < limit; i++) expect((await signIn(uniqueEmail("nobody"), "guess")).status).toBe(401);
     expect((await signIn(uniqueEmail("nobody"), "guess")).status).toBe(429);
     expect((await signIn(user.email, user.password)).status).toBe(429);
@@ -89,7 +89,7 @@ describe("sign-in", () => {
 describe("sign-up", () => {
   it("is paced per address, email_taken answers included", async () => {
     clock.advance(2 * 60 * 60_000);
-    const limit = GUESS_RULES["sign-up"].address[0]!.limit;
+    const limit = ATTEMPT_RULES["sign-up"].address[0]!.limit;
     const attempt = (email: string) =>
       call(SignedUp, `${server.url}/api/auth/sign-up`, {
         method: "POST",
@@ -114,7 +114,7 @@ describe("share-link passwords", () => {
     const { evaluation } = await runningEvaluation(server, bearer(key), {
       extra: { shareAccess: "PASSWORD_PROTECTED", sharePassword: "open sesame" },
     });
-    const limit = GUESS_RULES["share-password"].subject[0]!.limit;
+    const limit = ATTEMPT_RULES["share-password"].subject[0]!.limit;
     for (let i = 0; i < limit; i++) {
       const res = await startPublicRater(server, evaluation.shareToken, { password: `guess ${i}` });
       expect(res.body).toMatchObject({ error: { code: "share_password_incorrect" } });

@@ -1,6 +1,6 @@
 import { Evaluation, EvaluationResults, PublicRater, PublicRaterList, ShareView } from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GUESS_RULES } from "../src/limits/guesses";
+import { ATTEMPT_RULES } from "../src/limits/attempts";
 import { expectError } from "./helpers/assertions";
 import { bearer, bodyOf, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
 import { PublicRaterStarted, runningEvaluation, shareRate } from "./helpers/ratings";
@@ -60,7 +60,7 @@ describe("a public share link", () => {
     const { evaluation } = await runningEvaluation(server, bearer(key), {
       extra: { shareAccess: "ANYONE_WITH_LINK" },
     });
-    const limit = GUESS_RULES["share-start"].subject[0]!.limit;
+    const limit = ATTEMPT_RULES["share-start"].subject[0]!.limit;
     for (let i = 0; i < limit; i++) expect((await start(evaluation.shareToken)).status).toBe(201);
     const refused = await start(evaluation.shareToken);
     expectError(refused, 429, { type: "rate_limit_error", code: "rate_limit_exceeded" });

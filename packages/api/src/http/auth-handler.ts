@@ -7,7 +7,7 @@ import {
   deleteSession,
   SESSION_TTL_MS,
 } from "@rubricon/core";
-import { GuessThrottle } from "../limits/guesses";
+import { AttemptThrottle } from "../limits/attempts";
 import type { AppServices } from "../trpc/context";
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
@@ -28,7 +28,7 @@ export function createAuthEntry(services: AppServices): EntryPoint {
   });
   // Secure cookies wherever the site is served over https (every real deployment); plain http only locally.
   const secure = services.env.baseUrl.startsWith("https://");
-  const guesses = new GuessThrottle(services);
+  const attempts = new AttemptThrottle(services);
   const cookie = (token: string) =>
     sessionCookie(token, {
       secure,
@@ -58,8 +58,7 @@ export function createAuthEntry(services: AppServices): EntryPoint {
       if (action === "/sign-up") {
         const input = await parseJsonBody(ex, SignUpInput, AUTH_BODY_LIMIT);
         // Every sign-up counts: `email_taken` tells whether an address has an account, so it is paced too.
-        await guesses.check("sign-up", null, ex.ctx.clientIp, ex.requestId);
-        await guesses.record("sign-up", null, ex.ctx.clientIp, ex.requestId);
+        await attempts.consume("sign-up", null, ex.ctx.clientIp, ex.requestId);
         const { user, teamId } = await createUser(core(), input);
         const session = await createSession(core(), user.id);
         ex.cookies.push(cookie(session.token));
@@ -72,11 +71,11 @@ export function createAuthEntry(services: AppServices): EntryPoint {
       if (action === "/sign-in") {
         const input = await parseJsonBody(ex, SignInInput, AUTH_BODY_LIMIT);
         const account = input.email.trim().toLowerCase();
-        await guesses.check("sign-in", account, ex.ctx.clientIp, ex.requestId);
+        await attempts.check("sign-in", account, ex.ctx.clientIp, ex.requestId);
         const user = await authenticatePassword(services.db, input.email, input.password).catch(
           async (err) => {
             if (err instanceof ApiError && err.code === "invalid_credentials")
-              await guesses.record("sign-in", account, ex.ctx.clientIp, ex.requestId);
+              await attempts.record("sign-in", account, ex.ctx.clientIp, ex.requestId);
             throw err;
           },
         );

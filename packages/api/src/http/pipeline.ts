@@ -131,7 +131,7 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
       if (bytes.length === 0) return {};
       const type = req.headers.get("content-type") ?? "";
       if (type && !JSON_TYPE.test(type)) {
-        throw apiError(
+        throw new ApiError(
           "unsupported_media_type",
           "Send the request body as JSON with `Content-Type: application/json`.",
         );
@@ -140,16 +140,16 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
       try {
         text = utf8.decode(bytes);
       } catch {
-        throw apiError("invalid_json", "The request body is not valid UTF-8.");
+        throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
       }
       if (text.trim() === "") return {};
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw apiError("invalid_json", "The request body is not valid JSON.");
+        throw new ApiError("invalid_json", "The request body is not valid JSON.");
       }
-      if (!isObject(parsed)) throw apiError("invalid_json", "The request body must be a JSON object.");
+      if (!isObject(parsed)) throw new ApiError("invalid_json", "The request body must be a JSON object.");
       return parsed;
     },
     failure(err, input) {
@@ -160,10 +160,6 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
     },
   };
   return ex;
-}
-
-function apiError(code: ApiError["code"], message: string): ApiError {
-  return new ApiError(code, message);
 }
 
 export interface Pipeline {
@@ -191,7 +187,7 @@ export function createPipeline(services: AppServices, entries: EntryPoint[]): Pi
       ex = createExchange(services, req);
       const entry = entryOf(ex.url.pathname);
       if (!entry)
-        throw apiError("route_not_found", `Unrecognized request URL (${req.method} ${ex.url.pathname}).`);
+        throw new ApiError("route_not_found", `Unrecognized request URL (${req.method} ${ex.url.pathname}).`);
       const policy = {
         mode: services.limits.mode,
         requestId: ex.requestId,

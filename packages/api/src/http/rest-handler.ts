@@ -196,11 +196,6 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       const input: Record<string, unknown> = { ...(hasBody ? body : queryInput(ex.url)), ...params };
       const nul = nulParam(input, "");
       if (nul) throw ApiError.invalid(nul, `\`${nul}\` contains a NUL character, which no field accepts.`);
-      if (route.stream) {
-        // A client that reconnects sends the id of the last event it saw; the procedure resumes after it.
-        const lastEventId = ex.req.headers.get("last-event-id");
-        if (lastEventId !== null) input.lastEventId = lastEventId;
-      }
 
       const key = ex.req.headers.get("idempotency-key");
       if (key !== null) validateIdempotencyKey(key);
@@ -208,6 +203,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       const policy = { mode: services.limits.mode, requestId: ex.requestId, route: routeLabel };
 
       if (route.stream) {
+        // A client that reconnects sends the id of the last event it saw; the procedure resumes after it.
+        const lastEventId = ex.req.headers.get("last-event-id");
+        if (lastEventId !== null) input.lastEventId = lastEventId;
         const controller = new AbortController();
         ex.req.signal.addEventListener("abort", () => controller.abort(), { once: true });
         try {

@@ -1,6 +1,6 @@
 import { RatingSubmission, ShareStartInput } from "@rubricon/contracts";
 import { ApiError, type ShareViewer, shareView, startPublicRater, submitShareRating } from "@rubricon/core";
-import { GuessThrottle } from "../limits/guesses";
+import { AttemptThrottle } from "../limits/attempts";
 import type { AppServices } from "../trpc/context";
 import { httpOnlyCookie, readCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
@@ -22,7 +22,7 @@ const RATING_BODY_LIMIT = 256 * 1024;
  */
 export function createShareEntry(services: AppServices): EntryPoint {
   const secure = services.env.baseUrl.startsWith("https://");
-  const guesses = new GuessThrottle(services);
+  const attempts = new AttemptThrottle(services);
   const core = (requestId: string) => ({
     db: services.db,
     clock: services.clock,
@@ -66,13 +66,13 @@ export function createShareEntry(services: AppServices): EntryPoint {
         const input = await parseJsonBody(ex, ShareStartInput, START_BODY_LIMIT);
         const address = ex.ctx.clientIp;
         const perAddress = `${token}|${address ?? "unknown"}`;
-        await guesses.check("share-start", perAddress, null, ex.requestId);
-        await guesses.record("share-start", perAddress, null, ex.requestId);
-        if (input.password !== undefined) await guesses.check("share-password", token, address, ex.requestId);
+        await attempts.consume("share-start", perAddress, null, ex.requestId);
+        if (input.password !== undefined)
+          await attempts.check("share-password", token, address, ex.requestId);
         const started = await startPublicRater(core(ex.requestId), token, viewer, input).catch(
           async (err) => {
             if (err instanceof ApiError && err.code === "share_password_incorrect")
-              await guesses.record("share-password", token, address, ex.requestId);
+              await attempts.record("share-password", token, address, ex.requestId);
             throw err;
           },
         );
@@ -92,8 +92,7 @@ export function createShareEntry(services: AppServices): EntryPoint {
       }
       const input = await parseJsonBody(ex, RatingSubmission, RATING_BODY_LIMIT);
       const perAddress = `${token}|${ex.ctx.clientIp ?? "unknown"}`;
-      await guesses.check("share-rating", perAddress, null, ex.requestId);
-      await guesses.record("share-rating", perAddress, null, ex.requestId);
+      await attempts.consume("share-rating", perAddress, null, ex.requestId);
       return jsonReply(ex, 201, await submitShareRating(core(ex.requestId), token, viewer, input));
     },
   };

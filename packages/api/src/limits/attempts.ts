@@ -11,7 +11,7 @@ import type { WindowState } from "./sliding-window";
  * hashed, so a throttled guess costs the server no scrypt work. These limits hold in `RATE_LIMIT_MODE=log` too:
  * they protect accounts, not capacity.
  */
-export type GuessKind = "sign-in" | "sign-up" | "share-password" | "share-start" | "share-rating";
+export type AttemptKind = "sign-in" | "sign-up" | "share-password" | "share-start" | "share-rating";
 
 interface Rule {
   limit: number;
@@ -22,7 +22,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /** Per subject (an account, a share link) and per client address, for each kind. */
-export const GUESS_RULES: Record<GuessKind, { subject: Rule[]; address: Rule[] }> = {
+export const ATTEMPT_RULES: Record<AttemptKind, { subject: Rule[]; address: Rule[] }> = {
   "sign-in": {
     subject: [
       { limit: 5, windowMs: MINUTE },
@@ -70,8 +70,8 @@ function hashed(value: string): string {
   return createHash("sha256").update(value).digest("base64url").slice(0, 22);
 }
 
-function windows(kind: GuessKind, subject: string | null, address: string | null) {
-  const rules = GUESS_RULES[kind];
+function windows(kind: AttemptKind, subject: string | null, address: string | null) {
+  const rules = ATTEMPT_RULES[kind];
   return [
     ...(subject === null
       ? []
@@ -80,11 +80,11 @@ function windows(kind: GuessKind, subject: string | null, address: string | null
   ];
 }
 
-export class GuessThrottle {
+export class AttemptThrottle {
   constructor(private readonly services: AppServices) {}
 
   private async hitAll(
-    kind: GuessKind,
+    kind: AttemptKind,
     subject: string | null,
     address: string | null,
     requestId: string,
@@ -123,12 +123,23 @@ export class GuessThrottle {
   }
 
   /** Refuses with 429 and `Retry-After` while any window of this attempt is full; counts nothing. */
-  check(kind: GuessKind, subject: string | null, address: string | null, requestId: string): Promise<void> {
+  check(kind: AttemptKind, subject: string | null, address: string | null, requestId: string): Promise<void> {
     return this.hitAll(kind, subject, address, requestId, false);
   }
 
   /** Counts an attempt (a failed guess, or any sign-up) in every window. */
-  record(kind: GuessKind, subject: string | null, address: string | null, requestId: string): Promise<void> {
+  record(
+    kind: AttemptKind,
+    subject: string | null,
+    address: string | null,
+    requestId: string,
+  ): Promise<void> {
     return this.hitAll(kind, subject, address, requestId, true);
+  }
+
+  /** For attempts that count whatever their outcome (sign-ups, raters and ratings on a link): check, then count. */
+  async consume(kind: AttemptKind, subject: string | null, address: string | null, requestId: string) {
+    await this.check(kind, subject, address, requestId);
+    await this.record(kind, subject, address, requestId);
   }
 }
