@@ -32,7 +32,13 @@ export const SECURITY_HEADERS = [
 
 const nextConfig: NextConfig = {
   // The workspace packages ship TypeScript sources, not builds; Next compiles them with the app.
-  transpilePackages: ["@rubricon/api", "@rubricon/core", "@rubricon/db", "@rubricon/contracts"],
+  transpilePackages: [
+    "@rubricon/agents",
+    "@rubricon/api",
+    "@rubricon/core",
+    "@rubricon/db",
+    "@rubricon/contracts",
+  ],
   // PGlite loads its WASM and data files from beside its own module, and postgres.js uses Node sockets:
   // both must be required at run time from node_modules rather than bundled.
   serverExternalPackages: ["@electric-sql/pglite", "postgres"],

@@ -1,7 +1,8 @@
 /**
  * The production server (`pnpm start`). Everything the app's pipeline owns (`/api/v1`, `/api/trpc`, `/api/auth`,
- * `/api/share`) goes from node:http straight to it; pages go to Next.js. Next's route-handler layer cost about
- * two thirds of the REST API's throughput (README, Benchmarks), and the API needs nothing from it.
+ * `/api/share`, `/api/oauth`, `/.well-known`, `/mcp`) goes from node:http straight to it; pages go to Next.js.
+ * Next's route-handler layer cost about two thirds of the REST API's throughput (README, Benchmarks), and the API
+ * needs nothing from it.
  */
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";

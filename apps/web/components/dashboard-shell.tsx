@@ -4,15 +4,22 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
+import { NotificationBell } from "@/components/sharing/notification-bell";
 import { errorMessage, isUnauthenticated } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 
 const NAV = [
   { href: "/evaluations", label: "Evaluations" },
+  { href: "/builder", label: "Builder" },
   { href: "/templates", label: "Templates" },
+  { href: "/autousers", label: "Autousers" },
+  { href: "/access-requests", label: "Access requests" },
+  { href: "/members", label: "Members" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/events", label: "Events" },
   { href: "/api-keys", label: "API keys" },
+  { href: "/settings/model-keys", label: "Model keys" },
+  { href: "/connected-apps", label: "Connected apps" },
   { href: "/plan", label: "Plan" },
 ];
 
@@ -59,6 +66,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
             ))}
           </nav>
           <div className="topbar-end">
+            <NotificationBell />
             {whoami.data && <span className="muted small">{whoami.data.email}</span>}
             <SignOutButton />
           </div>

@@ -1,7 +1,7 @@
 "use client";
 
 import { EvaluationCreateInput, paramOf, SHARE_ACCESS, SHARE_PASSWORD_MIN_LENGTH } from "@rubricon/contracts";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
+import { StimulusUpload, type UploadedStimulus } from "./stimulus-upload";
 
 type EvaluationType = "SSE" | "SxS";
 type ShareAccess = (typeof SHARE_ACCESS)[number];
@@ -16,11 +17,13 @@ interface Pair {
   key: number;
   a: string;
   b: string;
+  aFile: UploadedStimulus | null;
+  bFile: UploadedStimulus | null;
 }
 type FieldErrors = Record<string, string>;
 
 let nextPairKey = 1;
-const newPair = (): Pair => ({ key: nextPairKey++, a: "", b: "" });
+const newPair = (): Pair => ({ key: nextPairKey++, a: "", b: "", aFile: null, bFile: null });
 
 /**
  * Errors are keyed by the field they belong to: `designUrls[2].url` shows under the URL list as "Line 3",
@@ -29,9 +32,10 @@ const newPair = (): Pair => ({ key: nextPairKey++, a: "", b: "" });
 function fieldOf(param: string | undefined): string {
   if (!param) return "form";
   if (param.startsWith("designUrls")) return "designUrls";
-  const pair = /^comparisonPairs\[(\d+)\]\.(currentUrl|variantUrl)/.exec(param);
-  if (pair) return `pair-${pair[1]}-${pair[2] === "currentUrl" ? "a" : "b"}`;
+  const pair = /^comparisonPairs\[(\d+)\]\.(currentUrl|variantUrl|sideAFileId|sideBFileId)/.exec(param);
+  if (pair) return `pair-${pair[1]}-${pair[2] === "currentUrl" || pair[2] === "sideAFileId" ? "a" : "b"}`;
   if (param.startsWith("comparisonPairs")) return "comparisonPairs";
+  if (param.startsWith("selectedAutousers")) return "selectedAutousers";
   return [
     "name",
     "description",
@@ -70,6 +74,13 @@ export function EvaluationCreateForm() {
   const [shareAccess, setShareAccess] = useState<ShareAccess>("TEAM_ONLY");
   const [pairs, setPairs] = useState<Pair[]>(() => [newPair()]);
   const [errors, setErrors] = useState<FieldErrors>({});
+  /** Chosen autousers and how many agents of each rate every comparison. */
+  const [agents, setAgents] = useState<Record<string, number>>({});
+  const autousers = useQuery(trpc.autousers.list.queryOptions({ limit: 100 }));
+  const selectedAutousers = Object.entries(agents).map(([autouserId, agentCount]) => ({
+    autouserId,
+    agentCount,
+  }));
 
   const create = useMutation(
     trpc.evaluations.create.mutationOptions({
@@ -116,6 +127,7 @@ export function EvaluationCreateForm() {
           }
         : {}),
       ...(description ? { description } : {}),
+      ...(selectedAutousers.length > 0 ? { selectedAutousers, evaluationMethod: "both" as const } : {}),
       ...(shareAccess === "PASSWORD_PROTECTED"
         ? { sharePassword: String(form.get("sharePassword") ?? "") }
         : {}),
@@ -124,8 +136,8 @@ export function EvaluationCreateForm() {
         : {
             // Blank sides are left out so the contract reports them as missing rather than malformed.
             comparisonPairs: pairs.map((p) => ({
-              currentUrl: p.a.trim() || undefined,
-              variantUrl: p.b.trim() || undefined,
+              ...(p.aFile ? { sideAFileId: p.aFile.id } : { currentUrl: p.a.trim() || undefined }),
+              ...(p.bFile ? { sideBFileId: p.bFile.id } : { variantUrl: p.b.trim() || undefined }),
             })),
           }),
     };
@@ -251,6 +263,14 @@ export function EvaluationCreateForm() {
                       }
                       {...invalid(`pair-${index}-a`)}
                     />
+                    <StimulusUpload
+                      id={`pair-${pair.key}-a-file`}
+                      label={`Or upload version A of pair ${index + 1}`}
+                      value={pair.aFile}
+                      onChange={(file) =>
+                        setPairs((all) => all.map((p) => (p.key === pair.key ? { ...p, aFile: file } : p)))
+                      }
+                    />
                     {fieldError(`pair-${index}-a`)}
                   </div>
                   <div className="field">
@@ -264,6 +284,14 @@ export function EvaluationCreateForm() {
                         setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, b: e.target.value } : p)))
                       }
                       {...invalid(`pair-${index}-b`)}
+                    />
+                    <StimulusUpload
+                      id={`pair-${pair.key}-b-file`}
+                      label={`Or upload version B of pair ${index + 1}`}
+                      value={pair.bFile}
+                      onChange={(file) =>
+                        setPairs((all) => all.map((p) => (p.key === pair.key ? { ...p, bFile: file } : p)))
+                      }
                     />
                     {fieldError(`pair-${index}-b`)}
                   </div>
@@ -372,6 +400,56 @@ export function EvaluationCreateForm() {
             Human rating closes at the deadline or once every comparison has the target number of human
             ratings, whichever comes first; the evaluation then ends.
           </p>
+        </fieldset>
+
+        <fieldset className="field">
+          <legend>
+            Autousers <span className="muted">(optional)</span>
+          </legend>
+          <p className="hint">Persona raters that score every comparison beside your human raters.</p>
+          {autousers.isPending && <p className="muted small">Loading autousers…</p>}
+          {autousers.isError && (
+            <p className="alert alert-error" role="alert">
+              {errorMessage(autousers.error)}
+            </p>
+          )}
+          <ul className="stack autouser-picker">
+            {autousers.data?.data.map((a) => {
+              const chosen = agents[a.id] !== undefined;
+              return (
+                <li key={a.id} className="field-row">
+                  <label className="checkbox">
+                    <input
+                      type="checkbox"
+                      checked={chosen}
+                      onChange={(e) =>
+                        setAgents(({ [a.id]: _drop, ...rest }) =>
+                          e.target.checked ? { ...rest, [a.id]: 1 } : rest,
+                        )
+                      }
+                    />{" "}
+                    {a.name}
+                    {a.isSystem && <span className="badge badge-system">System</span>}
+                  </label>
+                  {chosen && (
+                    <label className="inline-field">
+                      Agents for {a.name}{" "}
+                      <input
+                        type="number"
+                        min={1}
+                        max={50}
+                        step={1}
+                        inputMode="numeric"
+                        value={agents[a.id]}
+                        onChange={(e) => setAgents((g) => ({ ...g, [a.id]: Number(e.target.value) }))}
+                      />
+                    </label>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+          {fieldError("selectedAutousers")}
         </fieldset>
 
         <label className="checkbox">

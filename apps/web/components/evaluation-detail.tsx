@@ -4,9 +4,12 @@ import { type Comparison, EVALUATION_STATUS_TRANSITIONS, type EvaluationStatus }
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { AutouserRunsPanel } from "@/components/autouser-runs/autouser-runs-panel";
 import { CopyButton } from "@/components/copy-button";
+import { RequestAccess } from "@/components/sharing/request-access";
+import { ShareDialog } from "@/components/sharing/share-dialog";
 import { StatusBadge } from "@/components/status-badge";
-import { errorMessage } from "@/lib/errors";
+import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
@@ -63,6 +66,7 @@ export function EvaluationDetail({ id }: { id: string }) {
         <p className="alert alert-error" role="alert">
           {errorMessage(evaluation.error)}
         </p>
+        {errorCode(evaluation.error) === "evaluation_no_access" && <RequestAccess id={id} />}
         <Link href="/evaluations">Back to evaluations</Link>
       </div>
     );
@@ -84,9 +88,15 @@ export function EvaluationDetail({ id }: { id: string }) {
             <StatusBadge status={e.status} />
             <span className="type-tag">{e.type}</span>
             <span className="muted small">{plural(e.comparisonCount, "comparison")}</span>
+            {e.sharedWithYou && (
+              <span className="chip" data-testid="shared-with-you">
+                Shared with you · {e.sharedWithYou.permission.toLowerCase()}
+              </span>
+            )}
           </div>
         </div>
         <div className="button-row">
+          <ShareDialog evaluation={e} />
           {e.status === "Running" && (
             <Link href={`/evaluations/${id}/rate`} className="button">
               Rate
@@ -257,6 +267,10 @@ export function EvaluationDetail({ id }: { id: string }) {
             </div>
           )}
         </section>
+      )}
+
+      {e.status !== "Archived" && (
+        <AutouserRunsPanel evaluation={e} comparisons={comparisons.data?.data ?? []} />
       )}
 
       <section className="card" aria-labelledby="comparisons-heading">

@@ -63,6 +63,7 @@ export function EvaluationList() {
                     <Link href={`/evaluations/${evaluation.id}`} className="row-link">
                       {evaluation.name}
                     </Link>
+                    {evaluation.sharedWithYou && <span className="chip">Shared with you</span>}
                   </td>
                   <td>
                     <span className="type-tag" title={TYPE_LABELS[evaluation.type]}>

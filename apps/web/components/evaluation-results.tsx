@@ -4,7 +4,9 @@ import type { Comparison, EvaluationResults } from "@rubricon/contracts";
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { HumansVsAutousers } from "@/components/autouser-runs/humans-vs-autousers";
 import { AgreementPanel, alphaLevel, undefinedText } from "@/components/results/agreement-panel";
+import { AiInsightsPanel } from "@/components/results/ai-insights-panel";
 import {
   DistributionChart,
   fmt,
@@ -63,7 +65,7 @@ export function EvaluationResultsView({ id }: { id: string }) {
   const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
   const teamId = evaluation.data?.teamId ?? "";
   const members = useQuery({
-    ...trpc.teams.members.list.queryOptions({ id: teamId }),
+    ...trpc.teams.members.list.queryOptions({ id: teamId, limit: 100 }),
     enabled: Boolean(teamId),
   });
   // Only for the scale labels under the distribution bars; the charts do not wait for them.
@@ -154,6 +156,8 @@ export function EvaluationResultsView({ id }: { id: string }) {
         <AlphaTile stat={r.agreement} />
       </dl>
 
+      {r.ratingCount > 0 && <AiInsightsPanel id={id} comparisonNames={new Map()} />}
+
       {r.ratingCount === 0 ? (
         <div className="empty">
           <h2>No ratings yet</h2>
@@ -187,6 +191,8 @@ export function EvaluationResultsView({ id }: { id: string }) {
               ),
             )}
           </div>
+
+          <HumansVsAutousers id={id} results={r} />
 
           <AgreementPanel id={id} />
 

@@ -5,6 +5,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { RatingFlow } from "@/components/rating/rating-flow";
+import { FileHref } from "@/components/rating/stimulus-view";
 import type { RatingBody, SubmitResult } from "@/components/rating/types";
 import { plural } from "@/lib/format";
 
@@ -366,27 +367,29 @@ function ReadyFlow({ view, base }: { view: ShareView; base: string }) {
   }
 
   return (
-    <RatingFlow
-      kind={view.evaluation.type}
-      comparisons={view.comparisons}
-      templates={view.templates}
-      ratedIds={view.ratedComparisonIds}
-      submit={submit}
-      finished={({ total, rated, skipped }) => (
-        <section className="card share-gate share-done stack" aria-labelledby="done-title">
-          <span className="done-mark" aria-hidden="true">
-            ✓
-          </span>
-          <h2 id="done-title" className="gate-title">
-            All done — thank you!
-          </h2>
-          <p className="muted">
-            {rated + skipped === 0
-              ? `You have already rated all ${plural(total, "comparison")} in this evaluation.`
-              : `You rated ${plural(rated, "comparison")}${skipped ? ` and skipped ${skipped}` : ""}. Your answers have been saved; you can close this page.`}
-          </p>
-        </section>
-      )}
-    />
+    <FileHref.Provider value={(fileId) => `${base}/files/${encodeURIComponent(fileId)}`}>
+      <RatingFlow
+        kind={view.evaluation.type}
+        comparisons={view.comparisons}
+        templates={view.templates}
+        ratedIds={view.ratedComparisonIds}
+        submit={submit}
+        finished={({ total, rated, skipped }) => (
+          <section className="card share-gate share-done stack" aria-labelledby="done-title">
+            <span className="done-mark" aria-hidden="true">
+              ✓
+            </span>
+            <h2 id="done-title" className="gate-title">
+              All done — thank you!
+            </h2>
+            <p className="muted">
+              {rated + skipped === 0
+                ? `You have already rated all ${plural(total, "comparison")} in this evaluation.`
+                : `You rated ${plural(rated, "comparison")}${skipped ? ` and skipped ${skipped}` : ""}. Your answers have been saved; you can close this page.`}
+            </p>
+          </section>
+        )}
+      />
+    </FileHref.Provider>
   );
 }

@@ -26,7 +26,7 @@ function TeamKeyTable({ teamId, teamName }: { teamId: string; teamName: string }
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.apiKeys.listForTeam.queryOptions({ id: teamId, limit: 100 }));
-  const members = useQuery(trpc.teams.members.list.queryOptions({ id: teamId }));
+  const members = useQuery(trpc.teams.members.list.queryOptions({ id: teamId, limit: 100 }));
   const who = new Map(members.data?.data.map((m) => [m.userId, m.email]) ?? []);
   const [error, setError] = useState<string | null>(null);
   const revoke = useMutation(

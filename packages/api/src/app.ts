@@ -1,8 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Clock, setPasswordHashCost, systemClock } from "@rubricon/core";
-import { type Database, sharedDatabase } from "@rubricon/db";
+import { join } from "node:path";
+import {
+  type Clock,
+  FileArtifactStore,
+  RunEventWaker,
+  setPasswordHashCost,
+  settleReplies,
+  systemClock,
+} from "@rubricon/core";
+import { type Database, type Db, sharedDatabase } from "@rubricon/db";
 import type { AnyRouter } from "@trpc/server";
 import { type Env, loadEnv } from "./config/env";
+import { createFileStorage } from "./files/storage";
 import type { ApiRequest, ForwardedFor } from "./http/api-message";
 import { createAuthEntry } from "./http/auth-handler";
 import { createPipeline, type Pipeline } from "./http/pipeline";
@@ -10,8 +19,12 @@ import type { Reply } from "./http/reply";
 import { createRestEntry } from "./http/rest-handler";
 import { RouteTable } from "./http/route-table";
 import { createShareEntry } from "./http/share-handler";
+import { createStorageEntry } from "./http/storage-handler";
 import { createTrpcEntry } from "./http/trpc-handler";
 import { createRateLimits } from "./limits/rate-limits";
+import { createMcpEntry } from "./mcp/server";
+import { createOAuthEntry } from "./oauth/entry";
+import { createWellKnownEntry } from "./oauth/well-known";
 import { buildOpenApiDocument } from "./openapi/document";
 import { appRouter } from "./routers/index";
 import type { AppServices } from "./trpc/context";
@@ -21,7 +34,7 @@ export { TRPC_PREFIX } from "./http/trpc-handler";
 export interface Rubricon {
   services: AppServices;
   database: Database;
-  /** Whether a path is served by the app's pipeline (`/api/v1`, `/api/trpc`, `/api/auth`, `/api/share`). */
+  /** Whether a path is served by the app's pipeline (`/api/v1`, `/api/trpc`, `/api/auth`, `/api/share`, `/api/oauth`, `/.well-known`, `/mcp`). */
   owns(pathname: string): boolean;
   /** Serves a Web `Request` (the Next.js route handlers of `next dev`). */
   handle(req: Request): Promise<Response>;
@@ -58,8 +71,25 @@ export function createHttpSurface(
     createTrpcEntry(router),
     createAuthEntry(services),
     createShareEntry(services),
+    createStorageEntry(services),
+    createOAuthEntry(services),
+    createWellKnownEntry(services),
+    createMcpEntry(services),
   ]);
   return { pipeline, openApiDocument };
+}
+
+/** The services every request and background loop shares, for a database the caller owns. */
+export async function createServices(env: Env, db: Db, clock: Clock): Promise<AppServices> {
+  return {
+    db,
+    env,
+    clock,
+    limits: await createRateLimits(env, db, clock),
+    runWaker: new RunEventWaker(db),
+    artifacts: new FileArtifactStore(join(env.dataDir, "artifacts")),
+    storage: createFileStorage(env),
+  };
 }
 
 export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubricon> {
@@ -74,19 +104,19 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
       prepareStatements: env.databasePrepareStatements,
       migrate: true,
     }));
-  const services: AppServices = {
-    db: database.db,
-    env,
-    clock,
-    limits: await createRateLimits(env, database.db, clock),
-  };
+  const services = await createServices(env, database.db, clock);
   const { pipeline, openApiDocument } = createHttpSurface(services, opts.router);
 
   return {
     services,
     database,
     openApiDocument,
-    close: () => services.limits.close(),
+    close: async () => {
+      // An assistant reply runs to its end (at most a minute) and is stored even when its client left.
+      await settleReplies();
+      await services.runWaker.close();
+      await services.limits.close();
+    },
     owns: pipeline.owns,
     handle: pipeline.handleWeb,
     handleNode: pipeline.handleNode,

@@ -1,11 +1,13 @@
 export {
   createHttpSurface,
   createRubricon,
+  createServices,
   getRubricon,
   type Rubricon,
   type RubriconOptions,
   TRPC_PREFIX,
 } from "./app";
+export { autouserRunLoop } from "./background/autouser-runs";
 export {
   type BackgroundLoop,
   backgroundLoops,

@@ -1,4 +1,5 @@
-import { Template, WebhookEndpointWithSecret } from "@rubricon/contracts";
+import { Autouser, Template, WebhookEndpointWithSecret } from "@rubricon/contracts";
+import { setTeamLimits, setTeamPlan } from "@rubricon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation } from "./helpers/assertions";
 import {
@@ -22,7 +23,12 @@ import { startTestServer, type TestServer } from "./helpers/server";
  * `session_required`; a caller that passes is never refused for credentials or scope; and another team's
  * resource is never served.
  */
-type Operation = { "x-required-scope"?: string; "x-required-scopes"?: string[]; "x-session-only"?: boolean };
+type Operation = {
+  "x-required-scope"?: string;
+  "x-required-scopes"?: string[];
+  "x-session-only"?: boolean;
+  "x-public"?: boolean;
+};
 
 let server: TestServer;
 let alice: TestUser;
@@ -41,6 +47,13 @@ async function fixturesOf(user: TestUser, into: Record<string, string>) {
     }),
   ).id;
   into.dimensions = into.templates!;
+  into.autousers = bodyOf(
+    await call(Autouser, `${server.api}/autousers`, {
+      method: "POST",
+      headers: bearer(key),
+      body: { name: "Matrix", role: "A persona of the matrix" },
+    }),
+  ).id;
   into.webhooks = bodyOf(
     await call(WebhookEndpointWithSecret, `${server.api}/webhooks`, {
       method: "POST",
@@ -52,9 +65,19 @@ async function fixturesOf(user: TestUser, into: Record<string, string>) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { WEBHOOKS_ENABLED: "true", WEBHOOKS_ALLOW_PRIVATE_URLS: "true" } });
+  // The matrix makes several requests per route from one team, more than a minute's budget: limits are only logged.
+  server = await startTestServer({
+    env: { WEBHOOKS_ENABLED: "true", WEBHOOKS_ALLOW_PRIVATE_URLS: "true", RATE_LIMIT_MODE: "log" },
+  });
   alice = await signUp(server, "matrix-alice");
   bob = await signUp(server, "matrix-bob");
+  // The matrix sends several requests per route of the document: more than a Pro team's minute holds.
+  const { services } = server.app;
+  const ctx = { db: services.db, clock: services.clock, baseUrl: services.env.baseUrl };
+  for (const user of [alice, bob]) {
+    await setTeamPlan(ctx, user.teamId, "enterprise");
+    await setTeamLimits(ctx, user.teamId, { requestsPerMinute: 100_000 });
+  }
   await fixturesOf(alice, own);
   await fixturesOf(bob, foreign);
 }, 60_000);
@@ -94,6 +117,12 @@ describe("the authorization matrix", () => {
           (res.body as { error?: { code?: string } } | null)?.error?.code;
 
         const none = await send({});
+        if (op["x-public"]) {
+          // Reached without credentials by design (the plugin pairing routes): never a 401.
+          if (none.status === 401) problems.push(`${label} is public but refused an anonymous caller`);
+          checked++;
+          continue;
+        }
         if (none.status !== 401) problems.push(`${label} without credentials → ${none.status}`);
 
         const scoped = [

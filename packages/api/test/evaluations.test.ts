@@ -228,7 +228,7 @@ describe("creating", () => {
           { currentUrl: "https://a.example", variantUrl: "https://b.example" },
           { currentUrl: "https://c.example", variantUrl: "https://d.example" },
         ],
-        selectedAutousers: [{ autouserId: "auto_1", agentCount: 3 }],
+        selectedAutousers: [{ autouserId: "auto_power_user", agentCount: 3 }],
         evaluationMethod: "ai",
         dryRun: true,
       },

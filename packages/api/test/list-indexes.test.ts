@@ -1,11 +1,28 @@
 import {
+  AccessRequest,
+  AccessRequestList,
   ApiKeyList,
+  Autouser,
+  AutouserList,
+  AutouserRubric,
+  AutouserRubricList,
+  AutouserRunList,
   ComparisonList,
+  ConnectedAppList,
+  Conversation,
+  ConversationList,
+  ConversationMessageList,
+  EvaluationInvite,
+  EvaluationInviteList,
   EvaluationList,
+  EvaluationShare,
+  EvaluationShareList,
   EventList,
+  NotificationList,
   PublicRaterList,
   Rating,
   RatingList,
+  RunAutousersResult,
   TeamList,
   TeamMemberList,
   Template,
@@ -20,6 +37,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createEvaluation, expectStatus } from "./helpers/assertions";
+import { insertAutouser } from "./helpers/autousers";
 import {
   bearer,
   bodyOf,
@@ -30,6 +48,7 @@ import {
   signUp,
   type TestUser,
 } from "./helpers/clients";
+import { OAuthApp } from "./helpers/oauth";
 import { runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
 import type { TestServer } from "./helpers/server";
 import { createEndpoint, createTeam, startWebhookServer } from "./helpers/webhooks";
@@ -81,6 +100,19 @@ const SORTED_UNIONS: { route: string; variant: RegExp; why: string }[] = [
     why: "system templates or the caller's teams' (an OR): a team's templates are few",
   },
   { route: "GET /dimensions", variant: /./, why: "the deprecated alias of GET /templates" },
+  {
+    route: "GET /autousers",
+    // Without `source`, system personas or the team's (an OR); a user of two teams without `teamId`, both teams.
+    variant: /^(?!.*source)|^session(?!.*teamId)/,
+    why: "system personas or the caller's teams' autousers: a team's personas are few",
+  },
+  {
+    route: "GET /evaluations",
+    variant: /^session( status)?, /,
+    why:
+      "a signed-in user's list adds the evaluations shared with them: each share (by index) finds its evaluation by " +
+      "primary key, and those rows are sorted with the teams' pages; a user's shares are few",
+  },
 ];
 
 let server: TestServer;
@@ -90,11 +122,14 @@ let user: TestUser;
 let key: string;
 let fx: {
   otherTeam: string;
+  peerEvaluationId: string;
   evaluationId: string;
   ratedEvaluationId: string;
   comparisonId: string;
   templateId: string;
   endpointId: string;
+  autouserId: string;
+  conversationId: string;
 };
 
 const COVERAGE: Record<string, Coverage> = {
@@ -150,6 +185,24 @@ const COVERAGE: Record<string, Coverage> = {
     path: () => `/dimensions/${fx.templateId}/versions`,
     callers: ["key"],
   },
+  "GET /autousers": {
+    list: AutouserList,
+    table: "autousers",
+    path: () => "/autousers",
+    filters: {
+      visibility: () => "private",
+      status: () => "draft",
+      source: () => "team",
+      teamId: () => user.teamId,
+    },
+    callers: ["key", "session"],
+  },
+  "GET /autousers/{id}/rubrics": {
+    list: AutouserRubricList,
+    table: "autouser_rubrics",
+    path: () => `/autousers/${fx.autouserId}/rubrics`,
+    callers: ["key"],
+  },
   "GET /api-keys": { list: ApiKeyList, table: "api_keys", path: () => "/api-keys", callers: ["session"] },
   "GET /teams/{id}/api-keys": {
     list: ApiKeyList,
@@ -157,11 +210,61 @@ const COVERAGE: Record<string, Coverage> = {
     path: () => `/teams/${user.teamId}/api-keys`,
     callers: ["session"],
   },
+  "GET /oauth/connected-apps": {
+    list: ConnectedAppList,
+    table: "oauth_grants",
+    path: () => "/oauth/connected-apps",
+    callers: ["session"],
+  },
   "GET /teams": { list: TeamList, table: "teams", path: () => "/teams", callers: ["key", "session"] },
   "GET /teams/{id}/members": {
     list: TeamMemberList,
     table: "team_members",
     path: () => `/teams/${user.teamId}/members`,
+    callers: ["session"],
+  },
+  "GET /evaluations/{id}/autouser-runs": {
+    list: AutouserRunList,
+    table: "autouser_runs",
+    path: () => `/evaluations/${fx.ratedEvaluationId}/autouser-runs`,
+    callers: ["key"],
+  },
+  "GET /evaluations/{id}/shares": {
+    list: EvaluationShareList,
+    table: "evaluation_shares",
+    path: () => `/evaluations/${fx.ratedEvaluationId}/shares`,
+    callers: ["key", "session"],
+  },
+  "GET /evaluations/{id}/invites": {
+    list: EvaluationInviteList,
+    table: "invites",
+    path: () => `/evaluations/${fx.ratedEvaluationId}/invites`,
+    callers: ["key", "session"],
+  },
+  "GET /evaluations/{id}/access-requests": {
+    list: AccessRequestList,
+    table: "access_requests",
+    path: () => `/evaluations/${fx.ratedEvaluationId}/access-requests`,
+    filters: { status: () => "pending" },
+    callers: ["key", "session"],
+  },
+  "GET /evaluations/{id}/access-requests/mine": {
+    list: AccessRequestList,
+    table: "access_requests",
+    path: () => `/evaluations/${fx.peerEvaluationId}/access-requests/mine`,
+    callers: ["session"],
+  },
+  "GET /access-requests/inbox": {
+    list: AccessRequestList,
+    table: "access_requests",
+    path: () => "/access-requests/inbox",
+    filters: { status: () => "pending" },
+    callers: ["key", "session"],
+  },
+  "GET /notifications": {
+    list: NotificationList,
+    table: "notifications",
+    path: () => "/notifications",
     callers: ["session"],
   },
   "GET /webhooks": {
@@ -176,6 +279,19 @@ const COVERAGE: Record<string, Coverage> = {
     table: "webhook_deliveries",
     path: () => `/webhooks/${fx.endpointId}/deliveries`,
     filters: { status: () => "pending" },
+    callers: ["key"],
+  },
+  "GET /conversations": {
+    list: ConversationList,
+    table: "conversations",
+    path: () => "/conversations",
+    filters: { teamId: () => user.teamId },
+    callers: ["key"],
+  },
+  "GET /conversations/{id}/messages": {
+    list: ConversationMessageList,
+    table: "conversation_messages",
+    path: () => `/conversations/${fx.conversationId}/messages`,
     callers: ["key"],
   },
   "GET /events": {
@@ -267,13 +383,143 @@ beforeAll(async () => {
     body: { name: "Clarity, again" },
   });
   expect(edited.status).toBe(200);
+  const autouser = await call(Autouser, `${server.api}/autousers`, {
+    method: "POST",
+    headers,
+    body: { name: "Lister", role: "A persona to list" },
+  });
+  expectStatus(autouser, 201);
+  const autouserId = autouser.body.id;
+  await call(Autouser, `${server.api}/autousers`, {
+    method: "POST",
+    headers,
+    body: { name: "Second lister", role: "Another persona to list" },
+  });
+  for (const dimensionId of ["overall", "usability", "content"]) {
+    expectStatus(
+      await call(AutouserRubric, `${server.api}/autousers/${autouserId}/rubrics`, {
+        method: "POST",
+        headers,
+        body: { dimensionId },
+      }),
+      201,
+    );
+  }
+  const runAutouserId = await insertAutouser(server, user.teamId);
+  const runs = await call(
+    RunAutousersResult,
+    `${server.api}/evaluations/${rated.evaluation.id}/run-autousers`,
+    {
+      method: "POST",
+      headers,
+      body: { autouserIds: [runAutouserId], agentCount: 3 },
+    },
+  );
+  expectStatus(runs, 202);
+  // A third-party app the user connected, through the real authorization flow.
+  await (await OAuthApp.discover(server)).token(user);
+  // People outside the team: a peer who asks for access and is shared with, and who shares back.
+  const peer = await signUp(server, "peer");
+  const peerHeaders = sessionHeaders(server, peer);
+  for (const body of [{}, {}]) {
+    const asked = await call(
+      AccessRequest,
+      `${server.api}/evaluations/${rated.evaluation.id}/access-requests`,
+      {
+        method: "POST",
+        headers: peerHeaders,
+        body,
+      },
+    );
+    expectStatus(asked, 201);
+    const declined = await call(
+      AccessRequest,
+      `${server.api}/evaluations/${rated.evaluation.id}/access-requests/${asked.body.id}/decline`,
+      { method: "POST", headers: sessionHeaders(server, user), body: {} },
+    );
+    expectStatus(declined, 200);
+  }
+  const pending = await call(
+    AccessRequest,
+    `${server.api}/evaluations/${rated.evaluation.id}/access-requests`,
+    {
+      method: "POST",
+      headers: peerHeaders,
+      body: { message: "pending" },
+    },
+  );
+  expectStatus(pending, 201);
+  expectStatus(
+    await call(EvaluationShare, `${server.api}/evaluations/${rated.evaluation.id}/shares`, {
+      method: "POST",
+      headers,
+      body: { email: peer.email, permission: "VIEWER" },
+    }),
+    201,
+  );
+  for (const email of ["one@example.com", "two@example.com"]) {
+    expectStatus(
+      await call(EvaluationInvite, `${server.api}/evaluations/${rated.evaluation.id}/invites`, {
+        method: "POST",
+        headers,
+        body: { email },
+      }),
+      201,
+    );
+  }
+  const peerEvaluation = await createEvaluation(server.api, peerHeaders, {
+    name: "Peer's study",
+    type: "SSE",
+    status: "Running",
+    shareAccess: "ANYONE_WITH_LINK",
+  });
+  for (const message of ["first", "second"]) {
+    const mine = await call(AccessRequest, `${server.api}/evaluations/${peerEvaluation.id}/access-requests`, {
+      method: "POST",
+      headers: sessionHeaders(server, user),
+      body: { message },
+    });
+    expectStatus(mine, 201);
+    if (message === "first") {
+      expectStatus(
+        await call(
+          AccessRequest,
+          `${server.api}/evaluations/${peerEvaluation.id}/access-requests/${mine.body.id}/withdraw`,
+          { method: "POST", headers: sessionHeaders(server, user), body: {} },
+        ),
+        200,
+      );
+    }
+  }
+  expectStatus(
+    await call(EvaluationShare, `${server.api}/evaluations/${peerEvaluation.id}/shares`, {
+      method: "POST",
+      headers: peerHeaders,
+      body: { email: user.email, permission: "VIEWER" },
+    }),
+    201,
+  );
+  const conversation = bodyOf(
+    await call(Conversation, `${server.api}/conversations`, { method: "POST", headers, body: {} }),
+  );
+  // One exchange, so the messages list has items to page from.
+  const reply = await fetch(`${server.api}/conversations/${conversation.id}/messages`, {
+    method: "POST",
+    headers: { ...headers, "Content-Type": "application/json" },
+    body: JSON.stringify({ role: "user", parts: [{ type: "text", text: "Rate https://example.com/a" }] }),
+  });
+  expect(reply.status).toBe(200);
+  expect(await reply.text()).toContain("event: message");
   fx = {
+    peerEvaluationId: peerEvaluation.id,
+    conversationId: conversation.id,
     otherTeam,
     evaluationId: evaluation.id,
     ratedEvaluationId: rated.evaluation.id,
     comparisonId: rated.comparisonIds[0]!,
     templateId: template.body.id,
     endpointId: endpoint.id,
+    autouserId,
   };
 });
 afterAll(async () => {

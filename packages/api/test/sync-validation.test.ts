@@ -3,9 +3,8 @@ import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { initTRPC } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createHttpSurface } from "../src/app";
+import { createHttpSurface, createServices } from "../src/app";
 import { loadEnv } from "../src/config/env";
-import { createRateLimits } from "../src/limits/rate-limits";
 import { appRouter } from "../src/routers/index";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
@@ -49,15 +48,7 @@ let handle: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await createTestDatabase();
   const env = loadEnv({ ...TEST_SECRETS, NODE_ENV: "test", BASE_URL: "http://127.0.0.1:1" });
-  const { pipeline } = createHttpSurface(
-    {
-      db: database.db,
-      env,
-      clock: systemClock,
-      limits: await createRateLimits(env, database.db, systemClock),
-    },
-    testRouter,
-  );
+  const { pipeline } = createHttpSurface(await createServices(env, database.db, systemClock), testRouter);
   handle = pipeline.handleWeb;
 });
 afterAll(() => database?.dispose());

@@ -32,7 +32,8 @@ function startWorker() {
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // "close" rather than "exit": only then has everything the process wrote been read from its pipes.
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const waitFor = async (text: string) => {
     const deadline = Date.now() + 30_000;
     while (!output.includes(text)) {

@@ -8,6 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { benchAutousers, printAutousersRows } from "./autousers-bench";
 import { compareResponses, type Probe } from "./check-responses";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
@@ -312,6 +313,17 @@ async function benchWebhooksSection(): Promise<number> {
   }
 }
 
+async function benchAutousersSection(): Promise<number> {
+  const bench = await createBenchDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL);
+  try {
+    const rows = await benchAutousers(bench, log);
+    printAutousersRows(rows);
+    return rows.every((r) => r.pass !== false) ? 0 : 1;
+  } finally {
+    await bench.drop();
+  }
+}
+
 async function benchScaleSection(): Promise<number> {
   const result = await benchScale(log);
   printScaleRows(result);
@@ -331,6 +343,7 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   ratings: benchRatingsSection,
   limits: benchLimitsSection,
   webhooks: benchWebhooksSection,
+  autousers: benchAutousersSection,
 };
 
 async function main(): Promise<number> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SharePermission } from "./collaboration";
 import { DateTime } from "./common";
 import { listOf, PageQueryShape, withCursorRules } from "./pagination";
 
@@ -91,6 +92,10 @@ export const Evaluation = z
     createdAt: DateTime,
     updatedAt: DateTime,
     links: EvaluationLinks,
+    sharedWithYou: z.object({ permission: SharePermission }).optional().meta({
+      description:
+        "Present when you see this evaluation through a direct share rather than as a member of its team.",
+    }),
   })
   .meta({ id: "Evaluation" });
 export type Evaluation = z.infer<typeof Evaluation>;
@@ -267,6 +272,9 @@ export const EvaluationDryRun = z
 
 export const EvaluationCreateResult = z.union([Evaluation, EvaluationDryRun]);
 
+/** The real type of a file stimulus (read from its bytes at upload), so a viewer knows how to show it. */
+const FileContentTypeOut = z.string().nullable().optional();
+
 export const Comparison = z
   .object({
     id: z.string(),
@@ -281,16 +289,19 @@ export const Comparison = z
           url: z.string().nullable(),
           fileId: z.string().nullable(),
           stimulusType: z.enum(STIMULUS_TYPES),
+          contentType: FileContentTypeOut,
         }),
         z.object({
           kind: z.literal("pair"),
           sideA: z.object({
             url: z.string().nullable(),
             fileId: z.string().nullable(),
+            contentType: FileContentTypeOut,
           }),
           sideB: z.object({
             url: z.string().nullable(),
             fileId: z.string().nullable(),
+            contentType: FileContentTypeOut,
           }),
         }),
       ])

@@ -8,6 +8,8 @@ export const ID_PREFIXES = {
   comparison: "cmp",
   rating: "rat",
   autouserRun: "arun",
+  autouserRunTurn: "turn",
+  calibration: "cal",
   autouser: "auto",
   rubric: "rub",
   share: "shr",
@@ -17,6 +19,13 @@ export const ID_PREFIXES = {
   webhookDelivery: "whd",
   event: "event",
   publicRater: "prt",
+  file: "file",
+  invite: "inv",
+  accessRequest: "areq",
+  notification: "ntf",
+  outboundEmail: "eml",
+  conversation: "conv",
+  conversationMessage: "msg",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

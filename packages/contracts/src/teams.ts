@@ -42,6 +42,7 @@ export const TeamUpdateInput = z
 
 export const TeamMember = z
   .object({
+    id: z.string().meta({ description: "The member's user id; list cursors name it." }),
     object: z.literal("team_member"),
     userId: z.string(),
     teamId: z.string(),

@@ -3,6 +3,8 @@ export interface BackgroundLoop {
   name: string;
   intervalMs: number;
   run(): Promise<string | null>;
+  /** Asks a long pass to hand its work back and return at once (the process is stopping). */
+  interrupt?(): void;
   /** Releases what the loop holds open (connections), once it has stopped. */
   close?(): void;
 }

@@ -1,6 +1,10 @@
-import { closeDueEvaluations, runMaintenance } from "@rubricon/core";
+import { closeDueEvaluations, removeOrphanedFiles, runInsightsPass, runMaintenance } from "@rubricon/core";
+import { createFileStorage } from "../files/storage";
+import { insightsWriterFor } from "../models";
 import type { AppServices } from "../services";
+import { autouserRunLoop } from "./autouser-runs";
 import type { BackgroundLoop } from "./background-loop";
+import { emailLoop } from "./email";
 import { webhookDeliveryLoop } from "./webhook-deliveries";
 
 export type { BackgroundLoop } from "./background-loop";
@@ -8,19 +12,28 @@ export type { BackgroundLoop } from "./background-loop";
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 /** How late, at most, an evaluation whose rating deadline passed is ended by the sweep. */
 export const COMPLETION_SWEEP_INTERVAL_MS = 15 * 1000;
+/** How soon a requested AI insights summary is started, at most. */
+export const INSIGHTS_POLL_INTERVAL_MS = 1000;
+/** Summaries one pass writes before yielding to the other loops. */
+const INSIGHTS_PER_PASS = 5;
 
 /** Every loop the worker runs; the web process runs the same ones when no separate worker is deployed. */
-export function backgroundLoops(services: Pick<AppServices, "db" | "env" | "clock">): BackgroundLoop[] {
+export function backgroundLoops(
+  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "artifacts">>,
+): BackgroundLoop[] {
   const core = { db: services.db, clock: services.clock, baseUrl: services.env.baseUrl };
+  const storage = createFileStorage(services.env);
   return [
     {
       name: "maintenance",
       intervalMs: MAINTENANCE_INTERVAL_MS,
       async run() {
         const removed = await runMaintenance(services.db, services.clock.now());
+        const files = await removeOrphanedFiles(services.db, storage, services.clock.now());
         return (
           `removed ${removed.idempotencyRecords} idempotency records, ${removed.sessions} sessions, ` +
-          `${removed.events} events, ${removed.webhookDeliveries} webhook deliveries and ${removed.idleRaters} idle raters`
+          `${removed.events} events, ${removed.webhookDeliveries} webhook deliveries, ${removed.idleRaters} idle raters ` +
+          `and ${files} orphaned files`
         );
       },
     },
@@ -30,6 +43,22 @@ export function backgroundLoops(services: Pick<AppServices, "db" | "env" | "cloc
       async run() {
         const ended = await closeDueEvaluations(core);
         return ended > 0 ? `ended ${ended} evaluations whose rating window closed` : null;
+      },
+    },
+    autouserRunLoop(services),
+    emailLoop(services),
+    {
+      name: "insights",
+      intervalMs: INSIGHTS_POLL_INTERVAL_MS,
+      async run() {
+        const writerFor = insightsWriterFor(services);
+        const lines: string[] = [];
+        for (let i = 0; i < INSIGHTS_PER_PASS; i++) {
+          const done = await runInsightsPass(core, writerFor);
+          if (!done) break;
+          if (done.status !== "ready") lines.push(`ai insights of ${done.evaluationId}: ${done.status}`);
+        }
+        return lines.length > 0 ? lines.join("\n") : null;
       },
     },
     // Deliveries wait in the outbox while the feature is off and go out once it is on.
@@ -72,6 +101,7 @@ export function startLoops(loops: BackgroundLoop[], log: (line: string) => void)
     async stop() {
       stopping = true;
       for (const t of timers) clearTimeout(t);
+      for (const loop of loops) loop.interrupt?.();
       await Promise.all(inFlight);
       for (const loop of loops) loop.close?.();
     },
@@ -85,7 +115,9 @@ const loopSlot = globalThis as typeof globalThis & { [EMBEDDED_LOOPS]?: RunningL
  * Starts the background loops inside a web process, once per process however many bundles ask (Next.js loads
  * instrumentation and the production server's own copy separately), unless a separate worker runs them.
  */
-export function startEmbeddedWorker(services: Pick<AppServices, "db" | "env" | "clock">): void {
+export function startEmbeddedWorker(
+  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "artifacts">>,
+): void {
   if (!services.env.embeddedWorker || loopSlot[EMBEDDED_LOOPS]) return;
   loopSlot[EMBEDDED_LOOPS] = startLoops(backgroundLoops(services), (line) =>
     process.stdout.write(`${new Date().toISOString()} ${line}\n`),

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { PlatformModel } from "@rubricon/core";
 import { z } from "zod";
 
 const Secret = z.string().min(32, "must be at least 32 characters");
@@ -29,6 +30,23 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (a 256-bit key)")
     .optional(),
+  // The platform's default model for autousers and assistants; a team's BYOK setting wins over it.
+  AUTOUSER_PROVIDER: z.enum(["openai", "anthropic", "google", "openai-compatible"]).optional(),
+  AUTOUSER_MODEL: z.string().min(1).max(200).optional(),
+  AUTOUSER_API_KEY: z.string().min(1).optional(),
+  AUTOUSER_BASE_URL: z.string().url().optional(),
+  AUTOUSER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  AUTOUSER_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
+  CHROMIUM_PATH: z.string().default("/usr/bin/chromium"),
+  BROWSER_WS_ENDPOINT: z.string().url().optional(),
+  SMTP_URL: z.string().url().optional(),
+  EMAIL_FROM: z.string().min(3).default("Rubricon <no-reply@localhost>"),
+  S3_BUCKET: z.string().min(3).optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
 });
 
 export interface Env {
@@ -60,6 +78,29 @@ export interface Env {
   passwordHashLogN: number;
   /** A comment line is written on every open event stream this often, so proxies keep idle streams open. */
   sseHeartbeatMs: number;
+  /** The operator's default model (`AUTOUSER_*`); null runs autousers on the heuristic judge. */
+  platformModel: PlatformModel | null;
+  /** Autouser runs one worker process drives at once. */
+  autouserConcurrency: number;
+  /** Local development and tests only: autouser browsers may open loopback and private addresses. */
+  autouserAllowPrivateUrls: boolean;
+  chromiumPath: string;
+  /** A remote browser service (Playwright `connect`), so browser capacity scales apart from the app. */
+  browserWsEndpoint: string | undefined;
+  /** Outgoing mail (`smtp://user:pass@host:port`); without it mail is written to the log. */
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  /** S3-compatible object storage for files; without a bucket files live under `DATA_DIR/files`. */
+  s3: S3Settings | null;
+}
+
+export interface S3Settings {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
 }
 
 /** The repository root (where pnpm-workspace.yaml is), so `.data/` is one place whichever package runs. */
@@ -131,6 +172,19 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       `Refusing to start in production (BASE_URL ${baseUrl}) with WEBHOOKS_ALLOW_PRIVATE_URLS=true; it is for local development.`,
     );
   }
+  if (e.AUTOUSER_ALLOW_PRIVATE_URLS === "true" && isProductionDeployment(e.NODE_ENV, baseUrl)) {
+    throw new Error(
+      `Refusing to start in production (BASE_URL ${baseUrl}) with AUTOUSER_ALLOW_PRIVATE_URLS=true; it is for local development.`,
+    );
+  }
+  if ((e.AUTOUSER_PROVIDER === undefined) !== (e.AUTOUSER_MODEL === undefined)) {
+    throw new Error(
+      "Invalid configuration: AUTOUSER_PROVIDER and AUTOUSER_MODEL are set together or not at all.",
+    );
+  }
+  if (e.AUTOUSER_PROVIDER === "openai-compatible" && !e.AUTOUSER_BASE_URL) {
+    throw new Error("Invalid configuration: AUTOUSER_PROVIDER=openai-compatible needs AUTOUSER_BASE_URL.");
+  }
   const generated = missing.length > 0 ? devSecrets(dataDir) : undefined;
   return {
     nodeEnv: e.NODE_ENV,
@@ -151,5 +205,30 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     webhooksAllowPrivateUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === "true",
     sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
     passwordHashLogN: e.PASSWORD_HASH_LOG_N,
+    platformModel:
+      e.AUTOUSER_PROVIDER && e.AUTOUSER_MODEL
+        ? {
+            provider: e.AUTOUSER_PROVIDER,
+            model: e.AUTOUSER_MODEL,
+            apiKey: e.AUTOUSER_API_KEY ?? null,
+            baseUrl: e.AUTOUSER_BASE_URL ?? null,
+          }
+        : null,
+    autouserConcurrency: e.AUTOUSER_CONCURRENCY,
+    autouserAllowPrivateUrls: e.AUTOUSER_ALLOW_PRIVATE_URLS === "true",
+    chromiumPath: e.CHROMIUM_PATH,
+    browserWsEndpoint: e.BROWSER_WS_ENDPOINT,
+    smtpUrl: e.SMTP_URL,
+    emailFrom: e.EMAIL_FROM,
+    s3: e.S3_BUCKET
+      ? {
+          bucket: e.S3_BUCKET,
+          endpoint: e.S3_ENDPOINT,
+          region: e.S3_REGION,
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE === "true",
+        }
+      : null,
   };
 }

@@ -14,6 +14,13 @@ export interface ApiRequest {
   readonly signal: AbortSignal;
   /** The whole body, refused with 413 as soon as it passes `limit` bytes, as declared or as counted. */
   readBody(limit: number): Promise<Uint8Array>;
+  /**
+   * The body as it arrives, for uploads that must never be held whole; it fails with 413 as soon as it passes
+   * `limit` bytes. Stopping early leaves the connection able to carry the answer.
+   */
+  bodyChunks(limit: number): AsyncIterable<Uint8Array>;
+  /** The node:http request and response, for an entry that hands them to a protocol library (OAuth). */
+  readonly node?: { req: IncomingMessage; res: ServerResponse };
 }
 
 export interface HeaderReader {
@@ -98,6 +105,82 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
 }
 
 /**
+ * A node request's body chunk by chunk: the request is paused between reads (backpressure) and when the reader
+ * stops, never destroyed, so a 413 can still be written to its socket.
+ */
+function nodeBodyChunks(req: IncomingMessage, limit: number): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      const queue: Buffer[] = [];
+      let ended = false;
+      let failure: unknown = null;
+      let size = 0;
+      let wake: (() => void) | null = null;
+      const notify = () => {
+        const w = wake;
+        wake = null;
+        w?.();
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        req.pause();
+        if (size > limit) {
+          failure = requestTooLarge(limit);
+          detach();
+        } else queue.push(chunk);
+        notify();
+      };
+      const onEnd = () => {
+        ended = true;
+        notify();
+      };
+      const onError = (err: unknown) => {
+        failure = err;
+        notify();
+      };
+      const onClose = () => {
+        if (!req.complete && !failure) failure = new Error("the client closed the connection mid-upload");
+        notify();
+      };
+      const detach = () => {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+        req.off("close", onClose);
+      };
+      req.on("data", onData);
+      req.on("end", onEnd);
+      req.on("error", onError);
+      req.on("close", onClose);
+      req.pause();
+      return {
+        async next(): Promise<IteratorResult<Uint8Array>> {
+          for (;;) {
+            const chunk = queue.shift();
+            if (chunk) return { value: chunk, done: false };
+            if (failure) throw failure;
+            if (ended) {
+              detach();
+              return { value: undefined, done: true };
+            }
+            const woken = new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            req.resume();
+            await woken;
+          }
+        },
+        async return(): Promise<IteratorResult<Uint8Array>> {
+          detach();
+          req.pause();
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  };
+}
+
+/**
  * A node request as an `ApiRequest`, without the Web `Request` and its streams: on a hot route, building those
  * and the `Response` cost about a tenth of the request's CPU.
  */
@@ -131,6 +214,11 @@ export function fromNodeRequest(
       assertDeclaredLength(headers, limit);
       return readNodeBody(req, limit);
     },
+    bodyChunks(limit) {
+      assertDeclaredLength(headers, limit);
+      return nodeBodyChunks(req, limit);
+    },
+    node: { req, res },
   };
 }
 
@@ -169,6 +257,23 @@ export function fromWebRequest(req: Request): ApiRequest {
         chunks.push(value);
       }
       return Buffer.concat(chunks, size);
+    },
+    async *bodyChunks(limit) {
+      assertDeclaredLength(headers, limit);
+      if (!req.body) return;
+      const reader = req.body.getReader();
+      let size = 0;
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          size += value.byteLength;
+          if (size > limit) throw requestTooLarge(limit);
+          yield value;
+        }
+      } finally {
+        await reader.cancel().catch(() => {});
+      }
     },
   };
 }

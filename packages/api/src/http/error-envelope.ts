@@ -23,7 +23,9 @@ function fromZod(error: ZodError, input: unknown): ApiError {
   }
   const param = paramOf(issue.path);
   // Zod leaves `input` off its issues, so whether the field was absent is read from the request itself.
-  const missing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
+  const missing =
+    (issue.code === "invalid_type" || issue.code === "invalid_value") &&
+    valueAt(input, issue.path) === undefined;
   if (missing) {
     return new ApiError("parameter_missing", `Missing required parameter: ${param}.`, { param });
   }

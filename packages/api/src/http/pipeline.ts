@@ -173,9 +173,10 @@ export interface Pipeline {
 }
 
 /**
- * Every HTTP entry point of the app (`/api/v1`, `/api/trpc`, `/api/auth`, `/api/share`) in one wrapper that owns
- * the request id, `Service-Version`, body caps and JSON parsing, principal resolution, the error envelope and
- * response writing (whole bodies, redirects and event streams), whichever server the request came through.
+ * Every HTTP entry point of the app (`/api/v1`, `/api/trpc`, `/api/auth`, `/api/share`, `/api/oauth`,
+ * `/.well-known`, `/mcp`) in one wrapper that owns the request id, `Service-Version`, body caps and JSON parsing,
+ * principal resolution, the error envelope and response writing (whole bodies, redirects and event streams),
+ * whichever server the request came through. The OAuth endpoints answer OAuth error bodies (RFC 6749) instead.
  */
 export function createPipeline(services: AppServices, entries: EntryPoint[]): Pipeline {
   const entryOf = (pathname: string) =>

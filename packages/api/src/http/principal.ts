@@ -1,5 +1,11 @@
 import { API_KEY_PREFIX, SCOPES, type Scope } from "@rubricon/contracts";
-import { ApiError, authenticateApiKey, findSessionUser, recordApiKeyUse } from "@rubricon/core";
+import {
+  ApiError,
+  authenticateApiKey,
+  findSessionUser,
+  grantEndsTokens,
+  recordApiKeyUse,
+} from "@rubricon/core";
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { AppServices, Principal } from "../trpc/context";
 import type { ApiRequest } from "./api-message";
@@ -18,10 +24,18 @@ function parseScopes(claim: unknown): Scope[] {
   return claim.split(" ").filter((s): s is Scope => known.has(s));
 }
 
-async function verifyOAuth(token: string, services: AppServices): Promise<Principal> {
+/**
+ * An OAuth access token for `audience` (the REST API or the MCP server). Tokens naming their grant (`gid`) stop
+ * working once the user disconnects the app or a rotated refresh token is replayed.
+ */
+export async function verifyOAuth(
+  token: string,
+  services: AppServices,
+  audience = `${services.env.baseUrl}/api/v1`,
+): Promise<Extract<Principal, { kind: "oauth" }>> {
   const { payload } = await jwtVerify(token, encoder.encode(services.env.oauthJwtSecret), {
     algorithms: ["HS256"],
-    audience: `${services.env.baseUrl}/api/v1`,
+    audience,
     currentDate: services.clock.now(),
     requiredClaims: ["sub", "exp"],
   });
@@ -32,6 +46,11 @@ async function verifyOAuth(token: string, services: AppServices): Promise<Princi
   }
   if (typeof payload.team !== "string")
     throw new ApiError("invalid_access_token", "The access token has no `team` claim.");
+  if (
+    typeof payload.gid === "string" &&
+    (await grantEndsTokens(services.db, payload.gid, services.clock.now()))
+  )
+    throw new ApiError("invalid_access_token", "The access token's grant was revoked.");
   return {
     kind: "oauth",
     userId: payload.sub!,

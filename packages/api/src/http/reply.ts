@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { Readable } from "node:stream";
 
 /** Response headers; `Set-Cookie` may carry several values. */
 export type ResponseHeaders = Record<string, string | string[]>;
@@ -23,10 +24,17 @@ export interface EventStream {
   errorFrame(err: unknown): string;
 }
 
-/** What an entry point answers: a whole body, or an event stream. */
+/** What an entry point answers: a whole body (or a file streamed from disk), or an event stream. */
 export type Reply =
-  | { status: number; headers: ResponseHeaders; body: string | Uint8Array | null; stream?: undefined }
-  | { status: 200; headers: ResponseHeaders; body?: undefined; stream: EventStream };
+  | {
+      status: number;
+      headers: ResponseHeaders;
+      body: string | Uint8Array | Readable | null;
+      stream?: undefined;
+      /** The entry already wrote the whole response on the node response (a protocol library answered). */
+      written?: true;
+    }
+  | { status: 200; headers: ResponseHeaders; body?: undefined; stream: EventStream; written?: undefined };
 
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
@@ -47,8 +55,16 @@ export function formatEvent(e: ServerSentEvent): string {
 
 /** Writes a reply to a node response; an event stream is written as it is produced, with heartbeats. */
 export function writeNodeReply(res: ServerResponse, reply: Reply): void {
+  if (reply.written) return;
   if (!reply.stream) {
     res.writeHead(reply.status, reply.headers);
+    if (reply.body instanceof Readable) {
+      const body = reply.body;
+      body.on("error", () => res.destroy());
+      res.once("close", () => body.destroy());
+      body.pipe(res);
+      return;
+    }
     res.end(reply.body ?? undefined);
     return;
   }
@@ -100,7 +116,10 @@ export function toWebResponse(reply: Reply): Response {
   }
   if (!reply.stream) {
     // Node's Uint8Array is typed over ArrayBufferLike; the Web types want an ArrayBuffer-backed view.
-    const body = reply.body as string | Uint8Array<ArrayBuffer> | null;
+    const body =
+      reply.body instanceof Readable
+        ? (Readable.toWeb(reply.body) as ReadableStream<Uint8Array>)
+        : (reply.body as string | Uint8Array<ArrayBuffer> | null);
     return new Response(body, { status: reply.status, headers });
   }
   const { stream } = reply;

@@ -18,6 +18,7 @@ class Unsettled {
   constructor(readonly outcome: { status: number; body: unknown }) {}
 }
 
+import { discardUpload, receiveMultipart } from "./multipart";
 import {
   DEFAULT_BODY_LIMIT,
   type EntryPoint,
@@ -192,13 +193,24 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       // told 401 or 403, not what is wrong with a body it may not send.
       if (!route.meta.public) assertMayCall(principal, route.meta);
       const hasBody = BODY_METHODS.has(method);
-      const body = hasBody ? await ex.readJson(route.meta.maxBodyBytes ?? DEFAULT_BODY_LIMIT) : {};
+      // An upload's file streams to a staging file; its other parts are the input, as a JSON body's fields are.
+      const upload = route.meta.upload ? await receiveMultipart(ex, route.meta.upload) : null;
+      if (upload) ex.ctx.upload = upload.file;
+      const body = upload
+        ? upload.fields
+        : hasBody
+          ? await ex.readJson(route.meta.maxBodyBytes ?? DEFAULT_BODY_LIMIT)
+          : {};
       const input: Record<string, unknown> = { ...(hasBody ? body : queryInput(ex.url)), ...params };
       const nul = nulParam(input, "");
-      if (nul) throw ApiError.invalid(nul, `\`${nul}\` contains a NUL character, which no field accepts.`);
-
       const key = ex.req.headers.get("idempotency-key");
-      if (key !== null) validateIdempotencyKey(key);
+      try {
+        if (nul) throw ApiError.invalid(nul, `\`${nul}\` contains a NUL character, which no field accepts.`);
+        if (key !== null) validateIdempotencyKey(key);
+      } catch (err) {
+        await discardUpload(upload);
+        throw err;
+      }
       ex.ctx.idempotencyKey = key;
       const policy = { mode: services.limits.mode, requestId: ex.requestId, route: routeLabel };
 
@@ -241,6 +253,13 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         return jsonReply(ex, result.status, result.body);
       };
 
+      if (upload) {
+        try {
+          return answer(await run());
+        } finally {
+          await discardUpload(upload);
+        }
+      }
       const useIdempotency =
         method === "POST" && key !== null && route.meta.idempotent !== false && principal;
       if (!useIdempotency) return answer(await run());

@@ -1,11 +1,18 @@
 import { RatingSubmission, ShareStartInput } from "@rubricon/contracts";
-import { ApiError, type ShareViewer, shareView, startPublicRater, submitShareRating } from "@rubricon/core";
+import {
+  ApiError,
+  type ShareViewer,
+  shareView,
+  signedFileUrl,
+  startPublicRater,
+  submitShareRating,
+} from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
 import type { AppServices } from "../trpc/context";
 import { httpOnlyCookie, readCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
 import { parseJsonBody } from "./json-body";
-import { type EntryPoint, jsonReply } from "./pipeline";
+import { type EntryPoint, type Exchange, jsonReply, redirectReply } from "./pipeline";
 
 export const SHARE_PREFIX = "/api/share";
 const RATER_COOKIE = "rubricon_rater";
@@ -30,12 +37,38 @@ export function createShareEntry(services: AppServices): EntryPoint {
     request: { id: requestId, idempotencyKey: null },
   });
 
+  /**
+   * `GET /api/share/{token}/files/{fileId}`: a rater of the link sees the files of its comparisons, and only
+   * those, through a 302 to a short-lived signed URL.
+   */
+  const shareFile = async (ex: Exchange, token: string, fileId: string) => {
+    if (ex.req.method !== "GET" && ex.req.method !== "HEAD") {
+      ex.headers.Allow = "GET";
+      throw new ApiError("method_not_allowed", `${ex.req.method} is not allowed here; use GET.`);
+    }
+    const principal = await ex.principal().catch(() => null);
+    const view = await shareView(core(ex.requestId), token, {
+      userId: principal?.kind === "session" ? principal.userId : null,
+      raterToken: readCookie(ex.req.headers.get("cookie"), RATER_COOKIE),
+    });
+    const shown = view.comparisons.some(({ stimulus: s }) =>
+      s.kind === "single" ? s.fileId === fileId : s.sideA.fileId === fileId || s.sideB.fileId === fileId,
+    );
+    const url = shown
+      ? await signedFileUrl(services.db, services.storage, fileId, { clock: services.clock })
+      : null;
+    if (!url) throw ApiError.notFound("file_not_found", `No such file: ${fileId}.`);
+    return redirectReply(ex, url);
+  };
+
   return {
     prefix: SHARE_PREFIX,
     async handle(ex) {
       ex.headers["Cache-Control"] = "no-store";
       const { req } = ex;
       const rest = ex.url.pathname.slice(SHARE_PREFIX.length).replace(/\/+$/, "");
+      const file = /^\/([A-Za-z0-9_-]{1,100})\/files\/([A-Za-z0-9_-]{1,100})$/.exec(rest);
+      if (file) return shareFile(ex, file[1]!, file[2]!);
       const match = /^\/([A-Za-z0-9_-]{1,100})(\/start|\/ratings)?$/.exec(rest);
       if (!match)
         throw new ApiError(

@@ -11,7 +11,13 @@ import type { WindowState } from "./sliding-window";
  * hashed, so a throttled guess costs the server no scrypt work. These limits hold in `RATE_LIMIT_MODE=log` too:
  * they protect accounts, not capacity.
  */
-export type AttemptKind = "sign-in" | "sign-up" | "share-password" | "share-start" | "share-rating";
+export type AttemptKind =
+  | "sign-in"
+  | "sign-up"
+  | "share-password"
+  | "share-start"
+  | "share-rating"
+  | "invite-token";
 
 interface Rule {
   limit: number;
@@ -50,6 +56,18 @@ export const ATTEMPT_RULES: Record<AttemptKind, { subject: Rule[]; address: Rule
   "share-rating": {
     subject: [{ limit: 300, windowMs: 10 * MINUTE }],
     address: [],
+  },
+  // Invite tokens carry 256 random bits, so guessing is hopeless; wrong tokens are still paced per user and address
+  // so nobody can make the server look tokens up without end.
+  "invite-token": {
+    subject: [
+      { limit: 10, windowMs: MINUTE },
+      { limit: 50, windowMs: HOUR },
+    ],
+    address: [
+      { limit: 20, windowMs: MINUTE },
+      { limit: 100, windowMs: HOUR },
+    ],
   },
   "share-password": {
     subject: [

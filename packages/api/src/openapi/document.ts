@@ -14,6 +14,7 @@ type Operation = {
   "x-required-scope"?: string;
   "x-required-scopes"?: string[];
   "x-session-only"?: boolean;
+  "x-public"?: boolean;
   "x-feature-flag"?: string;
   "x-plans"?: string[];
 };
@@ -142,6 +143,32 @@ function streamOperation(route: Route): Operation & Record<string, unknown> {
   };
 }
 
+/** An upload route's body: its input's fields as form parts, and the file part (trpc-to-openapi knows only JSON). */
+function multipartBody(route: Route): Record<string, unknown> {
+  const upload = route.meta.upload!;
+  const input = inputSchema(route);
+  const fields = Object.entries(input.properties ?? {}).filter(([name]) => !route.paramNames.includes(name));
+  return {
+    required: true,
+    content: {
+      "multipart/form-data": {
+        schema: {
+          type: "object",
+          properties: {
+            [upload.field]: {
+              type: "string",
+              format: "binary",
+              description: `The file, at most ${upload.maxFileBytes / (1024 * 1024)} MB.`,
+            },
+            ...Object.fromEntries(fields),
+          },
+          required: [upload.field, ...(input.required ?? []).filter((n) => n !== upload.field)],
+        },
+      },
+    },
+  };
+}
+
 /**
  * trpc-to-openapi's document plus one post-processing step: the real success status of each route, the error
  * envelope on every error response, the request-id header, and one global bearer scheme.
@@ -221,6 +248,11 @@ export function buildOpenApiDocument(
     },
     content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
   };
+  doc.components.responses.Error413 = {
+    description: "The file or body is larger than the route takes (`file_too_large`, `request_too_large`).",
+    headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+  };
   doc.security = [{ bearerAuth: [] }];
 
   for (const route of routes.routes) {
@@ -255,6 +287,11 @@ export function buildOpenApiDocument(
     if (scopes.length === 1) op["x-required-scope"] = scopes[0];
     if (scopes.length > 1) op["x-required-scopes"] = scopes;
     if (route.meta.sessionOnly) op["x-session-only"] = true;
+    if (route.meta.public) {
+      // Reached without credentials (device pairing): no security requirement.
+      op["x-public"] = true;
+      op.security = [];
+    }
     if (route.meta.deprecation) op.deprecated = true;
     if (route.meta.unmetered) op["x-unmetered"] = true;
     if (route.meta.routeLimit) op["x-route-limit"] = route.meta.routeLimit;
@@ -263,6 +300,10 @@ export function buildOpenApiDocument(
       op["x-feature-flag"] = route.meta.feature;
     }
     if (route.meta.plans) op["x-plans"] = route.meta.plans;
+    if (route.meta.upload) {
+      (op as Record<string, unknown>).requestBody = multipartBody(route);
+      responses["413"] = { $ref: "#/components/responses/Error413" };
+    }
   }
   return doc as unknown as Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import {
   AgreementQuery,
+  AiInsights,
   EvaluationAgreement,
   EvaluationResults,
   ExportQuery,
@@ -20,7 +21,52 @@ export const RatingExport = z
   })
   .meta({ id: "RatingExport" });
 
+/** Summaries asked for per user per minute: each may spend a model call on the team's key. */
+const INSIGHTS_LIMIT = { key: "user", limit: 10, windowSec: 60, bucket: "ai-insights" } as const;
+
 export const resultsRouter = router({
+  // GET /evaluations/{id}/ai-insights — the latest summary of the ratings and raters' justifications
+  insights: apiProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/evaluations/{id}/ai-insights",
+        tags,
+        summary: "Retrieve AI insights",
+        description:
+          "The latest summary of the results and raters' justifications: recurring themes, and strengths and " +
+          "problems per comparison, each backed by quotes with their rating ids. `generator` says who wrote it: the " +
+          "team's model, or (with no model configured) the extractive summarizer, which picks raters' own words by " +
+          "term frequency and by the highest and lowest ratings. `stale` is true once ratings changed since; " +
+          "`status: not_started` until one is asked for with POST.",
+      },
+      scope: "evaluations:read",
+    })
+    .input(z.object({ id: IdParam }))
+    .output(AiInsights)
+    .query(({ ctx, input }) => core.getInsights(ctx.core, ctx.actor, input.id)),
+
+  // POST /evaluations/{id}/ai-insights — ask the worker for a new summary
+  regenerateInsights: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/evaluations/{id}/ai-insights",
+        tags,
+        summary: "Regenerate AI insights",
+        description:
+          "Queues a new summary for the worker and answers 202 with its state (`queued`). While the latest summary " +
+          "(or the one being written) is of the current ratings, nothing new is queued: summaries are cached by the " +
+          "ratings' fingerprint, like results. 10 a minute per user.",
+      },
+      scope: "evaluations:write",
+      successStatus: 202,
+      routeLimit: INSIGHTS_LIMIT,
+    })
+    .input(z.object({ id: IdParam }).strict())
+    .output(AiInsights)
+    .mutation(({ ctx, input }) => core.requestInsights(ctx.core, ctx.actor, input.id)),
+
   // GET /evaluations/{id}/results — aggregated scores per template, comparison and rater
   results: apiProcedure
     .meta({

@@ -1,12 +1,20 @@
 import {
   IdParam,
   PageQuery,
+  PageQueryShape,
   Team,
   TeamCreateInput,
   TeamLeaveResult,
   TeamList,
+  TeamMember,
+  TeamMemberAddInput,
+  TeamMemberAddResult,
   TeamMemberList,
+  TeamMemberRemoval,
+  TeamMemberUpdateInput,
   TeamUpdateInput,
+  UserLookup,
+  UserLookupQuery,
   withCursorRules,
 } from "@rubricon/contracts";
 import * as core from "@rubricon/core";
@@ -86,7 +94,7 @@ export const teamsRouter = router({
     .mutation(({ ctx, input }) => core.leaveTeam(ctx.core, ctx.actor, input.id)),
 
   members: router({
-    // GET /teams/{id}/members — the team's members and roles
+    // GET /teams/{id}/members — the team's members and roles, newest first
     list: apiProcedure
       .meta({
         openapi: {
@@ -94,18 +102,86 @@ export const teamsRouter = router({
           path: "/teams/{id}/members",
           tags,
           summary: "List team members",
+          description: "Newest member first; a cursor is a member's `userId`.",
         },
       })
-      .input(ById)
+      .input(withCursorRules(z.object({ id: IdParam, ...PageQueryShape })))
       .output(TeamMemberList)
-      .query(async ({ ctx, input }) => {
-        const data = await core.listMembers(ctx.core, ctx.actor, input.id);
-        return {
-          object: "list" as const,
-          data,
-          has_more: false,
-          total_count: data.length,
-        };
+      .query(async ({ ctx, input: { id, ...query } }) => {
+        const page = await core.listMembersPage(ctx.core, ctx.actor, id, query);
+        return toList(ctx, { ...page, totalCount: await core.countTeamMembers(ctx.core.db, id) });
       }),
+
+    // POST /teams/{id}/members — add a user by email, or invite someone without an account
+    add: apiProcedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/teams/{id}/members",
+          tags,
+          summary: "Add or invite a team member",
+          description:
+            "Owners and admins (only owners add owners). An email with an account becomes a member at once; any other " +
+            "gets an emailed invite, valid for 14 days, that makes its accepter a member.",
+        },
+        sessionOnly: true,
+        successStatus: 201,
+      })
+      .input(TeamMemberAddInput.extend({ id: IdParam }))
+      .output(TeamMemberAddResult)
+      .mutation(({ ctx, input: { id, ...body } }) => core.addMember(ctx.core, ctx.actor, id, body)),
+
+    // PATCH /teams/{id}/members/{userId} — change a member's role; the last owner stays an owner
+    update: apiProcedure
+      .meta({
+        openapi: {
+          method: "PATCH",
+          path: "/teams/{id}/members/{userId}",
+          tags,
+          summary: "Change a member's role",
+        },
+        sessionOnly: true,
+      })
+      .input(TeamMemberUpdateInput.extend({ id: IdParam, userId: IdParam }))
+      .output(TeamMember)
+      .mutation(({ ctx, input: { id, userId, ...body } }) =>
+        core.updateMember(ctx.core, ctx.actor, id, userId, body),
+      ),
+
+    // DELETE /teams/{id}/members/{userId} — remove a member and revoke their API keys on the team
+    remove: apiProcedure
+      .meta({
+        openapi: {
+          method: "DELETE",
+          path: "/teams/{id}/members/{userId}",
+          tags,
+          summary: "Remove a team member",
+          description: "Revokes the member's API keys on the team. The last owner cannot be removed.",
+        },
+        sessionOnly: true,
+      })
+      .input(z.object({ id: IdParam, userId: IdParam }))
+      .output(TeamMemberRemoval)
+      .mutation(({ ctx, input }) => core.removeMember(ctx.core, ctx.actor, input.id, input.userId)),
   }),
+});
+
+export const usersRouter = router({
+  // GET /users/lookup?email= — find a user to share with, by exact email
+  lookup: apiProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/users/lookup",
+        tags,
+        summary: "Look up a user by email",
+        description:
+          "Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email.",
+      },
+      sessionOnly: true,
+      routeLimit: { key: "user", limit: 30, windowSec: 60 },
+    })
+    .input(UserLookupQuery)
+    .output(UserLookup)
+    .query(({ ctx, input }) => core.lookupUser(ctx.core, input.email)),
 });

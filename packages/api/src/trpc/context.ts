@@ -1,4 +1,4 @@
-import type { CoreContext } from "@rubricon/core";
+import type { CoreContext, StagedUpload } from "@rubricon/core";
 import type { AppServices } from "../services";
 import type { Principal } from "./principal";
 
@@ -24,6 +24,8 @@ export interface RequestContext {
   requestId: string;
   idempotencyKey: string | null;
   response: ResponseState;
+  /** The file of a multipart upload route, streamed to a staging file by the transport before the procedure runs. */
+  upload?: StagedUpload;
 }
 
 export function coreContext(ctx: RequestContext): CoreContext {

@@ -2,6 +2,7 @@ import { type Plan, type RequiredScope, scopeGrants } from "@rubricon/contracts"
 import { ApiError } from "@rubricon/core";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
+import type { UploadRoute } from "../http/multipart";
 import { enforceRouteLimit, type RouteLimit } from "../limits/route-limit";
 import { actorOf, coreContext, type Principal, type RequestContext } from "./context";
 import { assertFeatureEnabled, assertPlanAllows, type Feature } from "./gates";
@@ -38,6 +39,11 @@ export type RouteMeta = OpenApiMeta<{
   successStatus?: 200 | 201 | 202 | 204 | 302;
   /** The route streams server-sent events (see `StreamRoute`). */
   stream?: StreamRoute;
+  /**
+   * The route takes a `multipart/form-data` upload: the transport streams the file part to a staging file
+   * (`ctx.upload`) and passes the other parts as the input.
+   */
+  upload?: UploadRoute;
   /** The largest request body the route accepts, when not the pipeline's 1 MB. */
   maxBodyBytes?: number;
   deprecation?: Deprecation;

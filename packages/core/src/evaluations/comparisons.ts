@@ -1,6 +1,7 @@
 import type { Comparison, PageQuery } from "@rubricon/contracts";
 import { comparisons, type DbOrTx, evaluations, newId, type StimulusRow } from "@rubricon/db";
 import { and, count, eq, inArray, max } from "drizzle-orm";
+import { linkFilesToEvaluation, resolveStimulusFiles } from "../files/stimulus-files";
 import { paginate, recordTombstone } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
 import { ApiError } from "../shared/errors";
@@ -84,7 +85,7 @@ export async function listComparisons(
   evaluationId: string,
   query: PageQuery,
 ) {
-  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "VIEWER" });
   const page = await paginate<ComparisonRow>({
     db: ctx.db,
     table: comparisons,
@@ -105,9 +106,12 @@ export async function createComparison(
   return ctx.db.transaction(async (tx) => {
     const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, {
       forUpdate: true,
+      need: "EDITOR",
     });
     assertDraft(evaluation);
     const stimulus = stimulusFor(evaluation.type, input);
+    const fileIds = await resolveStimulusFiles(tx, evaluation.teamId, [{ stimulus, paramPrefix: "" }]);
+    await linkFilesToEvaluation(tx, evaluationId, fileIds);
     const [last] = await tx
       .select({ p: max(comparisons.position) })
       .from(comparisons)
@@ -150,7 +154,7 @@ export async function getComparison(
   evaluationId: string,
   comparisonId: string,
 ) {
-  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "VIEWER" });
   return toComparison(await loadComparison(ctx.db, evaluationId, comparisonId));
 }
 
@@ -164,16 +168,22 @@ export async function updateComparison(
   return ctx.db.transaction(async (tx) => {
     const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, {
       forUpdate: true,
+      need: "EDITOR",
     });
     assertDraft(evaluation);
     const existing = await loadComparison(tx, evaluationId, comparisonId);
     const touchesStimulus = Object.keys(input).some((k) => k !== "name");
+    const stimulus = touchesStimulus ? stimulusFor(evaluation.type, input) : null;
+    if (stimulus) {
+      const fileIds = await resolveStimulusFiles(tx, evaluation.teamId, [{ stimulus, paramPrefix: "" }]);
+      await linkFilesToEvaluation(tx, evaluationId, fileIds);
+    }
     const now = ctx.clock.now();
     const [row] = await tx
       .update(comparisons)
       .set({
         ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(touchesStimulus ? { stimulus: stimulusFor(evaluation.type, input) } : {}),
+        ...(stimulus ? { stimulus } : {}),
         updatedAt: now,
       })
       .where(eq(comparisons.id, existing.id))
@@ -191,6 +201,7 @@ export async function deleteComparison(
   return ctx.db.transaction(async (tx) => {
     const evaluation = await loadVisibleEvaluation(tx, actor, evaluationId, {
       forUpdate: true,
+      need: "EDITOR",
     });
     assertDraft(evaluation);
     await loadComparison(tx, evaluationId, comparisonId);

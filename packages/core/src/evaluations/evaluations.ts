@@ -4,10 +4,12 @@ import type {
   EvaluationUpdateInput,
   PageQuery,
 } from "@rubricon/contracts";
+import { ESTIMATED_USD_PER_AUTOUSER_RUN } from "@rubricon/contracts";
 import {
   comparisons,
   type Db,
   type DbOrTx,
+  evaluationShares,
   evaluations,
   hotStatement,
   newId,
@@ -17,16 +19,21 @@ import {
   teams,
 } from "@rubricon/db";
 import { and, eq, inArray, type SQLWrapper, sql } from "drizzle-orm";
+import { cancelActiveRuns, queueRuns, runsForSelected } from "../autouser-runs/queue";
+import { assertAutousersUsable } from "../autousers/usable";
 import { emitEvent } from "../events/emit";
+import { linkFilesToEvaluation, resolveStimulusFiles } from "../files/stimulus-files";
 import { listOrder, listStatement, type PageParts, recordTombstone } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
 import { hashPassword, randomToken } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
-import { actorTeamIds, resolveTargetTeam } from "../teams/access";
+import { actorTeamIds, findMembership, resolveTargetTeam } from "../teams/access";
 import { unknownTemplateIds } from "../templates/templates";
 import { recordUsage } from "../usage/usage";
 import {
+  allows,
   evaluationExtras,
+  loadEvaluationAccess,
   loadVisibleEvaluation,
   loadVisibleEvaluationWithExtras,
   templateRefsFor,
@@ -47,8 +54,7 @@ async function assertTemplatesUsable(db: DbOrTx, teamId: string, ids: string[] |
 }
 
 export const DEFAULT_TEMPLATE_ID = "overall";
-/** Planning figure for dry runs: what one autouser rating of one comparison costs on the default model. */
-export const ESTIMATED_USD_PER_AUTOUSER_RUN = 0.02;
+export { ESTIMATED_USD_PER_AUTOUSER_RUN } from "@rubricon/contracts";
 
 function comparisonInputs(input: EvaluationCreateInput): { name: string | null; stimulus: StimulusRow }[] {
   if (input.type === "SSE") {
@@ -151,9 +157,21 @@ async function insertComparisons(tx: DbOrTx, rows: ComparisonRow[]): Promise<voi
 }
 
 export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
-  const { team } = await resolveTargetTeam(ctx.db, actor, input.teamId);
+  const { team, role } = await resolveTargetTeam(ctx.db, actor, input.teamId);
   const items = comparisonInputs(input);
   await assertTemplatesUsable(ctx.db, team.id, input.selectedDimensionIds);
+  await assertAutousersUsable(
+    ctx.db,
+    team.id,
+    (input.selectedAutousers ?? []).map((a) => a.autouserId),
+    { viewer: { userId: actor.userId, role } },
+  );
+  const prefix = input.type === "SSE" ? "designUrls" : "comparisonPairs";
+  const fileIds = await resolveStimulusFiles(
+    ctx.db,
+    team.id,
+    items.map((c, i) => ({ stimulus: c.stimulus, paramPrefix: `${prefix}[${i}].` })),
+  );
   if (input.dryRun) return dryRunResult(input, items.length);
 
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : null;
@@ -204,6 +222,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
         })),
       );
     }
+    await linkFilesToEvaluation(tx, row.id, fileIds);
     const templates = templateRefsOf(inserted ? [inserted] : []);
     const evaluation = toEvaluation(row, items.length, ctx.baseUrl, templates);
     await emitEvent(tx, ctx, {
@@ -211,6 +230,9 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
       teamId: team.id,
       object: toEvaluationEventObject(evaluation),
     });
+    // An evaluation created Running with autousers selected starts them at once.
+    const selected = row.status === "Running" ? runsForSelected(row) : null;
+    if (selected) await queueRuns(tx, ctx, row, selected);
     // Counted in the insert's transaction (a refusal leaves nothing behind, and racing creates cannot pass it),
     // last, so the team's counter row stays locked only until the commit.
     await recordUsage(tx, team, "evals_mo", now);
@@ -220,7 +242,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
 
 export async function getEvaluation(ctx: CoreContext, actor: Actor, id: string): Promise<Evaluation> {
   const row = await loadVisibleEvaluationWithExtras(ctx.db, actor, id);
-  return toEvaluation(row, row.comparisonCount, ctx.baseUrl, templateRefsOf([row]));
+  return toEvaluation(row, row.comparisonCount, ctx.baseUrl, templateRefsOf([row]), row.access);
 }
 
 /**
@@ -229,12 +251,17 @@ export async function getEvaluation(ctx: CoreContext, actor: Actor, id: string):
  * table could not use the index's order and would sort every evaluation of the teams. The page is read first and
  * the counts grouped over its ids: a count per row as a correlated subquery cost Postgres about twice the whole
  * page read.
+ *
+ * With `sharedWith`, the evaluations shared with that user (outside those teams) are a further branch of the
+ * merge: each of the user's shares, read from its index, finds its evaluation by primary key with the page's
+ * keyset, so the branch costs one index probe per share, whatever the size of the owning teams.
  */
 function evaluationsPage(
   db: Db,
   teamIds: SQLWrapper,
   status: SQLWrapper | undefined,
   { keyset, backwards, limit }: PageParts,
+  sharedWith?: SQLWrapper,
 ) {
   const teamPage = db
     .select()
@@ -243,13 +270,44 @@ function evaluationsPage(
     .orderBy(...listOrder(evaluations, backwards))
     .limit(limit)
     .as("team_page");
+  const teamBranch = db
+    .select({
+      ...teamPage._.selectedFields,
+      sharedPermission: sql<string | null>`null::text`.as("shared_permission"),
+    })
+    .from(teams)
+    .crossJoinLateral(teamPage)
+    .where(sql`${teams.id} = any(${teamIds})`);
+  const merged = sharedWith
+    ? (() => {
+        const sharedRow = db
+          .select()
+          .from(evaluations)
+          .where(
+            and(
+              eq(evaluations.id, evaluationShares.evaluationId),
+              sql`${evaluations.teamId} <> all(${teamIds})`,
+              status ? eq(evaluations.status, status) : undefined,
+              keyset,
+            ),
+          )
+          .as("shared_row");
+        const sharedBranch = db
+          .select({
+            ...sharedRow._.selectedFields,
+            sharedPermission: sql<string | null>`${evaluationShares.permission}`.as("shared_permission"),
+          })
+          .from(evaluationShares)
+          .crossJoinLateral(sharedRow)
+          .where(eq(evaluationShares.userId, sharedWith));
+        return teamBranch.unionAll(sharedBranch);
+      })()
+    : teamBranch;
   const page = db.$with("page").as(
     db
-      .select(teamPage._.selectedFields)
-      .from(teams)
-      .crossJoinLateral(teamPage)
-      .where(sql`${teams.id} = any(${teamIds})`)
-      .orderBy(...listOrder(teamPage, backwards))
+      .select()
+      .from(merged.as("merged"))
+      .orderBy(...(backwards ? [sql`updated_at asc`, sql`id asc`] : [sql`updated_at desc`, sql`id desc`]))
       .limit(limit),
   );
   const counts = db.$with("counts").as(
@@ -276,6 +334,10 @@ interface EvaluationListValues {
   status?: EvaluationRow["status"];
 }
 
+interface SharedListValues extends EvaluationListValues {
+  userId: string;
+}
+
 const evaluationsOfTeams = listStatement({
   name: "evaluations_of_teams",
   table: evaluations,
@@ -293,30 +355,72 @@ const evaluationsOfTeamsInStatus = listStatement({
   page: (db, $, page) => evaluationsPage(db, $.teamIds, $.status, page),
 });
 
+function teamOrShared($: Params<SharedListValues>) {
+  return sql`(${evaluations.teamId} = any(${$.teamIds}) or exists (select 1 from evaluation_shares s
+    where s.evaluation_id = ${evaluations.id} and s.user_id = ${$.userId}))`;
+}
+
+const evaluationsOfUser = listStatement({
+  name: "evaluations_of_user",
+  table: evaluations,
+  resource: "evaluation",
+  where: teamOrShared,
+  page: (db, $, page) => evaluationsPage(db, $.teamIds, undefined, page, $.userId),
+});
+
+const evaluationsOfUserInStatus = listStatement({
+  name: "evaluations_of_user_in_status",
+  table: evaluations,
+  resource: "evaluation",
+  where: ($: Params<SharedListValues>) => and(teamOrShared($), eq(evaluations.status, $.status)),
+  page: (db, $, page) => evaluationsPage(db, $.teamIds, $.status, page, $.userId),
+});
+
+/**
+ * Evaluations of the caller's teams, newest first. A user (session or plugin) without a `teamId` filter also sees
+ * the evaluations shared with them, marked `sharedWithYou`; a key or OAuth token sees only its team's.
+ */
 export async function listEvaluations(
   ctx: CoreContext,
   actor: Actor,
   query: PageQuery & { teamId?: string; status?: EvaluationRow["status"] },
 ) {
+  const withShared = query.teamId === undefined && !actor.boundTeamId;
   let teamIds: string[];
   if (query.teamId !== undefined) {
     teamIds = [(await resolveTargetTeam(ctx.db, actor, query.teamId)).team.id];
   } else {
     teamIds = await actorTeamIds(ctx.db, actor);
   }
-  if (teamIds.length === 0)
+  if (teamIds.length === 0 && !withShared)
     return {
       data: [],
       hasMore: false,
       usedLegacyCursor: query.cursor !== undefined,
     };
-  const page = query.status
-    ? await evaluationsOfTeamsInStatus(ctx.db, { teamIds, status: query.status }, query)
-    : await evaluationsOfTeams(ctx.db, { teamIds }, query);
+  const page = withShared
+    ? query.status
+      ? await evaluationsOfUserInStatus(
+          ctx.db,
+          { teamIds, userId: actor.userId, status: query.status },
+          query,
+        )
+      : await evaluationsOfUser(ctx.db, { teamIds, userId: actor.userId }, query)
+    : query.status
+      ? await evaluationsOfTeamsInStatus(ctx.db, { teamIds, status: query.status }, query)
+      : await evaluationsOfTeams(ctx.db, { teamIds }, query);
   const refs = templateRefsOf(page.data);
   return {
     ...page,
-    data: page.data.map((r) => toEvaluation(r, r.comparisonCount, ctx.baseUrl, refs)),
+    data: page.data.map((r) =>
+      toEvaluation(
+        r,
+        r.comparisonCount,
+        ctx.baseUrl,
+        refs,
+        "sharedPermission" in r ? r.sharedPermission : null,
+      ),
+    ),
   };
 }
 
@@ -328,10 +432,35 @@ export async function updateEvaluation(
 ) {
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : undefined;
   return ctx.db.transaction(async (tx) => {
-    const current = await loadVisibleEvaluation(tx, actor, id, {
+    const { row: current, access } = await loadEvaluationAccess(tx, actor, id, {
       forUpdate: true,
+      need: "EDITOR",
     });
+    // Editors edit the content; who can see and rate it, and whether it runs or ends, stay with its owners.
+    const ownerOnly =
+      input.shareAccess !== undefined ||
+      input.sharePassword !== undefined ||
+      (input.status !== undefined && input.status !== current.status && input.status !== "Running");
+    if (ownerOnly && !allows(access, "OWNER")) {
+      throw ApiError.forbidden(
+        "insufficient_permission",
+        `Evaluation ${id} is shared with you as ${access}; changing its status or link settings needs OWNER permission.`,
+        { permission: access, required: "OWNER" },
+      );
+    }
     await assertTemplatesUsable(tx, current.teamId, input.selectedDimensionIds);
+    if (input.selectedAutousers) {
+      const membership = await findMembership(tx, actor, current.teamId);
+      await assertAutousersUsable(
+        tx,
+        current.teamId,
+        input.selectedAutousers.map((a) => a.autouserId),
+        {
+          viewer: { userId: actor.userId, role: membership?.role ?? "member" },
+          alreadyChosen: new Set(current.selectedAutousers.map((a) => a.autouserId)),
+        },
+      );
+    }
     const { status, sharePassword: _omit, ratingDeadline, ...rest } = input;
     const fields = {
       ...rest,
@@ -372,6 +501,13 @@ export async function updateEvaluation(
       .returning();
     const evaluation = await serializeEvaluation(tx, ctx, row!);
     if (statusChanges) await emitStatusChange(tx, ctx, row!, evaluation, current.status);
+    if (statusChanges && status === "Running") {
+      const selected = runsForSelected(row!);
+      if (selected) await queueRuns(tx, ctx, row!, selected);
+    }
+    if (statusChanges && (status === "Ended" || status === "Archived")) {
+      await cancelActiveRuns(tx, ctx, id, `The evaluation was moved to ${status}.`);
+    }
     return evaluation;
   });
 }

@@ -1,7 +1,16 @@
 import type { Evaluation } from "@rubricon/contracts";
-import { comparisons, type DbOrTx, evaluations, ratings, templates } from "@rubricon/db";
-import { and, count, eq, inArray, isNull, lte, ne, sql } from "drizzle-orm";
+import {
+  autouserRuns,
+  comparisons,
+  type DbOrTx,
+  evaluationShares,
+  evaluations,
+  ratings,
+  templates,
+} from "@rubricon/db";
+import { and, count, eq, inArray, isNull, lte, ne, notExists, sql } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
+import { notify } from "../notifications/notify";
 import { overallAgreement } from "../results/agreement";
 import { loadRatingsForStats } from "../results/load";
 import type { CoreContext } from "../shared/context";
@@ -37,18 +46,33 @@ export interface CompletionSummary {
   failedRunCount: number;
 }
 
-/** What `evaluation.completed` reports. Autouser runs are not counted yet: none can be queued today. */
+/** What `evaluation.completed` reports. */
 export async function completionSummary(tx: DbOrTx, row: EvaluationRow): Promise<CompletionSummary> {
   const data = await loadRatingsForStats(tx, row);
   const autouserRatingCount = data.ratings.filter((r) => r.raterType === "autouser").length;
+  const [runs] = await tx
+    .select({
+      completed: sql<number>`count(*) filter (where ${autouserRuns.status} = 'completed')`.mapWith(Number),
+      failed: sql<number>`count(*) filter (where ${autouserRuns.status} = 'failed')`.mapWith(Number),
+    })
+    .from(autouserRuns)
+    .where(and(eq(autouserRuns.evaluationId, row.id), eq(autouserRuns.purpose, "evaluation")));
   return {
     ratingCount: data.ratings.length,
     autouserRatingCount,
     humanRatingCount: data.ratings.length - autouserRatingCount,
     krippendorffAlpha: overallAgreement(data).alpha,
-    completedRunCount: 0,
-    failedRunCount: 0,
+    completedRunCount: runs?.completed ?? 0,
+    failedRunCount: runs?.failed ?? 0,
   };
+}
+
+/** No autouser run of the evaluation is queued or running (the window sweep waits for them). */
+export function noActiveRuns() {
+  return notExists(
+    sql`(select 1 from ${autouserRuns} where ${autouserRuns.evaluationId} = ${evaluations.id}
+      and ${autouserRuns.purpose} = 'evaluation' and ${autouserRuns.status} in ('queued', 'running'))`,
+  );
 }
 
 /**
@@ -74,6 +98,32 @@ export async function emitStatusChange(
       teamId: row.teamId,
       object: { ...object, summary: await completionSummary(tx, row) },
     });
+    await notifyOwnersOfEnd(tx, ctx, row);
+  }
+}
+
+/** Tells the evaluation's owners (its creator and its OWNER shares) that it has ended. */
+async function notifyOwnersOfEnd(tx: DbOrTx, ctx: CoreContext, row: EvaluationRow): Promise<void> {
+  const owners = await tx
+    .select({ userId: evaluationShares.userId })
+    .from(evaluationShares)
+    .where(and(eq(evaluationShares.evaluationId, row.id), eq(evaluationShares.permission, "OWNER")));
+  const ids = new Set(owners.map((o) => o.userId));
+  if (row.createdBy) ids.add(row.createdBy);
+  for (const userId of ids) {
+    await notify(
+      tx,
+      {
+        userId,
+        kind: "evaluation.ended",
+        title: `"${row.name}" has ended`,
+        body: "Its results are final.",
+        data: { evaluationId: row.id },
+        link: `${ctx.baseUrl}/evaluations/${row.id}/results`,
+        email: true,
+      },
+      ctx.clock.now(),
+    );
   }
 }
 
@@ -122,7 +172,8 @@ export async function targetReached(tx: DbOrTx, row: EvaluationRow): Promise<boo
 }
 
 /**
- * Ends every Running evaluation whose rating deadline has passed. Rows are claimed with SKIP LOCKED, so any
+ * Ends every Running evaluation whose rating deadline has passed and whose autouser runs have all ended (the
+ * last run to end closes the others). Rows are claimed with SKIP LOCKED, so any
  * number of workers may sweep at once. Answers how many were ended.
  */
 export async function closeDueEvaluations(ctx: CoreContext, batch = 50): Promise<number> {
@@ -131,7 +182,7 @@ export async function closeDueEvaluations(ctx: CoreContext, batch = 50): Promise
     const due = await tx
       .select()
       .from(evaluations)
-      .where(and(eq(evaluations.status, "Running"), lte(evaluations.ratingDeadline, now)))
+      .where(and(eq(evaluations.status, "Running"), lte(evaluations.ratingDeadline, now), noActiveRuns()))
       .limit(batch)
       .for("update", { skipLocked: true });
     for (const row of due) await endEvaluation(tx, ctx, row);

@@ -24,6 +24,7 @@ export function toEvaluation(
   comparisonCount: number,
   baseUrl: string,
   templates: TemplateRefs,
+  access?: string | null,
 ): Evaluation {
   return {
     id: row.id,
@@ -55,6 +56,9 @@ export function toEvaluation(
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     links: evaluationLinks(baseUrl, row),
+    ...(access === "VIEWER" || access === "EDITOR" || access === "OWNER"
+      ? { sharedWithYou: { permission: access } }
+      : {}),
   };
 }
 

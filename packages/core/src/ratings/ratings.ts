@@ -1,6 +1,7 @@
 import type { PageQuery, RaterType, Rating, RatingSubmission } from "@rubricon/contracts";
 import { comparisons, type DbOrTx, evaluations, newId, ratings } from "@rubricon/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { hasActiveRuns } from "../autouser-runs/finish";
 import { evaluationNotFound, loadVisibleEvaluation } from "../evaluations/access";
 import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
 import type { EvaluationRow } from "../evaluations/serialize";
@@ -83,8 +84,9 @@ export async function submitRating(
     const row = await lockForRatingChange(tx, evaluationId);
     if (row.status !== "Running") throw notRunning(row);
     if (deadlinePassed(row, now)) {
-      // The window closed before anyone swept it: end the evaluation now (committed) and refuse the rating.
-      await endEvaluation(tx, ctx, row);
+      // The window closed before anyone swept it: end the evaluation now (committed, unless autouser runs are
+      // still at work: the last of them ends it) and refuse the rating.
+      if (!(await hasActiveRuns(tx, row.id))) await endEvaluation(tx, ctx, row);
       return { rating: null, closedAt: row.ratingDeadline! };
     }
     if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
@@ -139,7 +141,9 @@ export async function submitRating(
       teamId: row.teamId,
       object: { ...rating, rubricVersion: null },
     });
-    if (rater.type !== "autouser" && (await targetReached(tx, row))) await endEvaluation(tx, ctx, row);
+    if (rater.type !== "autouser" && (await targetReached(tx, row)) && !(await hasActiveRuns(tx, row.id))) {
+      await endEvaluation(tx, ctx, row);
+    }
     // Last, so the team's counter row stays locked only until the commit; a refusal rolls the rating back.
     if (rater.type !== "autouser") await recordUsage(tx, row.teamId, "human_ratings_mo", now);
     return { rating, closedAt: null };
@@ -160,7 +164,7 @@ export async function createRating(
   evaluationId: string,
   input: RatingSubmission,
 ): Promise<Rating> {
-  const row = await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  const row = await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "EDITOR" });
   return submitRating(ctx, row, { type: "user", userId: actor.userId }, input);
 }
 
@@ -170,7 +174,7 @@ export async function listRatings(
   evaluationId: string,
   query: PageQuery & { comparisonId?: string; raterType?: RaterType },
 ) {
-  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "VIEWER" });
   const page = await paginate<RatingRow>({
     db: ctx.db,
     table: ratings,
@@ -186,7 +190,7 @@ export async function listRatings(
 }
 
 export async function getRating(ctx: CoreContext, actor: Actor, evaluationId: string, ratingId: string) {
-  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "VIEWER" });
   const [row] = await ctx.db
     .select()
     .from(ratings)

@@ -67,7 +67,7 @@ export function ratingsToCsv(items: Rating[], comparisonNames: Map<string, strin
 
 /** Every rating of an evaluation, oldest first, with the comparison names the CSV shows. */
 export async function exportRatings(ctx: CoreContext, actor: Actor, id: string) {
-  await loadVisibleEvaluation(ctx.db, actor, id);
+  await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
   const [rows, comps] = await Promise.all([
     ctx.db
       .select()

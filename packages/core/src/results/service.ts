@@ -8,7 +8,7 @@ import { computeResults } from "./results";
 
 /** `GET /evaluations/{id}/results`, recomputed only when the ratings, the evaluation or its templates change. */
 export async function getResults(ctx: CoreContext, actor: Actor, id: string): Promise<EvaluationResults> {
-  const row = await loadVisibleEvaluation(ctx.db, actor, id);
+  const row = await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
   const fingerprint = statsFingerprint(row, await loadStatsTemplates(ctx.db, row));
   return cachedStats(ctx.db, id, "results", fingerprint, async () =>
     computeResults(await loadRatingsForStats(ctx.db, row), ctx.clock.now()),
@@ -22,7 +22,7 @@ export async function getAgreement(
   id: string,
   metric?: AlphaMetric,
 ): Promise<EvaluationAgreement> {
-  const row = await loadVisibleEvaluation(ctx.db, actor, id);
+  const row = await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
   const m = metric ?? defaultMetric(row.type);
   const fingerprint = statsFingerprint(row, await loadStatsTemplates(ctx.db, row));
   return cachedStats(ctx.db, id, `agreement:${m}`, fingerprint, async () =>

@@ -305,7 +305,7 @@ export async function listPublicRaters(
   evaluationId: string,
   query: PageQuery,
 ) {
-  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "VIEWER" });
   const page = await paginate<typeof publicRaters.$inferSelect>({
     db: ctx.db,
     table: publicRaters,

@@ -1,5 +1,5 @@
 import type { PageQuery, Team, TeamRole } from "@rubricon/contracts";
-import { type DbOrTx, newId, teamMembers, teams, users } from "@rubricon/db";
+import { type DbOrTx, newId, teamMembers, teams } from "@rubricon/db";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { revokeMemberKeys } from "../api-keys/team-keys";
 import { paginate } from "../pagination/paginate";
@@ -137,25 +137,6 @@ export async function leaveTeam(ctx: CoreContext, actor: Actor, teamId: string) 
     const revokedApiKeys = await revokeMemberKeys(tx, teamId, actor.userId, ctx.clock.now());
     return { teamId, userId: actor.userId, left: true as const, revokedApiKeys };
   });
-}
-
-export async function listMembers(ctx: CoreContext, actor: Actor, teamId: string) {
-  await membershipOr404(ctx.db, actor, teamId);
-  const rows = await ctx.db
-    .select({ member: teamMembers, email: users.email, name: users.name })
-    .from(teamMembers)
-    .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(eq(teamMembers.teamId, teamId))
-    .orderBy(teamMembers.createdAt);
-  return rows.map((r) => ({
-    object: "team_member" as const,
-    userId: r.member.userId,
-    teamId,
-    email: r.email,
-    name: r.name,
-    role: r.member.role,
-    createdAt: r.member.createdAt.toISOString(),
-  }));
 }
 
 export async function countTeamMembers(db: DbOrTx, teamId: string): Promise<number> {

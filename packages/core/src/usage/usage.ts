@@ -85,6 +85,8 @@ export async function recordUsage(
   metric: UsageMetric,
   now: Date,
   amount = 1,
+  /** Count work already done (a completed autouser run) even past the quota: it was checked when planned. */
+  opts: { allowOver?: boolean } = {},
 ): Promise<number> {
   if (!Number.isInteger(amount) || amount < 0)
     throw new Error(`usage amount must be a whole number: ${amount}`);
@@ -92,7 +94,7 @@ export async function recordUsage(
   const teamId = typeof team === "string" ? team : team.id;
   const limit = limitsFor(typeof team === "string" ? await teamPlan(tx, team) : team)[metric];
   const policy = currentLimitPolicy();
-  const enforce = limit !== null && policy.mode === "enforce";
+  const enforce = limit !== null && policy.mode === "enforce" && !opts.allowOver;
   if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
 
   const values = { teamId, periodStart: start, metric, amount, limit: limit ?? 0 };

@@ -1,5 +1,5 @@
+import { isPublicAddress, parseIpv6 } from "@rubricon/agents/network";
 import { describe, expect, it } from "vitest";
-import { isPublicAddress, parseIpv6 } from "./addresses";
 import { checkWebhookUrl } from "./url-guard";
 
 describe("isPublicAddress", () => {

@@ -1,5 +1,7 @@
 import { type Db, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
 import { and, count, desc, eq, gt, gte, not, sql } from "drizzle-orm";
+import { notify } from "../notifications/notify";
+import { teamMemberIds } from "../shares/people";
 import type { ClaimedDelivery } from "./claim";
 import type { SendOutcome } from "./send";
 
@@ -77,6 +79,21 @@ async function disable(
     .update(webhookEndpoints)
     .set({ status: "disabled", disabledReason: reason, disabledAt: now, updatedAt: now })
     .where(and(eq(webhookEndpoints.id, claim.endpointId), eq(webhookEndpoints.status, "enabled")))
-    .returning({ teamId: webhookEndpoints.teamId });
-  return row ? { endpointId: claim.endpointId, teamId: row.teamId, reason } : null;
+    .returning({ teamId: webhookEndpoints.teamId, url: webhookEndpoints.url });
+  if (!row) return null;
+  for (const userId of await teamMemberIds(db, row.teamId, ["owner", "admin"])) {
+    await notify(
+      db,
+      {
+        userId,
+        kind: "webhook_endpoint.disabled",
+        title: `Webhook endpoint ${row.url} was disabled`,
+        body: reason,
+        data: { endpointId: claim.endpointId, teamId: row.teamId },
+        email: true,
+      },
+      now,
+    );
+  }
+  return { endpointId: claim.endpointId, teamId: row.teamId, reason };
 }

@@ -1,5 +1,4 @@
 export * from "./access";
-export * from "./addresses";
 export * from "./auto-disable";
 export * from "./deliveries";
 export * from "./endpoints";

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
-import { isPublicAddress } from "./addresses";
+import { isPublicAddress } from "@rubricon/agents/network";
 import { guardedLookup, hostOf, type Resolver } from "./url-guard";
 
 /** How much of a receiver's answer is kept in the delivery log. */

@@ -1,7 +1,7 @@
 import { type LookupAddress, lookup } from "node:dns";
 import { isIP } from "node:net";
+import { isPublicAddress } from "@rubricon/agents/network";
 import { ApiError } from "../shared/errors";
-import { isPublicAddress } from "./addresses";
 
 /** Resolves a host name to every address it has, IPv4 and IPv6. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -19,6 +19,35 @@ export function hostOf(url: URL): string {
 }
 
 const invalid = (message: string) => new ApiError("webhook_url_invalid", message, { param: "url" });
+
+/**
+ * Refuses a URL whose host does not resolve, or resolves to any address that is not public: every address
+ * counts, since a client may connect to any of them. `field` and `purpose` word the refusal for the caller.
+ */
+export async function assertPublicHost(
+  url: URL,
+  opts: { field: string; purpose: string; invalid: (message: string) => ApiError; resolve?: Resolver },
+): Promise<void> {
+  const host = hostOf(url);
+  let addresses: string[];
+  if (isIP(host)) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = await (opts.resolve ?? systemResolver)(host);
+    } catch {
+      throw opts.invalid(`The host of \`${opts.field}\` (${host}) does not resolve.`);
+    }
+    if (addresses.length === 0)
+      throw opts.invalid(`The host of \`${opts.field}\` (${host}) does not resolve.`);
+  }
+  const blocked = addresses.find((a) => !isPublicAddress(a));
+  if (blocked !== undefined) {
+    throw opts.invalid(
+      `The host of \`${opts.field}\` resolves to ${blocked}, a private, loopback or link-local address; ${opts.purpose}.`,
+    );
+  }
+}
 
 /**
  * Checks an endpoint URL when it is set: https (http too with `allowPrivate`), no credentials, and a host that
@@ -43,25 +72,12 @@ export async function checkWebhookUrl(
     throw invalid("`url` must not carry a user name or password; authenticate with the signature instead.");
   }
   if (opts.allowPrivate) return url.toString();
-  const host = hostOf(url);
-  let addresses: string[];
-  if (isIP(host)) {
-    addresses = [host];
-  } else {
-    try {
-      addresses = await (opts.resolve ?? systemResolver)(host);
-    } catch {
-      throw invalid(`The host of \`url\` (${host}) does not resolve.`);
-    }
-    if (addresses.length === 0) throw invalid(`The host of \`url\` (${host}) does not resolve.`);
-  }
-  const blocked = addresses.find((a) => !isPublicAddress(a));
-  if (blocked !== undefined) {
-    throw invalid(
-      `The host of \`url\` resolves to ${blocked}, a private, loopback or link-local address; webhooks go to ` +
-        "public addresses only.",
-    );
-  }
+  await assertPublicHost(url, {
+    field: "url",
+    purpose: "webhooks go to public addresses only",
+    invalid,
+    ...opts,
+  });
   return url.toString();
 }
 

@@ -4,17 +4,20 @@ import { teams } from "./teams";
 import { users } from "./users";
 
 export type SelectedAutouserRow = { autouserId: string; agentCount: number };
+export type StimulusSideRow = { url: string | null; fileId: string | null; contentType?: string | null };
 export type StimulusRow =
   | {
       kind: "single";
       url: string | null;
       fileId: string | null;
       stimulusType: "URL" | "IMAGE" | "VIDEO" | "GIF";
+      /** The file's real type, read from its bytes, when the stimulus is a file. */
+      contentType?: string | null;
     }
   | {
       kind: "pair";
-      sideA: { url: string | null; fileId: string | null };
-      sideB: { url: string | null; fileId: string | null };
+      sideA: StimulusSideRow;
+      sideB: StimulusSideRow;
     };
 
 export const evaluations = pgTable(

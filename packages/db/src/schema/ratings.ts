@@ -41,6 +41,8 @@ export const ratings = pgTable(
     publicRaterId: text("public_rater_id").references(() => publicRaters.id, { onDelete: "set null" }),
     autouserId: text("autouser_id"),
     autouserRunId: text("autouser_run_id"),
+    /** The version of the autouser's rubric an autouser rating was made with. */
+    rubricVersion: integer("rubric_version"),
     /**
      * Who rated, as one string (`usr_...`, `prt_...`, `auto_...`), set only while the evaluation allows one rating
      * per rater and comparison: the unique index then refuses a second one even under concurrent submits.

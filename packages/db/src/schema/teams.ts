@@ -1,4 +1,5 @@
 import { index, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { newestFirst } from "./list-order";
 import { users } from "./users";
 
 export const teams = pgTable("teams", {
@@ -32,7 +33,7 @@ export const teamMembers = pgTable(
   (t) => [
     primaryKey({ columns: [t.teamId, t.userId] }),
     index("team_members_user_idx").on(t.userId),
-    // The member list, oldest member first.
-    index("team_members_team_created_idx").on(t.teamId, t.createdAt),
+    // The member list, newest member first.
+    index("team_members_team_order_idx").on(t.teamId, ...newestFirst(t.createdAt, t.userId)),
   ],
 );

@@ -150,10 +150,318 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List team members */
+        /**
+         * List team members
+         * @description Newest member first; a cursor is a member's `userId`.
+         */
         get: operations["teams-members-list"];
         put?: never;
+        /**
+         * Add or invite a team member
+         * @description Owners and admins (only owners add owners). An email with an account becomes a member at once; any other gets an emailed invite, valid for 14 days, that makes its accepter a member.
+         */
+        post: operations["teams-members-add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{id}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
         post?: never;
+        /**
+         * Remove a team member
+         * @description Revokes the member's API keys on the team. The last owner cannot be removed.
+         */
+        delete: operations["teams-members-remove"];
+        options?: never;
+        head?: never;
+        /** Change a member's role */
+        patch: operations["teams-members-update"];
+        trace?: never;
+    };
+    "/users/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a user by email
+         * @description Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email.
+         */
+        get: operations["users-lookup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an evaluation's shares */
+        get: operations["shares-list"];
+        put?: never;
+        /**
+         * Share an evaluation
+         * @description Gives an existing user outside the team access, named by `userId` or exact `email`. Owners and editors share; only owners grant OWNER. People without an account are invited with POST /evaluations/{id}/invites.
+         */
+        post: operations["shares-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/shares/{shareId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a share */
+        delete: operations["shares-delete"];
+        options?: never;
+        head?: never;
+        /** Update a share */
+        patch: operations["shares-update"];
+        trace?: never;
+    };
+    "/evaluations/{id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an evaluation's invites */
+        get: operations["invites-list"];
+        put?: never;
+        /**
+         * Invite someone to an evaluation by email
+         * @description Emails a single-use link, valid for 14 days; whoever signs in with that address and accepts it gets a share with the invite's permission. A new invite to the same address replaces the pending one.
+         */
+        post: operations["invites-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/invites/{inviteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw an invite */
+        delete: operations["invites-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invite
+         * @description Signed-in users only, with the address the invite was sent to. An evaluation invite becomes a share, a team invite a membership. Wrong tokens are throttled per user and per address.
+         */
+        post: operations["invites-accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/access-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an evaluation's access requests */
+        get: operations["accessRequests-list"];
+        put?: never;
+        /**
+         * Request access to an evaluation
+         * @description For signed-in users outside the team, on evaluations shared with ANYONE_WITH_LINK (those that answer 403 evaluation_no_access). One pending request per person and evaluation.
+         */
+        post: operations["accessRequests-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/access-requests/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your access requests for an evaluation */
+        get: operations["accessRequests-mine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access-requests/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Access-request inbox
+         * @description Requests to the evaluations of your teams, newest first; pending unless `status` says otherwise.
+         */
+        get: operations["accessRequests-inbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/access-requests/{requestId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve an access request */
+        post: operations["accessRequests-approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/access-requests/{requestId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline an access request */
+        post: operations["accessRequests-decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/access-requests/{requestId}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw your access request */
+        post: operations["accessRequests-withdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your notifications
+         * @description Unread first, newest first within each; `unread_count` counts all unread ones.
+         */
+        get: operations["notifications-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a notification read */
+        post: operations["notifications-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark all notifications read */
+        post: operations["notifications-readAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -343,6 +651,199 @@ export interface paths {
          * @description The rater can no longer rate through the link (403 `share_rater_excluded`), and their ratings leave the results and agreement. Their ratings stay stored and exported.
          */
         post: operations["ratings-excludePublicRater"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/run-autousers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run autousers on an evaluation
+         * @description Queues one run per autouser and agent; each rates every chosen comparison once. Answers 202 with the queued runs; a Draft evaluation moves to Running. Refused with 429 `quota_exceeded` when the team's autouser ratings left this month (less those its unfinished runs will make) cannot cover the plan.
+         */
+        post: operations["autouserRuns-run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/stop-autousers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop autouser runs
+         * @description Cancels the named runs (every queued and running one when `runIds` is absent). A running agent stops within seconds; ratings it made stay, and a cancelled run spends no quota.
+         */
+        post: operations["autouserRuns-stop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/autouser-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List autouser runs */
+        get: operations["autouserRuns-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/autouser-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an autouser run */
+        get: operations["autouserRuns-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/autouser-runs/{runId}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a run's turns
+         * @description Per turn: the action, the address, the screenshot's artifact name, tokens in and out, latency, cost.
+         */
+        get: operations["autouserRuns-turns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/autouser-runs/{runId}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a run's artifacts */
+        get: operations["autouserRuns-artifacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/autouser-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Autouser run status */
+        get: operations["autouserRuns-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autousers/{id}/calibration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve the calibration */
+        get: operations["autouserRuns-calibration"];
+        put?: never;
+        /**
+         * Calibrate an autouser
+         * @description Runs the autouser on up to `sampleSize` comparisons of the evaluation that humans rated (202); `GET /autousers/{id}/calibration` shows progress, then Krippendorff's alpha against the humans and the bias per template with bootstrap intervals. Its verdicts are not ratings of the evaluation.
+         */
+        post: operations["autouserRuns-calibrate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autousers/{id}/calibration/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Freeze the calibrated rubric
+         * @description Freezes the rubric the latest completed calibration measured, with its alpha, makes it the autouser's active rubric and emits `calibration.frozen`. A frozen rubric never changes; a new version replaces it.
+         */
+        post: operations["autouserRuns-freeze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/ai-insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve AI insights
+         * @description The latest summary of the results and raters' justifications: recurring themes, and strengths and problems per comparison, each backed by quotes with their rating ids. `generator` says who wrote it: the team's model, or (with no model configured) the extractive summarizer, which picks raters' own words by term frequency and by the highest and lowest ratings. `stale` is true once ratings changed since; `status: not_started` until one is asked for with POST.
+         */
+        get: operations["results-insights"];
+        put?: never;
+        /**
+         * Regenerate AI insights
+         * @description Queues a new summary for the worker and answers 202 with its state (`queued`). While the latest summary (or the one being written) is of the current ratings, nothing new is queued: summaries are cached by the ratings' fingerprint, like results. 10 a minute per user.
+         */
+        post: operations["results-regenerateInsights"];
         delete?: never;
         options?: never;
         head?: never;
@@ -609,6 +1110,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/autousers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List autousers */
+        get: operations["autousers-list"];
+        put?: never;
+        /** Create an autouser */
+        post: operations["autousers-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autousers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an autouser */
+        get: operations["autousers-get"];
+        put?: never;
+        post?: never;
+        /** Delete an autouser */
+        delete: operations["autousers-delete"];
+        options?: never;
+        head?: never;
+        /** Update an autouser */
+        patch: operations["autousers-update"];
+        trace?: never;
+    };
+    "/autousers/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Duplicate an autouser */
+        post: operations["autousers-duplicate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autousers/{id}/rubrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an autouser's rubrics */
+        get: operations["autousers-rubrics"];
+        put?: never;
+        /** Create a rubric */
+        post: operations["autousers-createRubric"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autousers/{id}/rubrics/{rubricId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a rubric */
+        get: operations["autousers-getRubric"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a rubric */
+        patch: operations["autousers-updateRubric"];
+        trace?: never;
+    };
     "/usage": {
         parameters: {
             query?: never;
@@ -643,6 +1234,106 @@ export interface paths {
          * @description Self-service switch between free, team and pro for a team owner; no payment is taken. Answers the team's usage under the new plan.
          */
         post: operations["usage-changePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connected apps
+         * @description Third-party apps you authorized, with the teams, scopes and resources (REST API, MCP server) of their grants. A signed-in session only.
+         */
+        get: operations["oauth-listConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/connected-apps/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an app
+         * @description Ends every grant you gave the app: its refresh tokens stop refreshing and its access tokens stop working at once. A signed-in session only.
+         */
+        delete: operations["oauth-disconnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/figma/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start pairing the design-tool plugin
+         * @description Answers a short code to show the user and a polling secret. The user approves the code on the dashboard within 10 minutes; the plugin polls `/auth/figma/pair/{code}/poll` meanwhile.
+         */
+        post: operations["figma-pair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/figma/pair/{code}/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a pairing
+         * @description With the polling secret: `pending` until the user approves, then `approved` with the 7-day plugin token, once; the code is then spent.
+         */
+        post: operations["figma-poll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/figma/pair/{code}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pairing
+         * @description The plugin showing this code then acts as you. A signed-in session only.
+         */
+        post: operations["figma-approve"];
         delete?: never;
         options?: never;
         head?: never;
@@ -789,6 +1480,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/byok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve BYOK settings
+         * @description The team's own model provider and key status, and what autousers and the builder use now: these settings, the platform default, or none. Any member; API keys and tokens need `autousers:read`.
+         */
+        get: operations["byok-get"];
+        /**
+         * Replace BYOK settings
+         * @description Sets the team's provider, model, base URL and key. Owners and admins only, from a signed-in session. The key is write only: answers carry `hasKey` and the key's last four characters, never the key.
+         */
+        put: operations["byok-put"];
+        post?: never;
+        /**
+         * Delete BYOK settings
+         * @description Removes the team's settings and key; the platform default applies again. Answers the settings as they now are. Owners and admins only, from a signed-in session.
+         */
+        delete: operations["byok-delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update BYOK settings
+         * @description Changes the fields sent. A new provider or base URL needs `apiKey` again. Owners and admins only, from a signed-in session. The key is write only: answers carry `hasKey` and the key's last four characters, never the key.
+         */
+        patch: operations["byok-patch"];
+        trace?: never;
+    };
+    "/settings/byok/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a model key
+         * @description Makes one minimal call to the provider with the stored key or the one sent, and answers whether it works and, if not, why (`error.code`). A provider's refusal is a 200 with `ok: false`. Owners and admins, from a signed-in session; 5 per minute per user.
+         */
+        post: operations["byok-test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/byok/probe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probe a model's capabilities
+         * @description Reports whether the model takes images and answers structured output: structured output by a real call, image input from Rubricon's capability table (by a real call for models the table does not know). Owners and admins, from a signed-in session; 5 per minute per user.
+         */
+        post: operations["byok-probe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -826,10 +1589,356 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file
+         * @description A `multipart/form-data` body with the file in the `file` part (at most 10 MB) and optional `teamId` and `evaluationId` parts. The type is read from the file's bytes: PNG, JPEG, WebP, GIF, MP4, WebM or PDF, and it must agree with the part's type and the name's extension. Larger files: `POST /files/init`.
+         */
+        post: operations["files-upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a direct upload
+         * @description Answers a pending file and `uploadUrl`: PUT exactly `size` bytes there with `headers`, before `expiresAt`, then call `POST /files/{fileId}/finalize`. The largest file depends on the plan.
+         */
+        post: operations["files-init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{fileId}/finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a direct upload
+         * @description Checks the uploaded bytes: the declared size, and the declared type against the type read from the bytes. The file becomes `ready`, or `rejected` (its bytes deleted) with the reason as the error.
+         */
+        post: operations["files-finalize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file
+         * @description After a permission check, a 302 to a signed URL valid for five minutes. The response is never cached.
+         */
+        get: operations["files-get"];
+        put?: never;
+        post?: never;
+        /** Delete a file */
+        delete: operations["files-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/link-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a link
+         * @description Reads a public page's Open Graph and HTML meta (for design-tool links). Pages on private or loopback addresses are refused, redirects are checked the same way, and the fetch stops after 5 s or 1 MB. A URL's preview is kept for an hour.
+         */
+        get: operations["linkPreview-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List conversations */
+        get: operations["conversations-list"];
+        put?: never;
+        /**
+         * Start a conversation
+         * @description A builder chat: describe what you want to learn, and the assistant drafts the evaluation, its templates and autousers.
+         */
+        post: operations["conversations-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a conversation */
+        get: operations["conversations-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a conversation
+         * @description `drafts` replaces the drafts (the dashboard's editable forms); the status follows them: `needs_review` while anything is missing or invalid (see `issues`), `ready` when they can be materialized. `status: archived` closes the conversation; `status: active` reopens it.
+         */
+        patch: operations["conversations-update"];
+        trace?: never;
+    };
+    "/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List messages */
+        get: operations["conversations-messages"];
+        put?: never;
+        /**
+         * Send a message
+         * @description Stores the message and streams the assistant's reply. The reply is written by the team's model (BYOK key, else the platform default) with tools that edit the drafts, or, with no model, by the rule-based builder. It is stored whole even if the client disconnects: resend the same request with `Last-Event-ID` to get the rest, or read it from `GET /conversations/{id}/messages`. One reply at a time per conversation (409 `reply_in_progress`); 20 replies a minute per user (429). A reply is stopped after 60 seconds or 20,000 characters; a failed reply ends with an `error` event and leaves the drafts as they were.
+         *
+         *     A server-sent event stream. Each event's `data` is one line of JSON; a comment line is sent every 15 seconds while nothing happens. Events:
+         *     - `message_start`: `{conversationId, messageId, userMessage, generator}`: the stored user message and the reply's id
+         *     - `text_delta`: `{messageId, delta}`: the next piece of the reply's text
+         *     - `drafts`: the Conversation after the reply: drafts, `issues` and status
+         *     - `message`: the stored ConversationMessage of the reply; the last event
+         *     - `error`: an ErrorEnvelope (`model_error`, `details.reason`); the reply failed and the stream ends
+         */
+        post: operations["conversations-send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the drafted evaluation
+         * @description Creates the drafted templates and a Draft evaluation in one transaction, with the same rules as `POST /templates` and `POST /evaluations`; the conversation becomes `materialized`. Idempotent: later calls answer 200 with what the first created. Drafts with issues are refused with 400 `conversation_not_ready` (`details.issues`).
+         */
+        post: operations["conversations-materialize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evaluations/{id}/autouser-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream autouser run progress
+         * @description A `snapshot` first, then every run event in order, then `done` once no run is queued or running. Event ids grow by one per evaluation: reconnect with `Last-Event-ID` to resume after the last one seen.
+         *
+         *     A server-sent event stream. Each event's `data` is one line of JSON; a comment line is sent every 15 seconds while nothing happens. Events:
+         *     - `snapshot`: `AutouserStatus`, first: the state when the stream opened (not sent when resuming)
+         *     - `queued`: `{run}`: a run was queued
+         *     - `started`: `{run}`: a worker started a run
+         *     - `turn`: `{runId, turn}`: an agent step, as in the turns list
+         *     - `rating`: `{runId, rating}`: a rating was made
+         *     - `completed`: `{run}`: a run completed
+         *     - `failed`: `{run}`: a run failed (its `error` says why)
+         *     - `cancelled`: `{run}`: a run was stopped
+         *     - `done`: `AutouserStatus`: no run is queued or running; the stream ends
+         */
+        get: operations["autouserRuns-stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ConversationDrafts: {
+            evaluation: components["schemas"]["EvaluationDraft"];
+            templates: components["schemas"]["TemplateDraft"][];
+            autousers: components["schemas"]["AutouserDraft"][];
+        };
+        /** @description The drafted evaluation: `POST /evaluations` fields. */
+        EvaluationDraft: {
+            name?: string;
+            description?: string | null;
+            /** @enum {string} */
+            type?: "SSE" | "SxS";
+            /** @description SSE stimuli; each becomes a comparison. */
+            designUrls?: {
+                /** Format: uri */
+                url?: string;
+                fileId?: string;
+                label?: string;
+                /**
+                 * @default URL
+                 * @enum {string}
+                 */
+                stimulusType: "URL" | "IMAGE" | "VIDEO" | "GIF";
+            }[];
+            /** @description SxS pairs; each becomes a comparison. */
+            comparisonPairs?: {
+                /** Format: uri */
+                currentUrl?: string;
+                /** Format: uri */
+                variantUrl?: string;
+                sideAFileId?: string;
+                sideBFileId?: string;
+                label?: string;
+            }[];
+            /** @enum {string} */
+            evaluationMethod?: "manual" | "ai" | "both";
+            instructions?: string | null;
+            scenario?: string | null;
+            /** @enum {string} */
+            shareAccess?: "TEAM_ONLY" | "AUTOUSERS_LINK" | "ANYONE_WITH_LINK" | "PASSWORD_PROTECTED";
+            allowMultipleRatings?: boolean;
+            /** @description Close the human rating window once every comparison has this many human ratings. */
+            targetRatingsPerComparison?: number | null;
+        };
+        TemplateDraft: {
+            /** @description The draft's name inside the conversation. */
+            ref: string;
+            /** @description Use this existing template as it is. */
+            templateId?: string;
+            /** @description Create this template on materialize. */
+            template?: {
+                name: string;
+                description?: string | null;
+                /** @enum {string} */
+                type?: "TEXT_SXS" | "TEXT_SSE" | "MEDIA_SXS" | "MEDIA_SSE";
+                /** @enum {string} */
+                scaleType?: "THREE_POINT" | "FIVE_POINT" | "SEVEN_POINT";
+                scaleMin?: number;
+                scaleMax?: number;
+                scaleLabels?: {
+                    [key: string]: string;
+                };
+                guidelines?: string;
+                criteria?: {
+                    id: string;
+                    label: string;
+                    description: string;
+                }[];
+                factors?: {
+                    id: string;
+                    label: string;
+                    description: string;
+                }[];
+                sseCriteria?: {
+                    id: string;
+                    label: string;
+                    description: string;
+                }[];
+                icon?: string;
+                scaleQuestion?: string;
+                sseQuestion?: string;
+                sseScaleLabels?: string[] | null;
+                sxsScaleLabels?: string[] | null;
+                sseScaleDescriptions?: string[] | null;
+                sxsScaleDescriptions?: string[] | null;
+                contexts?: ("ui-ux" | "llm-ai" | "design-system" | "generic")[];
+                /** @enum {string} */
+                scoringMode?: "holistic" | "rubric";
+                /** @enum {string} */
+                sxsScoringMode?: "holistic" | "rubric";
+                sseAnchors?: {
+                    id: string;
+                    label: string;
+                    description: string;
+                    weight: number;
+                }[];
+                sxsAnchors?: {
+                    id: string;
+                    label: string;
+                    description: string;
+                    weight: number;
+                }[];
+                sseAnchorLabels?: string[];
+                sxsAnchorLabels?: string[];
+                sseAnchorDescriptions?: string[];
+                sxsAnchorDescriptions?: string[];
+                isPrimary?: boolean;
+                sourceBuiltInId?: string;
+                openTextEnabled?: boolean;
+                customQuestions?: {
+                    id: string;
+                    text: string;
+                    category: string;
+                }[];
+            };
+            /** @description Why the assistant chose it. */
+            reason?: string;
+        };
+        AutouserDraft: {
+            /** @description The draft's name inside the conversation. */
+            ref: string;
+            autouserId?: string;
+            agentCount?: number;
+            reason?: string;
+        };
         WhoAmI: {
             /** @constant */
             object: "whoami";
@@ -1094,6 +2203,8 @@ export interface components {
             total_count?: number;
         };
         TeamMember: {
+            /** @description The member's user id; list cursors name it. */
+            id: string;
             /** @constant */
             object: "team_member";
             userId: string;
@@ -1107,6 +2218,190 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             createdAt: string;
+        };
+        /** @description The new member when the email has an account; otherwise the emailed invite to join. */
+        TeamMemberAddResult: components["schemas"]["TeamMember"] | components["schemas"]["TeamInvite"];
+        TeamInvite: {
+            id: string;
+            /** @constant */
+            object: "team_invite";
+            teamId: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+        };
+        TeamMemberRemoval: {
+            /** @constant */
+            object: "team_member_removal";
+            teamId: string;
+            userId: string;
+            /** @constant */
+            removed: true;
+            /** @description The member's API keys on the team, revoked with them. */
+            revokedApiKeys: number;
+        };
+        UserLookup: {
+            /** @constant */
+            object: "user";
+            id: string;
+            name: string | null;
+            email: string;
+        };
+        EvaluationShareList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["EvaluationShare"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        EvaluationShare: {
+            id: string;
+            /** @constant */
+            object: "evaluation_share";
+            evaluationId: string;
+            /**
+             * @description VIEWER reads the evaluation and its results; EDITOR also edits it while Draft, manages its comparisons, rates and runs autousers; OWNER also changes its status, link settings and people, and deletes it.
+             * @enum {string}
+             */
+            permission: "VIEWER" | "EDITOR" | "OWNER";
+            userId: string | null;
+            inviteEmail: string | null;
+            /** @description The person the evaluation is shared with. */
+            user: {
+                id: string;
+                name: string | null;
+                email: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        EvaluationInviteList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["EvaluationInvite"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        EvaluationInvite: {
+            id: string;
+            /** @constant */
+            object: "evaluation_invite";
+            evaluationId: string;
+            email: string;
+            /** @enum {string} */
+            permission: "VIEWER" | "EDITOR";
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+        };
+        InviteAccepted: {
+            /** @constant */
+            object: "invite_acceptance";
+            /** @enum {string} */
+            kind: "evaluation" | "team";
+            evaluationId: string | null;
+            teamId: string;
+            shareId: string | null;
+        };
+        AccessRequest: {
+            id: string;
+            /** @constant */
+            object: "access_request";
+            evaluationId: string;
+            evaluationName: string;
+            requesterId: string;
+            requester: {
+                id: string;
+                name: string | null;
+                email: string;
+            };
+            /** @enum {string} */
+            status: "pending" | "approved" | "declined" | "withdrawn";
+            message: string | null;
+            decidedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        AccessRequestList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AccessRequest"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        NotificationList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Notification"][];
+            has_more: boolean;
+            next_cursor?: string;
+            /** @description How many of your notifications are unread. */
+            unread_count: number;
+        };
+        Notification: {
+            id: string;
+            /** @constant */
+            object: "notification";
+            /** @enum {string} */
+            kind: "evaluation.shared" | "evaluation.invited" | "invite.accepted" | "access_request.created" | "access_request.approved" | "access_request.declined" | "evaluation.ended" | "autouser_run.failed" | "webhook_endpoint.disabled" | "team.member_added";
+            title: string;
+            body: string | null;
+            data: {
+                [key: string]: string;
+            };
+            link: string | null;
+            read: boolean;
+            readAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+        };
+        NotificationsReadAll: {
+            /** @constant */
+            object: "notifications_read";
+            updated: number;
         };
         EvaluationList: {
             /** @constant */
@@ -1167,6 +2462,14 @@ export interface components {
              */
             updatedAt: string;
             links: components["schemas"]["EvaluationLinks"];
+            /** @description Present when you see this evaluation through a direct share rather than as a member of its team. */
+            sharedWithYou?: {
+                /**
+                 * @description VIEWER reads the evaluation and its results; EDITOR also edits it while Draft, manages its comparisons, rates and runs autousers; OWNER also changes its status, link settings and people, and deletes it.
+                 * @enum {string}
+                 */
+                permission: "VIEWER" | "EDITOR" | "OWNER";
+            };
         };
         EvaluationLinks: {
             /** Format: uri */
@@ -1238,16 +2541,19 @@ export interface components {
             fileId: string | null;
             /** @enum {string} */
             stimulusType: "URL" | "IMAGE" | "VIDEO" | "GIF";
+            contentType?: string | null;
         } | {
             /** @constant */
             kind: "pair";
             sideA: {
                 url: string | null;
                 fileId: string | null;
+                contentType?: string | null;
             };
             sideB: {
                 url: string | null;
                 fileId: string | null;
+                contentType?: string | null;
             };
         };
         RatingList: {
@@ -1326,6 +2632,264 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             createdAt: string;
+        };
+        AutouserRunBatch: {
+            /** @constant */
+            object: "autouser_run_batch";
+            data: {
+                runs: components["schemas"]["AutouserRun"][];
+            };
+            plannedRatings: number;
+        };
+        AutouserRun: {
+            id: string;
+            /** @constant */
+            object: "autouser_run";
+            evaluationId: string;
+            autouserId: string;
+            /**
+             * @description A shared system persona or the team's own.
+             * @enum {string}
+             */
+            autouserType: "system" | "team";
+            /** @description Which of the autouser's agents this run is (0-based). */
+            agentIndex: number;
+            /**
+             * @description `queued` → `running` → `completed`, `failed` or `cancelled`.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            comparisonIds: string[];
+            /** @description One rating per comparison of the run. */
+            plannedRatings: number;
+            ratingsCreated: number;
+            /** @description Workers that have taken the run; one that dies is replaced after its lease. */
+            attemptCount: number;
+            /** @description Whose model rated: `byok` (the team's key), `platform` (the operator's), `heuristic` (measured, no model); null until started. */
+            credentialSource: ("byok" | "platform" | "heuristic") | null;
+            model: string | null;
+            rubricVersion: number | null;
+            inputTokens: number;
+            outputTokens: number;
+            estimatedCostUsd: number;
+            /** @description Where the run's screenshots are kept. */
+            artifactsPath: string | null;
+            error: string | null;
+            replacesRunId: string | null;
+            startedAt: string | null;
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        AutouserRunStop: {
+            /** @constant */
+            object: "autouser_run_stop";
+            cancelled: string[];
+            /** @description Runs named that had already finished or are not this evaluation's. */
+            notCancelled: string[];
+        };
+        AutouserRunList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AutouserRun"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        AutouserRunTurns: {
+            /** @constant */
+            object: "autouser_run_turns";
+            runId: string;
+            /** @description Every turn of every attempt, in order. */
+            data: components["schemas"]["TurnTelemetry"][];
+        };
+        TurnTelemetry: {
+            id: string;
+            attempt: number;
+            turn: number;
+            comparisonId: string | null;
+            side: string | null;
+            action: {
+                [key: string]: unknown;
+            };
+            detail: string;
+            url: string | null;
+            /** @description The artifact name of the turn's screenshot. */
+            screenshot: string | null;
+            inputTokens: number;
+            outputTokens: number;
+            latencyMs: number;
+            costUsd: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+        };
+        RunArtifacts: {
+            /** @constant */
+            object: "run_artifacts";
+            runId: string;
+            artifactsPath: string | null;
+            data: {
+                name: string;
+                contentType: string;
+                size: number;
+                turn: number | null;
+            }[];
+        };
+        AutouserStatus: {
+            /** @constant */
+            object: "autouser_status";
+            evaluationId: string;
+            summary: {
+                total: number;
+                queued: number;
+                running: number;
+                completed: number;
+                failed: number;
+                cancelled: number;
+            };
+            ratingsCreated: number;
+            /** @description Ratings the runs not cancelled or failed will make. */
+            plannedRatings: number;
+            /** @description Share of planned ratings made, 0 to 1. */
+            progress: number;
+            /** @description From the pace so far; null before the first rating or when nothing is left. */
+            estimatedSecondsLeft: number | null;
+            runs: components["schemas"]["AutouserRun"][];
+        };
+        CalibrationStatus: {
+            id: string;
+            /** @constant */
+            object: "calibration";
+            autouserId: string;
+            rubricId: string;
+            rubricVersion: number;
+            evaluationId: string;
+            sampleSize: number;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
+            runId: string | null;
+            runStatus: ("queued" | "running" | "completed" | "failed" | "cancelled") | null;
+            progress: {
+                comparisons: number;
+                rated: number;
+            };
+            /** @description Once measured: Krippendorff's alpha (interval) between the autouser and the human consensus of each comparison and template, and the autouser's mean bias per template (autouser minus humans), with 95% bootstrap intervals. */
+            figures: {
+                metric: string;
+                krippendorffAlpha: number | null;
+                alphaCi95: {
+                    lower: number;
+                    upper: number;
+                } | null;
+                alphaUndefinedReason: string | null;
+                comparisons: number;
+                bias: {
+                    [key: string]: {
+                        mean: number;
+                        ci95: {
+                            lower: number;
+                            upper: number;
+                        } | null;
+                        comparisons: number;
+                    };
+                };
+            } | null;
+            error: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        CalibrationFreeze: {
+            /** @constant */
+            object: "calibration_freeze";
+            autouser: {
+                id: string;
+                /** @constant */
+                object: "autouser";
+                name: string;
+                teamId: string | null;
+                calibrationStatus: string;
+                activeRubricId: string | null;
+            };
+            rubric: {
+                id: string;
+                autouserId: string;
+                dimensionId: string;
+                name: string;
+                version: number;
+                isFrozen: boolean;
+                krippendorffAlpha: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                frozenAt: string;
+            };
+        };
+        AiInsights: {
+            /** @constant */
+            object: "ai_insights";
+            evaluationId: string;
+            /**
+             * @description `not_started` until one is asked for; `queued` and `running` while the worker writes it; `ready`; `failed` with `error`.
+             * @enum {string}
+             */
+            status: "not_started" | "queued" | "running" | "ready" | "failed";
+            /** @description `model`: written by the team's model (BYOK or the platform default). `extractive`: no model was configured, so the summary is the raters' own words, picked by term frequency and by the highest and lowest ratings. */
+            generator: ("model" | "extractive") | null;
+            model: string | null;
+            /** @description Ratings changed since it was written; POST to regenerate. */
+            stale: boolean;
+            /** @description Ratings it was written from. */
+            ratingCount: number;
+            summary: string | null;
+            themes: components["schemas"]["InsightTheme"][];
+            comparisons: components["schemas"]["ComparisonInsight"][];
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            requestedAt: string | null;
+            generatedAt: string | null;
+        };
+        InsightTheme: {
+            label: string;
+            /** @description How many justifications speak of it. */
+            mentions: number;
+            quotes: components["schemas"]["InsightQuote"][];
+        };
+        InsightQuote: {
+            ratingId: string;
+            text: string;
+        };
+        ComparisonInsight: {
+            comparisonId: string;
+            name: string | null;
+            ratingCount: number;
+            strengths: components["schemas"]["InsightPoint"][];
+            problems: components["schemas"]["InsightPoint"][];
+        };
+        InsightPoint: {
+            text: string;
+            quotes: components["schemas"]["InsightQuote"][];
         };
         EvaluationResults: {
             /** @constant */
@@ -1666,6 +3230,100 @@ export interface components {
              */
             createdAt: string;
         };
+        AutouserList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Autouser"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        Autouser: {
+            id: string;
+            /** @constant */
+            object: "autouser";
+            teamId: string | null;
+            /** @description System personas are shared by every team and read-only. */
+            isSystem: boolean;
+            name: string;
+            role: string;
+            description: string;
+            goals: string[];
+            traits: string[];
+            /** @enum {string} */
+            expertise: "novice" | "intermediate" | "expert";
+            accessibilityNeeds: ("screen-reader" | "low-vision" | "color-blindness" | "motor" | "cognitive" | "keyboard-only")[];
+            device: components["schemas"]["PersonaDevice"];
+            systemPrompt: string | null;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** @enum {string} */
+            visibility: "private" | "public";
+            /** @enum {string} */
+            calibrationStatus: "uncalibrated" | "calibrating" | "calibrated" | "frozen";
+            /** @description The frozen rubric runs use; null until one is. */
+            activeRubricId: string | null;
+            /** @description The persona this one was duplicated from. */
+            sourceAutouserId: string | null;
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description The browser the persona uses: viewport and network speed. */
+        PersonaDevice: {
+            /** @enum {string} */
+            kind: "desktop" | "mobile";
+            viewport: {
+                width: number;
+                height: number;
+            };
+            /** @enum {string} */
+            network: "fast" | "slow-4g" | "slow-3g";
+        };
+        AutouserRubricList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AutouserRubric"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        AutouserRubric: {
+            id: string;
+            /** @constant */
+            object: "autouser_rubric";
+            autouserId: string;
+            dimensionId: string;
+            name: string;
+            version: number;
+            guidance: string;
+            weights: {
+                [key: string]: number;
+            };
+            /** @description A frozen version never changes; editing it writes the next. */
+            isFrozen: boolean;
+            frozenAt: string | null;
+            /** @description Agreement with humans when it was frozen. */
+            krippendorffAlpha: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
         Usage: {
             /** @constant */
             object: "usage";
@@ -1708,6 +3366,79 @@ export interface components {
                 /** @description -1 means unlimited. */
                 evals_mo: number;
             };
+        };
+        /** @description Every app holding a grant of yours; never paged. */
+        ConnectedAppList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["ConnectedApp"][];
+            /** @constant */
+            has_more: false;
+        };
+        ConnectedApp: {
+            /** @constant */
+            object: "connected_app";
+            clientId: string;
+            /** @description The name the app registered with, else its client id. */
+            name: string;
+            /** @description Hosts the app receives its authorizations at. */
+            redirectHosts: string[];
+            /** @description Teams the app may act on, one grant each. */
+            teamIds: string[];
+            scopes: ("*" | "templates:read" | "templates:write" | "templates:*" | "evaluations:read" | "evaluations:write" | "evaluations:*" | "autousers:read" | "autousers:write" | "autousers:*" | "ratings:read" | "ratings:write" | "ratings:*" | "webhooks:read" | "webhooks:write" | "webhooks:*" | "events:read")[];
+            /** @description Audiences of its tokens: the REST API, the MCP server. */
+            resources: string[];
+            /**
+             * Format: date-time
+             * @description When the earliest of its current grants was given.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            connectedAt: string;
+        };
+        DisconnectedApp: {
+            id: string;
+            /** @constant */
+            object: "connected_app";
+            /** @constant */
+            deleted: true;
+        };
+        PluginPairing: {
+            /** @constant */
+            object: "plugin_pairing";
+            /** @description The short code the plugin shows, e.g. `BCDF-GHJK`. */
+            code: string;
+            /** @description Sent with each poll; only the plugin that started the pairing knows it. Shown once. */
+            pollingSecret: string;
+            /** @description The dashboard page where the user approves the code. */
+            verificationUrl: string;
+            /** @description Seconds to wait between polls. */
+            interval: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expiresAt: string;
+        };
+        PluginPairingStatus: {
+            /** @constant */
+            object: "plugin_pairing_status";
+            /** @enum {string} */
+            status: "pending" | "approved";
+            /** @description The plugin token (7 days), once, when the user has approved. */
+            token?: string;
+            /**
+             * Format: date-time
+             * @description When the token expires.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expiresAt?: string;
+        };
+        PluginPairingApproved: {
+            /** @constant */
+            object: "plugin_pairing";
+            code: string;
+            /** @constant */
+            status: "approved";
         };
         WebhookEndpointList: {
             /** @constant */
@@ -1904,6 +3635,88 @@ export interface components {
                 idempotency_key: string | null;
             };
         };
+        ByokSettings: {
+            /** @constant */
+            object: "byok_settings";
+            teamId: string;
+            /** @description Whether the team has saved settings of its own. */
+            configured: boolean;
+            provider: ("openai" | "anthropic" | "google" | "openai-compatible") | null;
+            model: string | null;
+            baseUrl: string | null;
+            enabled: boolean;
+            hasKey: boolean;
+            /** @description The key's last four characters, to tell keys apart; null without a key. */
+            keyHint: string | null;
+            updatedAt: string | null;
+            /** @description What autousers and the builder use now: these settings (`byok`), the platform default (`platform`) or none (the heuristic judge and the rule-based builder). */
+            effective: {
+                /** @enum {string} */
+                source: "byok" | "platform" | "none";
+                provider: ("openai" | "anthropic" | "google" | "openai-compatible") | null;
+                model: string | null;
+            };
+            /** @description The deployment's default model, if any (never its key). */
+            platformDefault: {
+                /**
+                 * @description `openai-compatible` is any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio); it needs `baseUrl`.
+                 * @enum {string}
+                 */
+                provider: "openai" | "anthropic" | "google" | "openai-compatible";
+                model: string;
+            } | null;
+        };
+        ByokTestResult: {
+            /** @constant */
+            object: "byok_test";
+            ok: boolean;
+            /**
+             * @description `openai-compatible` is any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio); it needs `baseUrl`.
+             * @enum {string}
+             */
+            provider: "openai" | "anthropic" | "google" | "openai-compatible";
+            model: string;
+            /** @enum {string} */
+            keySource: "stored" | "supplied" | "none";
+            latencyMs: number;
+            error: components["schemas"]["ModelFailure"] | null;
+        };
+        ModelFailure: {
+            /** @enum {string} */
+            code: "provider_auth" | "provider_rate_limited" | "model_not_found" | "provider_unreachable" | "provider_error" | "timeout" | "invalid_reply";
+            message: string;
+            /** @description The provider's HTTP status, when it answered. */
+            providerStatus: number | null;
+            retryAfterSeconds: number | null;
+        };
+        ByokProbeResult: {
+            /** @constant */
+            object: "byok_probe";
+            /** @description False when the provider could not be asked; the capabilities are then the table's. */
+            ok: boolean;
+            /**
+             * @description `openai-compatible` is any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio); it needs `baseUrl`.
+             * @enum {string}
+             */
+            provider: "openai" | "anthropic" | "google" | "openai-compatible";
+            model: string;
+            /** @enum {string} */
+            keySource: "stored" | "supplied" | "none";
+            latencyMs: number;
+            /** @description Whether the model is in Rubricon's capability table. */
+            known: boolean;
+            capabilities: {
+                imageInput: boolean;
+                structuredOutput: boolean;
+            };
+            basis: {
+                /** @enum {string} */
+                imageInput: "table" | "call";
+                /** @enum {string} */
+                structuredOutput: "call";
+            };
+            error: components["schemas"]["ModelFailure"] | null;
+        };
         EventList: {
             /** @constant */
             object: "list";
@@ -1911,6 +3724,182 @@ export interface components {
             has_more: boolean;
             /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
             next_cursor?: string;
+        };
+        UploadedFile: {
+            id: string;
+            /** @constant */
+            object: "file";
+            filename: string;
+            contentType: string;
+            /** @enum {string} */
+            status: "pending" | "ready" | "rejected";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            evaluationId: string | null;
+            size: number | null;
+        };
+        FileUploadTicket: {
+            /** @constant */
+            object: "file_upload";
+            fileId: string;
+            file: components["schemas"]["UploadedFile"];
+            uploadUrl: string;
+            /** @constant */
+            method: "PUT";
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expiresAt: string;
+        };
+        LinkPreview: {
+            /** @constant */
+            object: "link_preview";
+            url: string;
+            title: string | null;
+            description: string | null;
+            image: string | null;
+            siteName: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            fetchedAt: string;
+        };
+        ConversationList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Conversation"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        Conversation: {
+            id: string;
+            /** @constant */
+            object: "conversation";
+            teamId: string;
+            userId: string | null;
+            title: string | null;
+            /** @enum {string} */
+            status: "active" | "needs_review" | "ready" | "materialized" | "archived";
+            drafts: components["schemas"]["ConversationDraftsOutput"];
+            /** @description What keeps the drafts from being materialized. */
+            issues: components["schemas"]["DraftIssue"][];
+            /** @description The evaluation it was materialized into. */
+            evaluationId: string | null;
+            messageCount: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        DraftIssue: {
+            /** @description Where, e.g. `evaluation.name` or `templates[0].template.scaleMax`. */
+            param: string;
+            message: string;
+        };
+        ConversationMessageList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["ConversationMessage"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+        };
+        ConversationMessage: {
+            id: string;
+            /** @constant */
+            object: "conversation_message";
+            conversationId: string;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            parts: {
+                /** @constant */
+                type: "text";
+                text: string;
+            }[];
+            attachedDesignUrls: string[];
+            /**
+             * @description An assistant reply is `streaming` while written, then `complete`, or `failed` with `error`.
+             * @enum {string}
+             */
+            status: "streaming" | "complete" | "failed";
+            /** @description What wrote an assistant reply: the team's model, or the rule-based builder. */
+            generator: ("model" | "rules") | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+        };
+        MaterializedConversation: {
+            /** @constant */
+            object: "materialized_conversation";
+            conversation: components["schemas"]["Conversation"];
+            evaluationId: string;
+            /** @description The templates the evaluation uses, in order. */
+            templateIds: string[];
+            createdTemplateIds: string[];
+        };
+        ConversationDraftsOutput: {
+            evaluation: components["schemas"]["EvaluationDraftOutput"];
+            templates: components["schemas"]["TemplateDraft"][];
+            autousers: components["schemas"]["AutouserDraft"][];
+        };
+        /** @description The drafted evaluation: `POST /evaluations` fields. */
+        EvaluationDraftOutput: {
+            name?: string;
+            description?: string | null;
+            /** @enum {string} */
+            type?: "SSE" | "SxS";
+            /** @description SSE stimuli; each becomes a comparison. */
+            designUrls?: {
+                /** Format: uri */
+                url?: string;
+                fileId?: string;
+                label?: string;
+                /**
+                 * @default URL
+                 * @enum {string}
+                 */
+                stimulusType: "URL" | "IMAGE" | "VIDEO" | "GIF";
+            }[];
+            /** @description SxS pairs; each becomes a comparison. */
+            comparisonPairs?: {
+                /** Format: uri */
+                currentUrl?: string;
+                /** Format: uri */
+                variantUrl?: string;
+                sideAFileId?: string;
+                sideBFileId?: string;
+                label?: string;
+            }[];
+            /** @enum {string} */
+            evaluationMethod?: "manual" | "ai" | "both";
+            instructions?: string | null;
+            scenario?: string | null;
+            /** @enum {string} */
+            shareAccess?: "TEAM_ONLY" | "AUTOUSERS_LINK" | "ANYONE_WITH_LINK" | "PASSWORD_PROTECTED";
+            allowMultipleRatings?: boolean;
+            /** @description Close the human rating window once every comparison has this many human ratings. */
+            targetRatingsPerComparison?: number | null;
         };
         /** @description The envelope of every error response. */
         ErrorEnvelope: {
@@ -2027,6 +4016,16 @@ export interface components {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 /** @description Seconds after which to try again. */
                 "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The file or body is larger than the route takes (`file_too_large`, `request_too_large`). */
+        Error413: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2448,7 +4447,12 @@ export interface operations {
     };
     "teams-members-list": {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2468,6 +4472,844 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TeamMemberList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "teams-members-add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /**
+                     * @default member
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMemberAddResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "teams-members-remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMemberRemoval"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "teams-members-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMember"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "users-lookup": {
+        parameters: {
+            query: {
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserLookup"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "shares-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationShareList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "shares-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId?: string;
+                    /**
+                     * Format: email
+                     * @description Exact email of an existing user; invite others by email.
+                     */
+                    email?: string;
+                    /**
+                     * @description VIEWER reads the evaluation and its results; EDITOR also edits it while Draft, manages its comparisons, rates and runs autousers; OWNER also changes its status, link settings and people, and deletes it.
+                     * @default VIEWER
+                     * @enum {string}
+                     */
+                    permission?: "VIEWER" | "EDITOR" | "OWNER";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationShare"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "shares-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "shares-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description VIEWER reads the evaluation and its results; EDITOR also edits it while Draft, manages its comparisons, rates and runs autousers; OWNER also changes its status, link settings and people, and deletes it.
+                     * @enum {string}
+                     */
+                    permission: "VIEWER" | "EDITOR" | "OWNER";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationShare"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "invites-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationInviteList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "invites-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /**
+                     * @default VIEWER
+                     * @enum {string}
+                     */
+                    permission?: "VIEWER" | "EDITOR";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationInvite"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "invites-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "invites-accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteAccepted"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "accessRequests-list": {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "declined" | "withdrawn";
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequestList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "accessRequests-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "accessRequests-mine": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequestList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "accessRequests-inbox": {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "declined" | "withdrawn";
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequestList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "accessRequests-approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The share to grant; VIEWER unless given.
+                     * @enum {string}
+                     */
+                    permission?: "VIEWER" | "EDITOR" | "OWNER";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "accessRequests-decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "accessRequests-withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "notifications-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "notifications-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "notifications-readAll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationsReadAll"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3230,6 +6072,441 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicRater"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    autouserIds: string[];
+                    /** @description The comparisons to rate; all of the evaluation's when absent. */
+                    comparisonIds?: string[];
+                    /**
+                     * @description Agents per autouser; each is its own run and rates every comparison once.
+                     * @default 1
+                     */
+                    agentCount?: number;
+                    /** @description A run this request replaces: cancelled first if it has not finished. */
+                    replaceRunId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRunBatch"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Runs to stop; every queued and running run of the evaluation when absent. */
+                    runIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRunStop"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRunList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRun"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRunTurns"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunArtifacts"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserStatus"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-calibration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationStatus"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-calibrate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rubricId: string;
+                    evaluationId: string;
+                    /** @description Comparisons humans rated to run the autouser on, those with most human ratings first. */
+                    sampleSize: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationStatus"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationFreeze"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "results-insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiInsights"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "results-regenerateInsights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiInsights"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4189,6 +7466,479 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "autousers-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+                visibility?: "private" | "public";
+                status?: "draft" | "published";
+                source?: "system" | "team";
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Session callers pick a team; keys act on theirs. */
+                    teamId?: string;
+                    name: string;
+                    /** @description Who the persona is, in a few words. */
+                    role: string;
+                    /**
+                     * @description Background the judge reads as the persona.
+                     * @default
+                     */
+                    description?: string;
+                    /** @default [] */
+                    goals?: string[];
+                    /** @default [] */
+                    traits?: string[];
+                    /**
+                     * @default intermediate
+                     * @enum {string}
+                     */
+                    expertise?: "novice" | "intermediate" | "expert";
+                    /** @default [] */
+                    accessibilityNeeds?: ("screen-reader" | "low-vision" | "color-blindness" | "motor" | "cognitive" | "keyboard-only")[];
+                    device?: {
+                        /** @enum {string} */
+                        kind?: "desktop" | "mobile";
+                        viewport?: {
+                            width: number;
+                            height: number;
+                        };
+                        /** @enum {string} */
+                        network?: "fast" | "slow-4g" | "slow-3g";
+                    };
+                    /** @description Extra instructions for a model judge; the heuristic judge ignores them. */
+                    systemPrompt?: string | null;
+                    /**
+                     * @default draft
+                     * @enum {string}
+                     */
+                    status?: "draft" | "published";
+                    /**
+                     * @description `private`: its creator and the team's owners and admins; `public`: the whole team.
+                     * @default private
+                     * @enum {string}
+                     */
+                    visibility?: "private" | "public";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Autouser"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Autouser"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Who the persona is, in a few words. */
+                    role?: string;
+                    /** @description Background the judge reads as the persona. */
+                    description?: string;
+                    goals?: string[];
+                    traits?: string[];
+                    /** @enum {string} */
+                    expertise?: "novice" | "intermediate" | "expert";
+                    accessibilityNeeds?: ("screen-reader" | "low-vision" | "color-blindness" | "motor" | "cognitive" | "keyboard-only")[];
+                    /** @description Parts given replace those parts only. */
+                    device?: {
+                        /** @enum {string} */
+                        kind?: "desktop" | "mobile";
+                        viewport?: {
+                            width: number;
+                            height: number;
+                        };
+                        /** @enum {string} */
+                        network?: "fast" | "slow-4g" | "slow-3g";
+                    };
+                    /** @description Extra instructions for a model judge; the heuristic judge ignores them. */
+                    systemPrompt?: string | null;
+                    /** @enum {string} */
+                    status?: "draft" | "published";
+                    /**
+                     * @description `private`: its creator and the team's owners and admins; `public`: the whole team.
+                     * @enum {string}
+                     */
+                    visibility?: "private" | "public";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Autouser"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The team that gets the copy; default the caller's. */
+                    teamId?: string;
+                    name?: string;
+                    /** @enum {string} */
+                    status?: "draft" | "published";
+                    /**
+                     * @description `private`: its creator and the team's owners and admins; `public`: the whole team.
+                     * @enum {string}
+                     */
+                    visibility?: "private" | "public";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Autouser"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-rubrics": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRubricList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-createRubric": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The template this rubric rates. */
+                    dimensionId: string;
+                    /** @description Default: the template's name. */
+                    name?: string;
+                    /**
+                     * @description What the judge is told about rating this template as this persona.
+                     * @default
+                     */
+                    guidance?: string;
+                    /**
+                     * @description Heuristic judge: signal name → weight; empty for the defaults.
+                     * @default {}
+                     */
+                    weights?: {
+                        [key: string]: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRubric"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-getRubric": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                rubricId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRubric"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-updateRubric": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                rubricId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    guidance?: string;
+                    /** @description Heuristic judge: signal name → weight; empty for the defaults. */
+                    weights?: {
+                        [key: string]: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutouserRubric"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "usage-get": {
         parameters: {
             query?: {
@@ -4254,6 +8004,179 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Usage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "oauth-listConnectedApps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedAppList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "oauth-disconnect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisconnectedApp"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "figma-pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginPairing"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "figma-poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The short code the plugin shows, e.g. `BCDF-GHJK`. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    pollingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginPairingStatus"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "figma-approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The short code the plugin shows, e.g. `BCDF-GHJK`. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginPairingApproved"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4658,6 +8581,266 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    "byok-get": {
+        parameters: {
+            query?: {
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokSettings"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "byok-put": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Team whose settings to act on; default: the credential's team (for users, the personal team). */
+                    teamId?: string;
+                    /**
+                     * @description `openai-compatible` is any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio); it needs `baseUrl`.
+                     * @enum {string}
+                     */
+                    provider: "openai" | "anthropic" | "google" | "openai-compatible";
+                    /** @example gpt-4o-mini */
+                    model: string;
+                    baseUrl?: string | null;
+                    /** @description The provider's API key; omit to keep the stored one (only while provider and base URL stay the same), null to remove it. Never returned. */
+                    apiKey?: string | null;
+                    /** @description Default true. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokSettings"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "byok-delete": {
+        parameters: {
+            query?: {
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokSettings"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "byok-patch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Team whose settings to act on; default: the credential's team (for users, the personal team). */
+                    teamId?: string;
+                    /**
+                     * @description `openai-compatible` is any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio); it needs `baseUrl`.
+                     * @enum {string}
+                     */
+                    provider?: "openai" | "anthropic" | "google" | "openai-compatible";
+                    /** @example gpt-4o-mini */
+                    model?: string;
+                    baseUrl?: string | null;
+                    apiKey?: string | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokSettings"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "byok-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Team whose settings to act on; default: the credential's team (for users, the personal team). */
+                    teamId?: string;
+                    /**
+                     * @description `openai-compatible` is any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio); it needs `baseUrl`.
+                     * @enum {string}
+                     */
+                    provider?: "openai" | "anthropic" | "google" | "openai-compatible";
+                    /** @example gpt-4o-mini */
+                    model?: string;
+                    baseUrl?: string | null;
+                    /** @description The provider's API key. Write only: never returned, stored encrypted. */
+                    apiKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokTestResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "byok-probe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Team whose settings to act on; default: the credential's team (for users, the personal team). */
+                    teamId?: string;
+                    /**
+                     * @description `openai-compatible` is any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio); it needs `baseUrl`.
+                     * @enum {string}
+                     */
+                    provider?: "openai" | "anthropic" | "google" | "openai-compatible";
+                    /** @example gpt-4o-mini */
+                    model?: string;
+                    baseUrl?: string | null;
+                    /** @description The provider's API key. Write only: never returned, stored encrypted. */
+                    apiKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokProbeResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "events-list": {
         parameters: {
             query?: {
@@ -4730,6 +8913,540 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+        };
+    };
+    "files-upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file, at most 10 MB.
+                     */
+                    file: string;
+                    teamId?: string;
+                    evaluationId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedFile"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "files-init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    teamId?: string;
+                    evaluationId?: string;
+                    filename: string;
+                    /** @enum {string} */
+                    contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "application/pdf";
+                    /** @description The exact size in bytes; the upload must match it. */
+                    size: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileUploadTicket"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "files-finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedFile"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "files-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to a short-lived URL; follow `Location` at once. The response is never cached. */
+            302: {
+                headers: {
+                    /** @description Where to go. */
+                    Location?: string;
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "files-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "linkPreview-get": {
+        parameters: {
+            query: {
+                /** @description An absolute http(s) URL of a public page. */
+                url: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkPreview"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "conversations-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "conversations-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Session callers pick a team; keys act on theirs. */
+                    teamId?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "conversations-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "conversations-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /**
+                     * @description `archived` closes the conversation; `active` reopens it (its status follows its drafts again).
+                     * @enum {string}
+                     */
+                    status?: "archived" | "active";
+                    /** @description Replaces the drafts, e.g. after editing them. */
+                    drafts?: components["schemas"]["ConversationDrafts"];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "conversations-messages": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationMessageList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "conversations-send": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received before the connection dropped. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    role: "user";
+                    parts: {
+                        /** @constant */
+                        type: "text";
+                        text: string;
+                    }[];
+                    /** @default [] */
+                    attachedDesignUrls: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The event stream; it stays open until the work is done or the client disconnects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "conversations-materialize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaterializedConversation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-stream": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received before the connection dropped. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it stays open until the work is done or the client disconnects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
         };
     };
 }

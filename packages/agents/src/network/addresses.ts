@@ -1,7 +1,8 @@
 import { isIP } from "node:net";
 
 /**
- * Whether an IP address is on the public internet. Deliveries must not reach the service's own network
+ * Whether an IP address is on the public internet. Webhook deliveries and autouser browsers must not reach the
+ * service's own network
  * (loopback, private, link-local, cloud metadata at 169.254.169.254, ...), so anything not plainly public is
  * refused, including IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4).
  */

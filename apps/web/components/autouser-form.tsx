@@ -1,0 +1,414 @@
+"use client";
+
+import {
+  ACCESSIBILITY_NEED_VALUES,
+  type Autouser,
+  AutouserCreateInput,
+  DEFAULT_VIEWPORTS,
+  DEVICE_KINDS,
+  EXPERTISE_LEVELS,
+  NETWORK_PROFILES,
+  paramOf,
+} from "@rubricon/contracts";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { DEVICE_LABELS, EXPERTISE_LABELS, NEED_LABELS, NETWORK_LABELS } from "@/lib/autousers";
+import { errorMessage, errorParam } from "@/lib/errors";
+import { useTRPC } from "@/lib/trpc";
+
+type Mode =
+  | { kind: "create"; teamId: string }
+  | { kind: "edit"; autouser: Autouser }
+  | { kind: "view"; autouser: Autouser };
+
+type AccessibilityNeed = (typeof ACCESSIBILITY_NEED_VALUES)[number];
+type DeviceKind = (typeof DEVICE_KINDS)[number];
+
+interface Values {
+  name: string;
+  role: string;
+  description: string;
+  goals: string;
+  traits: string;
+  expertise: (typeof EXPERTISE_LEVELS)[number];
+  accessibilityNeeds: AccessibilityNeed[];
+  kind: DeviceKind;
+  width: string;
+  height: string;
+  network: (typeof NETWORK_PROFILES)[number];
+  systemPrompt: string;
+  status: Autouser["status"];
+  visibility: Autouser["visibility"];
+}
+
+const EMPTY: Values = {
+  name: "",
+  role: "",
+  description: "",
+  goals: "",
+  traits: "",
+  expertise: "intermediate",
+  accessibilityNeeds: [],
+  kind: "desktop",
+  width: String(DEFAULT_VIEWPORTS.desktop.width),
+  height: String(DEFAULT_VIEWPORTS.desktop.height),
+  network: "fast",
+  systemPrompt: "",
+  status: "draft",
+  visibility: "private",
+};
+
+function valuesOf(a: Autouser): Values {
+  return {
+    name: a.name,
+    role: a.role,
+    description: a.description,
+    goals: a.goals.join("\n"),
+    traits: a.traits.join("\n"),
+    expertise: a.expertise,
+    accessibilityNeeds: a.accessibilityNeeds,
+    kind: a.device.kind,
+    width: String(a.device.viewport.width),
+    height: String(a.device.viewport.height),
+    network: a.device.network,
+    systemPrompt: a.systemPrompt ?? "",
+    status: a.status,
+    visibility: a.visibility,
+  };
+}
+
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/** The body the form stands for; the same for create and update (update sends every field). */
+function bodyOf(v: Values) {
+  return {
+    name: v.name.trim(),
+    role: v.role.trim(),
+    description: v.description,
+    goals: lines(v.goals),
+    traits: lines(v.traits),
+    expertise: v.expertise,
+    accessibilityNeeds: v.accessibilityNeeds,
+    device: {
+      kind: v.kind,
+      viewport: { width: Number(v.width), height: Number(v.height) },
+      network: v.network,
+    },
+    systemPrompt: v.systemPrompt.trim() === "" ? null : v.systemPrompt,
+    status: v.status,
+    visibility: v.visibility,
+  };
+}
+
+/** Which input shows a server or schema error: `device.viewport.width` under Width, `goals[3]` under Goals. */
+function fieldOf(param: string | undefined): string {
+  if (!param) return "form";
+  if (param.startsWith("device.viewport.width")) return "width";
+  if (param.startsWith("device.viewport.height")) return "height";
+  const top = param.split(/[.[]/)[0]!;
+  return top in EMPTY ? top : "form";
+}
+
+/**
+ * Creating, editing and viewing a persona. The body is checked against the contract schema as the user types, so
+ * Save stays disabled while something is invalid and each error shows under its field.
+ */
+export function AutouserForm({ mode }: { mode: Mode }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const readOnly = mode.kind === "view";
+  const [values, setValues] = useState<Values>(() =>
+    mode.kind === "create" ? EMPTY : valuesOf(mode.autouser),
+  );
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
+  const [serverError, setServerError] = useState<{ field: string; message: string } | null>(null);
+
+  const parsed = AutouserCreateInput.safeParse(bodyOf(values));
+  const errors: Record<string, string> = {};
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) errors[fieldOf(paramOf(issue.path))] ??= issue.message;
+  }
+  if (serverError) errors[serverError.field] = serverError.message;
+
+  const onError = (error: unknown) =>
+    setServerError({ field: fieldOf(errorParam(error)), message: errorMessage(error) });
+  const create = useMutation(
+    trpc.autousers.create.mutationOptions({
+      onSuccess: async (created) => {
+        queryClient.setQueryData(trpc.autousers.get.queryKey({ id: created.id }), created);
+        await queryClient.invalidateQueries(trpc.autousers.list.pathFilter());
+        router.push(`/autousers/${created.id}`);
+      },
+      onError,
+    }),
+  );
+  const update = useMutation(
+    trpc.autousers.update.mutationOptions({
+      onSuccess: async (updated) => {
+        queryClient.setQueryData(trpc.autousers.get.queryKey({ id: updated.id }), updated);
+        await queryClient.invalidateQueries(trpc.autousers.list.pathFilter());
+      },
+      onError,
+    }),
+  );
+  const pending = create.isPending || update.isPending;
+
+  function change<K extends keyof Values>(key: K, value: Values[K]) {
+    setValues((v) => ({ ...v, [key]: value }));
+    setTouched((t) => new Set([...t, key]));
+    setServerError(null);
+  }
+
+  /** A new device kind brings its usual viewport, so the common case needs no typing. */
+  function changeKind(kind: DeviceKind) {
+    setValues((v) => ({
+      ...v,
+      kind,
+      width: String(DEFAULT_VIEWPORTS[kind].width),
+      height: String(DEFAULT_VIEWPORTS[kind].height),
+    }));
+    setServerError(null);
+  }
+
+  function toggleNeed(need: AccessibilityNeed, on: boolean) {
+    change(
+      "accessibilityNeeds",
+      on ? [...values.accessibilityNeeds, need] : values.accessibilityNeeds.filter((n) => n !== need),
+    );
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setTouched(new Set(Object.keys(EMPTY)));
+    if (!parsed.success || readOnly) return;
+    const body = bodyOf(values);
+    if (mode.kind === "create") create.mutate({ ...body, teamId: mode.teamId });
+    else update.mutate({ id: mode.autouser.id, ...body });
+  }
+
+  const shown = (key: string) => (touched.has(key) || serverError?.field === key ? errors[key] : undefined);
+  const errorFor = (key: string) => {
+    const message = shown(key);
+    return message ? (
+      <p className="field-error" id={`au-${key}-error`} role="alert">
+        {message}
+      </p>
+    ) : null;
+  };
+  const invalid = (key: string) =>
+    shown(key) ? { "aria-invalid": true as const, "aria-describedby": `au-${key}-error` } : {};
+
+  return (
+    <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Autouser">
+      <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
+        <div className="field">
+          <label htmlFor="au-name">Name</label>
+          <input
+            id="au-name"
+            type="text"
+            value={values.name}
+            onChange={(e) => change("name", e.target.value)}
+            {...invalid("name")}
+          />
+          {errorFor("name")}
+        </div>
+        <div className="field">
+          <label htmlFor="au-role">Role</label>
+          <input
+            id="au-role"
+            type="text"
+            placeholder="A parent shopping on a phone late at night"
+            value={values.role}
+            onChange={(e) => change("role", e.target.value)}
+            {...invalid("role")}
+          />
+          {errorFor("role")}
+        </div>
+        <div className="field">
+          <label htmlFor="au-description">
+            Description <span className="muted">(optional)</span>
+          </label>
+          <textarea
+            id="au-description"
+            rows={3}
+            value={values.description}
+            onChange={(e) => change("description", e.target.value)}
+            {...invalid("description")}
+          />
+          {errorFor("description")}
+        </div>
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor="au-goals">Goals</label>
+            <textarea
+              id="au-goals"
+              rows={3}
+              value={values.goals}
+              onChange={(e) => change("goals", e.target.value)}
+              {...invalid("goals")}
+            />
+            <p className="hint">One per line.</p>
+            {errorFor("goals")}
+          </div>
+          <div className="field">
+            <label htmlFor="au-traits">Traits</label>
+            <textarea
+              id="au-traits"
+              rows={3}
+              value={values.traits}
+              onChange={(e) => change("traits", e.target.value)}
+              {...invalid("traits")}
+            />
+            <p className="hint">One per line.</p>
+            {errorFor("traits")}
+          </div>
+        </div>
+        <div className="field">
+          <label htmlFor="au-expertise">Expertise</label>
+          <select
+            id="au-expertise"
+            value={values.expertise}
+            onChange={(e) => change("expertise", e.target.value as Values["expertise"])}
+          >
+            {EXPERTISE_LEVELS.map((x) => (
+              <option key={x} value={x}>
+                {EXPERTISE_LABELS[x]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <fieldset className="field">
+          <legend>Accessibility needs</legend>
+          <div className="checkbox-grid">
+            {ACCESSIBILITY_NEED_VALUES.map((need) => (
+              <label key={need} className="checkbox">
+                <input
+                  type="checkbox"
+                  checked={values.accessibilityNeeds.includes(need)}
+                  onChange={(e) => toggleNeed(need, e.target.checked)}
+                />{" "}
+                {NEED_LABELS[need]}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <fieldset className="field">
+          <legend>Device</legend>
+          <div className="field-row">
+            <div className="field">
+              <label htmlFor="au-kind">Device kind</label>
+              <select
+                id="au-kind"
+                value={values.kind}
+                onChange={(e) => changeKind(e.target.value as DeviceKind)}
+              >
+                {DEVICE_KINDS.map((k) => (
+                  <option key={k} value={k}>
+                    {DEVICE_LABELS[k]}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="au-width">Viewport width</label>
+              <input
+                id="au-width"
+                type="number"
+                inputMode="numeric"
+                value={values.width}
+                onChange={(e) => change("width", e.target.value)}
+                {...invalid("width")}
+              />
+              {errorFor("width")}
+            </div>
+            <div className="field">
+              <label htmlFor="au-height">Viewport height</label>
+              <input
+                id="au-height"
+                type="number"
+                inputMode="numeric"
+                value={values.height}
+                onChange={(e) => change("height", e.target.value)}
+                {...invalid("height")}
+              />
+              {errorFor("height")}
+            </div>
+            <div className="field">
+              <label htmlFor="au-network">Network</label>
+              <select
+                id="au-network"
+                value={values.network}
+                onChange={(e) => change("network", e.target.value as Values["network"])}
+              >
+                {NETWORK_PROFILES.map((n) => (
+                  <option key={n} value={n}>
+                    {NETWORK_LABELS[n]}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+        </fieldset>
+        <div className="field">
+          <label htmlFor="au-prompt">
+            Instructions for a model judge <span className="muted">(optional)</span>
+          </label>
+          <textarea
+            id="au-prompt"
+            rows={3}
+            value={values.systemPrompt}
+            onChange={(e) => change("systemPrompt", e.target.value)}
+            {...invalid("systemPrompt")}
+          />
+          <p className="hint">
+            Read by the model judge as the persona's own words; the heuristic judge ignores them.
+          </p>
+          {errorFor("systemPrompt")}
+        </div>
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor="au-status">Status</label>
+            <select
+              id="au-status"
+              value={values.status}
+              onChange={(e) => change("status", e.target.value as Values["status"])}
+            >
+              <option value="draft">Draft</option>
+              <option value="published">Published</option>
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="au-visibility">Visibility</label>
+            <select
+              id="au-visibility"
+              value={values.visibility}
+              onChange={(e) => change("visibility", e.target.value as Values["visibility"])}
+            >
+              <option value="private">Private: you and the team's owners and admins</option>
+              <option value="public">Public: the whole team</option>
+            </select>
+          </div>
+        </div>
+      </fieldset>
+
+      {errorFor("form")}
+      {!readOnly && (
+        <div className="form-actions">
+          <Link href="/autousers" className="button">
+            Cancel
+          </Link>
+          <button type="submit" className="button button-primary" disabled={pending || !parsed.success}>
+            {pending ? "Saving…" : "Save"}
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}

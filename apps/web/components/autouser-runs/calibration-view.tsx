@@ -1,0 +1,275 @@
+"use client";
+
+import type { Autouser, CalibrationStatus } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { ProgressBar } from "@/components/autouser-runs/run-progress";
+import { errorCode, errorMessage } from "@/lib/errors";
+import { formatDateTime } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc";
+
+const CALIBRATION_TEXT: Record<Autouser["calibrationStatus"], string> = {
+  uncalibrated: "Not calibrated",
+  calibrating: "Calibrating",
+  calibrated: "Calibrated",
+  frozen: "Frozen",
+};
+
+const fmt = (v: number | null | undefined) => (v === null || v === undefined ? "—" : v.toFixed(3));
+const interval = (ci: { lower: number; upper: number } | null) =>
+  ci ? `${fmt(ci.lower)} to ${fmt(ci.upper)}` : "—";
+
+/** Start a calibration: the rubric measured, the evaluation whose human ratings it is held against, how many. */
+function CalibrationForm({
+  autouserId,
+  onStarted,
+}: {
+  autouserId: string;
+  onStarted: (c: CalibrationStatus) => void;
+}) {
+  const trpc = useTRPC();
+  const rubrics = useQuery(trpc.autousers.rubrics.queryOptions({ id: autouserId, limit: 100 }));
+  const evaluations = useQuery(trpc.evaluations.list.queryOptions({ limit: 100 }));
+  const [rubricId, setRubricId] = useState("");
+  const [evaluationId, setEvaluationId] = useState("");
+  const [sampleSize, setSampleSize] = useState(20);
+  const start = useMutation(trpc.autouserRuns.calibrate.mutationOptions({ onSuccess: onStarted }));
+
+  return (
+    <form
+      className="stack"
+      aria-label="Start a calibration"
+      onSubmit={(e) => {
+        e.preventDefault();
+        start.mutate({ id: autouserId, rubricId, evaluationId, sampleSize });
+      }}
+    >
+      <label className="field">
+        <span>Rubric</span>
+        <select value={rubricId} onChange={(e) => setRubricId(e.target.value)} required>
+          <option value="">Choose a rubric</option>
+          {(rubrics.data?.data ?? []).map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.name} v{r.version}
+              {r.isFrozen ? " (frozen)" : ""}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Evaluation rated by humans</span>
+        <select value={evaluationId} onChange={(e) => setEvaluationId(e.target.value)} required>
+          <option value="">Choose an evaluation</option>
+          {(evaluations.data?.data ?? []).map((ev) => (
+            <option key={ev.id} value={ev.id}>
+              {ev.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Sample size</span>
+        <input
+          type="number"
+          min={1}
+          max={200}
+          value={sampleSize}
+          onChange={(e) => setSampleSize(Math.max(1, Math.min(200, Number(e.target.value) || 1)))}
+        />
+      </label>
+      {start.isError && (
+        <p className="alert alert-error" role="alert">
+          {errorMessage(start.error)}
+        </p>
+      )}
+      <div className="button-row">
+        <button type="submit" className="button button-primary" disabled={start.isPending}>
+          Start calibration
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Figures({ figures }: { figures: NonNullable<CalibrationStatus["figures"]> }) {
+  return (
+    <>
+      <dl className="facts">
+        <dt>Krippendorff’s α ({figures.metric})</dt>
+        <dd data-testid="calibration-alpha">
+          {figures.krippendorffAlpha === null
+            ? (figures.alphaUndefinedReason ?? "undefined")
+            : fmt(figures.krippendorffAlpha)}
+        </dd>
+        <dt>95% interval</dt>
+        <dd>{interval(figures.alphaCi95)}</dd>
+        <dt>Comparisons</dt>
+        <dd>{figures.comparisons}</dd>
+      </dl>
+      {Object.keys(figures.bias).length > 0 && (
+        <div className="table-scroll">
+          <table className="table" aria-label="Bias per template">
+            <thead>
+              <tr>
+                <th scope="col">Template</th>
+                <th scope="col" className="num">
+                  Bias (autouser − humans)
+                </th>
+                <th scope="col">95% interval</th>
+                <th scope="col" className="num">
+                  Comparisons
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {Object.entries(figures.bias).map(([template, b]) => (
+                <tr key={template}>
+                  <th scope="row">{template}</th>
+                  <td className="num">{fmt(b.mean)}</td>
+                  <td>{interval(b.ci95)}</td>
+                  <td className="num">{b.comparisons}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** An autouser's calibration: start one, follow it, read alpha and bias, and freeze the rubric it measured. */
+export function CalibrationView({ autouserId }: { autouserId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const autouser = useQuery(trpc.autousers.get.queryOptions({ id: autouserId }));
+  const key = trpc.autouserRuns.calibration.queryKey({ id: autouserId });
+  const calibration = useQuery({
+    ...trpc.autouserRuns.calibration.queryOptions({ id: autouserId }),
+    retry: false,
+    refetchInterval: (q) => (q.state.data?.status === "running" ? 2_000 : false),
+  });
+  const freeze = useMutation(
+    trpc.autouserRuns.freeze.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries(trpc.autousers.pathFilter());
+      },
+    }),
+  );
+  const calibrationState = calibration.data?.status;
+  // The autouser's own calibration status moves with the calibration's: read it again when that changes.
+  useEffect(() => {
+    if (calibrationState)
+      void queryClient.invalidateQueries(trpc.autousers.get.queryFilter({ id: autouserId }));
+  }, [calibrationState, queryClient, trpc, autouserId]);
+  const none = calibration.isError && errorCode(calibration.error) === "resource_not_found";
+  const c = calibration.data;
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link href="/autousers">Autousers</Link>
+            <span aria-hidden="true">/</span>
+            <Link href={`/autousers/${autouserId}`}>{autouser.data?.name ?? "Autouser"}</Link>
+            <span aria-hidden="true">/</span>
+          </nav>
+          <h1>Calibration</h1>
+          {autouser.data && (
+            <div className="header-meta muted small" data-testid="autouser-calibration-status">
+              {CALIBRATION_TEXT[autouser.data.calibrationStatus]}
+            </div>
+          )}
+        </div>
+      </div>
+
+      {autouser.data?.isSystem ? (
+        <p className="alert alert-info" role="note">
+          System autousers are calibrated by Rubricon. Duplicate this one to calibrate a copy on your team’s
+          ratings.
+        </p>
+      ) : (
+        <div className="detail-grid">
+          <section className="card" aria-labelledby="calibrate-heading">
+            <h2 id="calibrate-heading">New calibration</h2>
+            <p className="muted small">
+              The autouser rates comparisons humans rated, most-rated first; its verdicts are not ratings of
+              the evaluation.
+            </p>
+            <CalibrationForm
+              autouserId={autouserId}
+              onStarted={(started) => queryClient.setQueryData(key, started)}
+            />
+          </section>
+
+          <section className="card" aria-labelledby="latest-heading">
+            <h2 id="latest-heading">Latest calibration</h2>
+            {calibration.isPending && <p className="muted">Loading…</p>}
+            {none && <p className="muted">This autouser has not been calibrated yet.</p>}
+            {calibration.isError && !none && (
+              <p className="alert alert-error" role="alert">
+                {errorMessage(calibration.error)}
+              </p>
+            )}
+            {c && (
+              <div className="stack">
+                <p>
+                  <span className="chip capitalize" data-testid="calibration-status">
+                    {c.status}
+                  </span>{" "}
+                  <span className="muted small">
+                    rubric v{c.rubricVersion} · {c.sampleSize} sampled · {formatDateTime(c.updatedAt)}
+                  </span>
+                </p>
+                <ProgressBar
+                  label="Calibration progress"
+                  value={c.progress.comparisons === 0 ? 0 : c.progress.rated / c.progress.comparisons}
+                />
+                <p className="small">
+                  {c.progress.rated} of {c.progress.comparisons} comparisons rated
+                </p>
+                {c.error && (
+                  <p className="alert alert-error" role="alert">
+                    {c.error}
+                  </p>
+                )}
+                {c.figures && <Figures figures={c.figures} />}
+                {c.status === "completed" && (
+                  <div className="button-row">
+                    <button
+                      type="button"
+                      className="button button-primary"
+                      disabled={freeze.isPending || freeze.isSuccess}
+                      onClick={() => {
+                        if (
+                          window.confirm(
+                            "Freeze this rubric? It becomes the autouser's active rubric and never changes.",
+                          )
+                        )
+                          freeze.mutate({ id: autouserId });
+                      }}
+                    >
+                      {freeze.isSuccess ? "Frozen" : "Freeze rubric"}
+                    </button>
+                  </div>
+                )}
+                {freeze.isError && (
+                  <p className="alert alert-error" role="alert">
+                    {errorMessage(freeze.error)}
+                  </p>
+                )}
+                {freeze.isSuccess && (
+                  <p className="alert alert-info" role="status">
+                    Rubric v{freeze.data.rubric.version} is frozen and active.
+                  </p>
+                )}
+              </div>
+            )}
+          </section>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,90 @@
+"use client";
+
+import type { AlphaStat, EvaluationResults } from "@rubricon/contracts";
+import { useQuery } from "@tanstack/react-query";
+import { undefinedText } from "@/components/results/agreement-panel";
+import { useTRPC } from "@/lib/trpc";
+
+interface Side {
+  n: number;
+  mean: number | null;
+}
+
+/** The n-weighted mean of one dimension over the raters of one kind. */
+function pooled(rows: EvaluationResults["perRater"], templateId: string): Side {
+  let n = 0;
+  let sum = 0;
+  for (const row of rows) {
+    const cell = row.dimensions[templateId];
+    if (!cell || cell.mean === null || cell.n === 0) continue;
+    n += cell.n;
+    sum += cell.mean * cell.n;
+  }
+  return { n, mean: n === 0 ? null : sum / n };
+}
+
+const fmt = (v: number | null) => (v === null ? "—" : v.toFixed(2));
+
+function alphaText(stat: AlphaStat | undefined): string {
+  if (!stat) return "—";
+  return stat.alpha === null ? undefinedText(stat) : `α ${stat.alpha.toFixed(2)}`;
+}
+
+/**
+ * Human and autouser ratings side by side per dimension, with their agreement: alpha between the humans'
+ * median and the autousers' median of each comparison (the agreement route's `humansVsAutousers` group).
+ */
+export function HumansVsAutousers({ id, results }: { id: string; results: EvaluationResults }) {
+  const trpc = useTRPC();
+  const agreement = useQuery(trpc.results.agreement.queryOptions({ id }));
+  if (results.autouserRatingCount === 0) return null;
+  const humans = results.perRater.filter((r) => r.raterType !== "autouser");
+  const autousers = results.perRater.filter((r) => r.raterType === "autouser");
+  const vs = agreement.data?.groups.humansVsAutousers;
+
+  return (
+    <section className="card" aria-labelledby="humans-vs-autousers-heading">
+      <h2 id="humans-vs-autousers-heading">Humans and autousers</h2>
+      <p className="muted small">
+        Mean score per dimension ({results.type === "SxS" ? "preference, −3 A to +3 B" : "on its scale"}) and
+        how well the two kinds of rater agree.
+      </p>
+      <div className="table-scroll">
+        <table className="table" aria-label="Humans and autousers">
+          <thead>
+            <tr>
+              <th scope="col">Dimension</th>
+              <th scope="col" className="num">
+                Humans
+              </th>
+              <th scope="col" className="num">
+                Autousers
+              </th>
+              <th scope="col">Agreement</th>
+            </tr>
+          </thead>
+          <tbody>
+            {results.dimensions.map((d) => {
+              const h = pooled(humans, d.templateId);
+              const a = pooled(autousers, d.templateId);
+              const stat = vs?.dimensions.find((x) => x.templateId === d.templateId);
+              return (
+                <tr key={d.templateId} data-testid="humans-vs-autousers-row">
+                  <th scope="row">{d.name}</th>
+                  <td className="num" data-testid="human-mean">
+                    {fmt(h.mean)} <span className="muted small">n={h.n}</span>
+                  </td>
+                  <td className="num" data-testid="autouser-mean">
+                    {fmt(a.mean)} <span className="muted small">n={a.n}</span>
+                  </td>
+                  <td className="small">{agreement.isPending ? "…" : alphaText(stat)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {vs && <p className="small">Overall: {alphaText(vs.overall)}</p>}
+    </section>
+  );
+}

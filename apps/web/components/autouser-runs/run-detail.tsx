@@ -1,0 +1,180 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { errorMessage } from "@/lib/errors";
+import { formatDateTime } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc";
+
+const ACTIVE = new Set(["queued", "running"]);
+
+function actionText(action: Record<string, unknown>): string {
+  const type = typeof action.type === "string" ? action.type : "step";
+  const rest = Object.entries(action)
+    .filter(([k]) => k !== "type")
+    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+  return rest.length > 0 ? `${type} (${rest.join(", ")})` : type;
+}
+
+/** A run's figures, its turns (action, address, tokens, latency, cost) and the names of its screenshots. */
+export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId: string }) {
+  const trpc = useTRPC();
+  const refetchWhileActive = (q: { state: { data?: { status: string } } }) =>
+    q.state.data && ACTIVE.has(q.state.data.status) ? 2_000 : false;
+  const run = useQuery({
+    ...trpc.autouserRuns.get.queryOptions({ id: evaluationId, runId }),
+    refetchInterval: refetchWhileActive,
+  });
+  const active = run.data ? ACTIVE.has(run.data.status) : false;
+  const turns = useQuery({
+    ...trpc.autouserRuns.turns.queryOptions({ id: evaluationId, runId }),
+    refetchInterval: active ? 2_000 : false,
+  });
+  const artifacts = useQuery({
+    ...trpc.autouserRuns.artifacts.queryOptions({ id: evaluationId, runId }),
+    refetchInterval: active ? 5_000 : false,
+  });
+
+  if (run.isPending) return <p className="muted">Loading run…</p>;
+  if (run.isError) {
+    return (
+      <div className="stack">
+        <p className="alert alert-error" role="alert">
+          {errorMessage(run.error)}
+        </p>
+        <Link href={`/evaluations/${evaluationId}`}>Back to the evaluation</Link>
+      </div>
+    );
+  }
+  const r = run.data;
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link href="/evaluations">Evaluations</Link>
+            <span aria-hidden="true">/</span>
+            <Link href={`/evaluations/${evaluationId}`}>Evaluation</Link>
+            <span aria-hidden="true">/</span>
+          </nav>
+          <h1>Autouser run</h1>
+          <div className="header-meta">
+            <span className="chip capitalize" data-testid="run-status">
+              {r.status}
+            </span>
+            <span className="muted small mono">{r.id}</span>
+          </div>
+        </div>
+      </div>
+
+      <section className="card" aria-labelledby="run-figures-heading">
+        <h2 id="run-figures-heading">Figures</h2>
+        <dl className="facts">
+          <dt>Ratings</dt>
+          <dd data-testid="run-ratings">
+            {r.ratingsCreated} of {r.plannedRatings}
+          </dd>
+          <dt>Judge</dt>
+          <dd>
+            {r.model ?? "—"}{" "}
+            {r.credentialSource && <span className="muted small">({r.credentialSource})</span>}
+          </dd>
+          <dt>Tokens</dt>
+          <dd>
+            {r.inputTokens} in · {r.outputTokens} out
+          </dd>
+          <dt>Cost</dt>
+          <dd>${r.estimatedCostUsd.toFixed(4)}</dd>
+          <dt>Attempts</dt>
+          <dd>{r.attemptCount}</dd>
+          <dt>Started</dt>
+          <dd>{formatDateTime(r.startedAt)}</dd>
+          <dt>Finished</dt>
+          <dd>{formatDateTime(r.completedAt)}</dd>
+          {r.error && (
+            <>
+              <dt>Error</dt>
+              <dd>{r.error}</dd>
+            </>
+          )}
+        </dl>
+      </section>
+
+      <section className="card" aria-labelledby="turns-heading">
+        <h2 id="turns-heading">Turns</h2>
+        {turns.isError && (
+          <p className="alert alert-error" role="alert">
+            {errorMessage(turns.error)}
+          </p>
+        )}
+        {turns.data && turns.data.data.length === 0 && <p className="muted">No turns yet.</p>}
+        {turns.data && turns.data.data.length > 0 && (
+          <div className="table-scroll">
+            <table className="table" aria-label="Turns">
+              <thead>
+                <tr>
+                  <th scope="col" className="num">
+                    #
+                  </th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Address</th>
+                  <th scope="col" className="num">
+                    Tokens
+                  </th>
+                  <th scope="col" className="num">
+                    Latency
+                  </th>
+                  <th scope="col" className="num">
+                    Cost
+                  </th>
+                  <th scope="col">Screenshot</th>
+                </tr>
+              </thead>
+              <tbody>
+                {turns.data.data.map((t) => (
+                  <tr key={t.id} data-testid="run-turn">
+                    <td className="num">
+                      {t.attempt > 1 ? `${t.attempt}.` : ""}
+                      {t.turn}
+                    </td>
+                    <td>
+                      {actionText(t.action)}
+                      {t.detail && <div className="muted small">{t.detail}</div>}
+                    </td>
+                    <td className="mono small">{t.url ?? "—"}</td>
+                    <td className="num">{t.inputTokens + t.outputTokens}</td>
+                    <td className="num">{t.latencyMs} ms</td>
+                    <td className="num">${t.costUsd.toFixed(4)}</td>
+                    <td className="mono small">{t.screenshot ?? "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="artifacts-heading">
+        <h2 id="artifacts-heading">Artifacts</h2>
+        {artifacts.isError && (
+          <p className="alert alert-error" role="alert">
+            {errorMessage(artifacts.error)}
+          </p>
+        )}
+        {artifacts.data && artifacts.data.data.length === 0 && <p className="muted">No screenshots kept.</p>}
+        {artifacts.data && artifacts.data.data.length > 0 && (
+          <ul className="stack small" data-testid="run-artifacts">
+            {artifacts.data.data.map((a) => (
+              <li key={a.name}>
+                <span className="mono">{a.name}</span>{" "}
+                <span className="muted">
+                  {a.contentType} · {Math.round(a.size / 1024)} KB{a.turn !== null ? ` · turn ${a.turn}` : ""}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}

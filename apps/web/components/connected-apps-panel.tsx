@@ -1,0 +1,105 @@
+"use client";
+
+import type { ConnectedApp } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorMessage } from "@/lib/errors";
+import { formatDate } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc";
+
+/** Third-party apps holding a grant of the signed-in user; disconnecting ends their tokens at once. */
+export function ConnectedAppsPanel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const apps = useQuery(trpc.oauth.listConnectedApps.queryOptions({}));
+  const teams = useQuery(trpc.teams.list.queryOptions({ limit: 100 }));
+  const [error, setError] = useState<string | null>(null);
+  const teamName = (id: string) => teams.data?.data.find((t) => t.id === id)?.name ?? id;
+
+  const disconnect = useMutation(
+    trpc.oauth.disconnect.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.oauth.pathFilter()),
+      onError: (err) => setError(errorMessage(err)),
+    }),
+  );
+
+  function onDisconnect(app: ConnectedApp) {
+    if (!window.confirm(`Disconnect “${app.name}”? It loses access at once.`)) return;
+    setError(null);
+    disconnect.mutate({ clientId: app.clientId });
+  }
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Connected apps</h1>
+          <p className="muted">Apps you allowed to use Rubricon as you, through OAuth.</p>
+        </div>
+      </div>
+      <section className="card" aria-labelledby="apps-heading">
+        <h2 id="apps-heading">Apps</h2>
+        {apps.isPending && <p className="muted">Loading apps…</p>}
+        {apps.isError && (
+          <p className="alert alert-error" role="alert">
+            {errorMessage(apps.error)}
+          </p>
+        )}
+        {error && (
+          <p className="alert alert-error" role="alert">
+            {error}
+          </p>
+        )}
+        {apps.data && apps.data.data.length === 0 && <p className="muted">No apps are connected.</p>}
+        {apps.data && apps.data.data.length > 0 && (
+          <div className="table-scroll">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">App</th>
+                  <th scope="col">Redirects to</th>
+                  <th scope="col">Teams</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Connected</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {apps.data.data.map((app) => (
+                  <tr key={app.clientId}>
+                    <td className="nowrap">{app.name}</td>
+                    <td className="mono small">{app.redirectHosts.join(", ")}</td>
+                    <td>{app.teamIds.map(teamName).join(", ")}</td>
+                    <td>
+                      <div className="chips">
+                        {app.scopes.map((scope) => (
+                          <span className="chip" key={scope}>
+                            {scope}
+                          </span>
+                        ))}
+                      </div>
+                    </td>
+                    <td className="nowrap">{formatDate(app.connectedAt)}</td>
+                    <td className="actions">
+                      <button
+                        type="button"
+                        className="button button-danger-ghost"
+                        aria-label={`Disconnect ${app.name}`}
+                        disabled={disconnect.isPending}
+                        onClick={() => onDisconnect(app)}
+                      >
+                        Disconnect
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

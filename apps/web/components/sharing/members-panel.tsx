@@ -1,0 +1,179 @@
+"use client";
+
+import type { TeamRole } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { errorMessage } from "@/lib/errors";
+import { useTRPC } from "@/lib/trpc";
+
+const ROLES: TeamRole[] = ["owner", "admin", "member"];
+
+/** Each of the user's teams with its members; owners and admins add, re-role and remove them. */
+export function MembersPanel() {
+  const trpc = useTRPC();
+  const teams = useQuery(trpc.teams.list.queryOptions({ limit: 100 }));
+  const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
+  return (
+    <div className="stack">
+      <div className="page-header">
+        <h1>Members</h1>
+      </div>
+      {teams.data?.data.map((t) => (
+        <TeamMembers
+          key={t.id}
+          teamId={t.id}
+          teamName={t.name}
+          manage={t.role === "owner" || t.role === "admin"}
+          me={whoami.data?.userId}
+        />
+      ))}
+    </div>
+  );
+}
+
+function TeamMembers(props: { teamId: string; teamName: string; manage: boolean; me: string | undefined }) {
+  const { teamId, teamName, manage, me } = props;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const members = useQuery(trpc.teams.members.list.queryOptions({ id: teamId, limit: 100 }));
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const onError = (e: unknown) => {
+    setNotice(null);
+    setError(errorMessage(e));
+  };
+  const refresh = async () => {
+    setError(null);
+    await queryClient.invalidateQueries(trpc.teams.members.list.pathFilter());
+  };
+  const add = useMutation(
+    trpc.teams.members.add.mutationOptions({
+      onSuccess: async (result) => {
+        setNotice(
+          result.object === "team_invite"
+            ? `${result.email} has no account yet; we emailed them an invite.`
+            : null,
+        );
+        await refresh();
+      },
+      onError,
+    }),
+  );
+  const update = useMutation(trpc.teams.members.update.mutationOptions({ onSuccess: refresh, onError }));
+  const remove = useMutation(trpc.teams.members.remove.mutationOptions({ onSuccess: refresh, onError }));
+  const headingId = `members-${teamId}`;
+
+  function onAdd(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    add.mutate({
+      id: teamId,
+      email: String(form.get("email") ?? "").trim(),
+      role: String(form.get("role")) as TeamRole,
+    });
+    event.currentTarget.reset();
+  }
+
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <h2 id={headingId}>{teamName}</h2>
+      {error && (
+        <p className="alert alert-error" role="alert">
+          {error}
+        </p>
+      )}
+      {notice && (
+        <p className="alert alert-info" role="status">
+          {notice}
+        </p>
+      )}
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Member</th>
+            <th>Role</th>
+            <th>
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.data?.data.map((m) => (
+            <tr key={m.userId}>
+              <td>
+                {m.name ?? m.email}
+                <div className="muted small">{m.email}</div>
+              </td>
+              <td>
+                {manage ? (
+                  <>
+                    <label className="visually-hidden" htmlFor={`role-${teamId}-${m.userId}`}>
+                      Role of {m.email}
+                    </label>
+                    <select
+                      id={`role-${teamId}-${m.userId}`}
+                      value={m.role}
+                      onChange={(e) =>
+                        update.mutate({ id: teamId, userId: m.userId, role: e.target.value as TeamRole })
+                      }
+                    >
+                      {ROLES.map((r) => (
+                        <option key={r} value={r}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                  </>
+                ) : (
+                  <span className="capitalize">{m.role}</span>
+                )}
+              </td>
+              <td>
+                {(manage || m.userId === me) && (
+                  <button
+                    type="button"
+                    className="button button-danger-ghost"
+                    aria-label={`Remove ${m.email} from ${teamName}`}
+                    onClick={() => {
+                      if (
+                        window.confirm(
+                          `Remove ${m.email} from ${teamName}? Their API keys on the team are revoked.`,
+                        )
+                      )
+                        remove.mutate({ id: teamId, userId: m.userId });
+                    }}
+                  >
+                    Remove
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {manage && (
+        <form className="field-row" onSubmit={onAdd} aria-label={`Add a member to ${teamName}`}>
+          <div className="field">
+            <label htmlFor={`add-email-${teamId}`}>Email</label>
+            <input id={`add-email-${teamId}`} name="email" type="email" required />
+          </div>
+          <div className="field">
+            <label htmlFor={`add-role-${teamId}`}>Role</label>
+            <select id={`add-role-${teamId}`} name="role" defaultValue="member">
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="form-actions">
+            <button type="submit" className="button button-primary" disabled={add.isPending}>
+              Add member
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

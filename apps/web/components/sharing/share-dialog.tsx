@@ -1,0 +1,240 @@
+"use client";
+
+import { type Evaluation, SHARE_ACCESS, type SharePermission } from "@rubricon/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useRef, useState } from "react";
+import { errorCode, errorMessage } from "@/lib/errors";
+import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
+import { useTRPC } from "@/lib/trpc";
+
+const PERMISSIONS: SharePermission[] = ["VIEWER", "EDITOR", "OWNER"];
+const LABEL: Record<SharePermission, string> = { VIEWER: "Viewer", EDITOR: "Editor", OWNER: "Owner" };
+
+/** The Share button and its dialog: people with access, invite by email, and the link's settings. */
+export function ShareDialog({ evaluation }: { evaluation: Evaluation }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        className="button"
+        onClick={() => {
+          setOpen(true);
+          dialog.current?.showModal();
+        }}
+      >
+        Share
+      </button>
+      <dialog
+        ref={dialog}
+        className="card share-dialog"
+        aria-labelledby="share-dialog-title"
+        onClose={() => setOpen(false)}
+      >
+        <div className="stack">
+          <div className="page-header">
+            <h2 id="share-dialog-title">Share “{evaluation.name}”</h2>
+            <button type="button" className="button button-ghost" onClick={() => dialog.current?.close()}>
+              Close
+            </button>
+          </div>
+          {open && <SharePanel evaluation={evaluation} />}
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+function SharePanel({ evaluation }: { evaluation: Evaluation }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const id = evaluation.id;
+  const shares = useQuery(trpc.shares.list.queryOptions({ id, limit: 100 }));
+  const invites = useQuery(trpc.invites.list.queryOptions({ id, limit: 100 }));
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const refresh = async () => {
+    setError(null);
+    await queryClient.invalidateQueries(trpc.shares.pathFilter());
+    await queryClient.invalidateQueries(trpc.invites.pathFilter());
+  };
+  const onError = (e: unknown) => {
+    setNotice(null);
+    setError(errorMessage(e));
+  };
+  const share = useMutation(trpc.shares.create.mutationOptions({ onSuccess: refresh }));
+  const invite = useMutation(trpc.invites.create.mutationOptions({ onSuccess: refresh, onError }));
+  const change = useMutation(trpc.shares.update.mutationOptions({ onSuccess: refresh, onError }));
+  const remove = useMutation(trpc.shares.delete.mutationOptions({ onSuccess: refresh, onError }));
+  const withdraw = useMutation(trpc.invites.delete.mutationOptions({ onSuccess: refresh, onError }));
+  const update = useMutation(
+    trpc.evaluations.update.mutationOptions({
+      onSuccess: (updated) => {
+        setError(null);
+        queryClient.setQueryData(trpc.evaluations.get.queryKey({ id }), updated);
+      },
+      onError,
+    }),
+  );
+
+  async function onAdd(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get("email") ?? "").trim();
+    const permission = String(form.get("permission")) as SharePermission;
+    setError(null);
+    setNotice(null);
+    try {
+      await share.mutateAsync({ id, email, permission });
+      setNotice(`Shared with ${email}.`);
+    } catch (e) {
+      if (errorCode(e) !== "user_not_found") return onError(e);
+      // No account yet: an emailed invite becomes a share once they sign up and accept it.
+      try {
+        await invite.mutateAsync({ id, email, permission: permission === "OWNER" ? "EDITOR" : permission });
+        setNotice(`${email} has no account yet; we emailed them an invite.`);
+      } catch (inviteError) {
+        return onError(inviteError);
+      }
+    }
+    (event.target as HTMLFormElement).reset();
+  }
+
+  const pending = invites.data?.data.filter((i) => i.status === "pending") ?? [];
+  return (
+    <>
+      <form className="stack" onSubmit={onAdd} noValidate aria-label="Add people">
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor="share-email">Email</label>
+            <input id="share-email" name="email" type="email" required placeholder="name@example.com" />
+          </div>
+          <div className="field">
+            <label htmlFor="share-permission">Permission</label>
+            <select id="share-permission" name="permission" defaultValue="VIEWER">
+              {PERMISSIONS.map((p) => (
+                <option key={p} value={p}>
+                  {LABEL[p]}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div className="form-actions">
+          <button
+            type="submit"
+            className="button button-primary"
+            disabled={share.isPending || invite.isPending}
+          >
+            Share
+          </button>
+        </div>
+      </form>
+      {notice && (
+        <p className="alert alert-info" role="status">
+          {notice}
+        </p>
+      )}
+      {error && (
+        <p className="alert alert-error" role="alert">
+          {error}
+        </p>
+      )}
+
+      <section aria-labelledby="people-heading" className="stack">
+        <h3 id="people-heading">People with access</h3>
+        <p className="muted small">Everyone on the owning team, and:</p>
+        {shares.data && shares.data.data.length === 0 && (
+          <p className="muted">Nobody outside the team yet.</p>
+        )}
+        {(shares.data?.data.length ?? 0) > 0 && (
+          <table className="table">
+            <tbody>
+              {shares.data!.data.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    {s.user?.name ?? s.user?.email}
+                    <div className="muted small">{s.user?.email}</div>
+                  </td>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`perm-${s.id}`}>
+                      Permission of {s.user?.email}
+                    </label>
+                    <select
+                      id={`perm-${s.id}`}
+                      value={s.permission}
+                      onChange={(e) =>
+                        change.mutate({ id, shareId: s.id, permission: e.target.value as SharePermission })
+                      }
+                    >
+                      {PERMISSIONS.map((p) => (
+                        <option key={p} value={p}>
+                          {LABEL[p]}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      className="button button-danger-ghost"
+                      aria-label={`Remove ${s.user?.email}`}
+                      onClick={() => remove.mutate({ id, shareId: s.id })}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {pending.length > 0 && (
+          <>
+            <h3>Invited</h3>
+            <ul className="stack">
+              {pending.map((i) => (
+                <li key={i.id}>
+                  {i.email} · {LABEL[i.permission]}{" "}
+                  <button
+                    type="button"
+                    className="button button-ghost"
+                    aria-label={`Withdraw the invite to ${i.email}`}
+                    onClick={() => withdraw.mutate({ id, inviteId: i.id })}
+                  >
+                    Withdraw
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+
+      <section aria-labelledby="link-settings-heading" className="stack">
+        <h3 id="link-settings-heading">Link settings</h3>
+        <div className="field">
+          <label htmlFor="share-access">Who can open the link</label>
+          <select
+            id="share-access"
+            value={evaluation.shareAccess}
+            disabled={evaluation.shareAccess === "PASSWORD_PROTECTED"}
+            onChange={(e) => update.mutate({ id, shareAccess: e.target.value as Evaluation["shareAccess"] })}
+          >
+            {SHARE_ACCESS.filter((a) => a !== "PASSWORD_PROTECTED" || evaluation.shareAccess === a).map(
+              (a) => (
+                <option key={a} value={a}>
+                  {SHARE_ACCESS_LABELS[a]}
+                </option>
+              ),
+            )}
+          </select>
+          <p className="hint">
+            With “{SHARE_ACCESS_LABELS.ANYONE_WITH_LINK}”, people outside the team can ask for access.
+          </p>
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,191 @@
+import { expect, type Locator, type Page, test } from "@playwright/test";
+import { type FixtureSite, startFixtureSite } from "@rubricon/agents/testing";
+import { signUp } from "./helpers";
+
+const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
+
+let site: FixtureSite;
+test.beforeAll(async () => {
+  site = await startFixtureSite();
+});
+test.afterAll(async () => {
+  await site?.close();
+});
+
+async function createEvaluation(page: Page, baseURL: string, name: string, url: string): Promise<string> {
+  const res = await page.request.post("/api/v1/evaluations", {
+    headers: { Origin: baseURL, "Content-Type": "application/json" },
+    data: { name, type: "SSE", designUrls: [{ url }] },
+  });
+  expect(res.status()).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function startRun(page: Page, persona: RegExp) {
+  const panel = page.getByRole("region", { name: "Autouser runs" });
+  await panel.getByRole("button", { name: "Run autousers" }).click();
+  return submitRun(panel, persona);
+}
+
+async function submitRun(panel: Locator, persona: RegExp) {
+  const form = panel.getByRole("form", { name: "Run autousers" });
+  await form.getByRole("checkbox", { name: persona }).check();
+  // No model key and no platform model: the heuristic judge rates for free, and the estimate says so.
+  await expect(form.getByTestId("run-estimate")).toHaveText(/^1 autouser rating planned · free/);
+  await form.getByRole("button", { name: "Start runs" }).click();
+  await expect(form).toHaveCount(0);
+  return panel;
+}
+
+test("run a persona on a loopback page with the heuristic judge, watch it complete live, read its turns and its rating beside the humans'; stop a run", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(180_000);
+  await signUp(page);
+
+  let evaluationId = "";
+  await test.step("start a heuristic run from the evaluation's page", async () => {
+    evaluationId = await createEvaluation(page, baseURL!, "Tea shop", site.urls.clean);
+    await page.goto(`/evaluations/${evaluationId}`);
+    const panel = page.getByRole("region", { name: "Autouser runs" });
+    await expect(panel.getByText("No autouser has run on this evaluation yet.")).toBeVisible();
+    await startRun(page, /^Power user/);
+  });
+
+  await test.step("the stream carries the run to completed, with its bar full", async () => {
+    const panel = page.getByRole("region", { name: "Autouser runs" });
+    const run = panel.getByTestId("autouser-run");
+    await expect(run).toHaveCount(1);
+    await expect(run.getByTestId("run-status")).toHaveText("completed", { timeout: 90_000 });
+    await expect(panel.getByTestId("overall-progress")).toContainText("1 of 1 ratings");
+    await expect(panel.getByRole("progressbar", { name: "Overall autouser progress" })).toHaveAttribute(
+      "aria-valuenow",
+      "100",
+    );
+    await expect(panel.getByTestId("count-completed")).toHaveText(/completed 1/i);
+    await expect(panel.getByTestId("stream-state")).toHaveText("Up to date");
+    await expect(page.getByTestId("evaluation-status")).toHaveText("Running");
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/autouser-runs-panel.png`, fullPage: true });
+  });
+
+  await test.step("the run's page lists its turns and figures", async () => {
+    await page.getByRole("link", { name: /Power user · agent 1/ }).click();
+    await expect(page.getByRole("heading", { name: "Autouser run" })).toBeVisible();
+    await expect(page.getByTestId("run-status")).toHaveText("completed");
+    await expect(page.getByTestId("run-ratings")).toHaveText("1 of 1");
+    expect(await page.getByTestId("run-turn").count()).toBeGreaterThanOrEqual(2);
+    await expect(page.getByRole("table", { name: "Turns" })).toContainText(site.urls.clean);
+  });
+
+  await test.step("results show the autouser's rating beside the humans'", async () => {
+    await page.goto(`/evaluations/${evaluationId}/results`);
+    await expect(page.getByTestId("tile-autousers")).toContainText("1");
+    const table = page.getByRole("table", { name: "Humans and autousers" });
+    const row = table.getByTestId("humans-vs-autousers-row").first();
+    await expect(row.getByTestId("autouser-mean")).toContainText("n=1");
+    await expect(row.getByTestId("human-mean")).toContainText("n=0");
+    await expect(row.getByTestId("autouser-mean")).toHaveText(/^\d+\.\d\d n=1$/);
+  });
+
+  await test.step("a plan past the month's autouser ratings is refused plainly; a run on a page that never loads is stopped from its row", async () => {
+    const id = await createEvaluation(page, baseURL!, "Never loads", site.urls.neverLoads);
+    await page.goto(`/evaluations/${id}`);
+    const runs = page.getByRole("region", { name: "Autouser runs" });
+    await runs.getByRole("button", { name: "Run autousers" }).click();
+    const form = runs.getByRole("form", { name: "Run autousers" });
+    await form.getByRole("checkbox", { name: /^Power user/ }).check();
+    // The Free plan's 50 autouser ratings a month, one of them spent above.
+    await form.getByLabel("Agents per autouser").fill("50");
+    await expect(form.getByTestId("run-estimate")).toHaveText(/^50 autouser ratings planned · free/);
+    await form.getByRole("button", { name: "Start runs" }).click();
+    await expect(form.getByRole("alert")).toContainText("See Plan and usage");
+    await form.getByLabel("Agents per autouser").fill("1");
+    const panel = await submitRun(runs, /^Power user/);
+    const run = panel.getByTestId("autouser-run");
+    await expect(run.getByTestId("run-status")).toHaveText(/queued|running/);
+    await run.getByRole("button", { name: /^Stop Power user/ }).click();
+    await expect(run.getByTestId("run-status")).toHaveText("cancelled", { timeout: 30_000 });
+    await expect(panel.getByTestId("count-cancelled")).toHaveText(/cancelled 1/i);
+    await expect(run.getByRole("button", { name: /^Stop/ })).toHaveCount(0);
+  });
+});
+
+test("calibrate a team autouser against human ratings, read alpha and bias, and freeze its rubric", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(180_000);
+  await signUp(page);
+  const headers = { Origin: baseURL!, "Content-Type": "application/json" };
+  const post = async (path: string, data: unknown, status: number) => {
+    const res = await page.request.post(`/api/v1${path}`, { headers, data });
+    expect(res.status(), await res.text()).toBe(status);
+    return (await res.json()) as Record<string, unknown>;
+  };
+
+  let autouserId = "";
+  let rubricId = "";
+  let evaluationId = "";
+  await test.step("a team persona with a rubric, and an evaluation a human rated", async () => {
+    const whoami = (await (await page.request.get("/api/v1/auth/whoami")).json()) as { teamId: string };
+    const autouser = await post(
+      "/autousers",
+      { teamId: whoami.teamId, name: "Careful reader", role: "Reads every word", status: "published" },
+      201,
+    );
+    autouserId = autouser.id as string;
+    rubricId = (
+      await post(`/autousers/${autouserId}/rubrics`, { dimensionId: "overall", guidance: "Be strict." }, 201)
+    ).id as string;
+    evaluationId = await createEvaluation(page, baseURL!, "Humans rated", site.urls.clean);
+    const patched = await page.request.patch(`/api/v1/evaluations/${evaluationId}`, {
+      headers,
+      data: { status: "Running" },
+    });
+    expect(patched.status()).toBe(200);
+    const comparisons = (await (
+      await page.request.get(`/api/v1/evaluations/${evaluationId}/comparisons`)
+    ).json()) as {
+      data: { id: string }[];
+    };
+    await post(
+      `/evaluations/${evaluationId}/ratings`,
+      { comparisonId: comparisons.data[0]!.id, dimensionRatings: { overall: 6 } },
+      201,
+    );
+  });
+
+  await test.step("start a calibration from the autouser's page and follow it to its figures", async () => {
+    await page.goto(`/autousers/${autouserId}`);
+    await page.getByRole("link", { name: "Calibration" }).click();
+    await expect(page.getByRole("heading", { name: "Calibration", exact: true })).toBeVisible();
+    await expect(page.getByText("This autouser has not been calibrated yet.")).toBeVisible();
+    const form = page.getByRole("form", { name: "Start a calibration" });
+    await form.getByLabel("Rubric").selectOption(rubricId);
+    await form.getByLabel("Evaluation rated by humans").selectOption(evaluationId);
+    await form.getByLabel("Sample size").fill("10");
+    await form.getByRole("button", { name: "Start calibration" }).click();
+    await expect(page.getByTestId("calibration-status")).toHaveText("completed", { timeout: 90_000 });
+    await expect(page.getByText("1 of 1 comparisons rated")).toBeVisible();
+    await expect(page.getByTestId("autouser-calibration-status")).toHaveText("Calibrated");
+    await expect(page.getByTestId("calibration-alpha")).toHaveText(/^(-?\d\.\d{3}|\w.+)$/);
+    await expect(page.getByRole("table", { name: "Bias per template" })).toContainText("overall");
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/autouser-calibration.png`, fullPage: true });
+  });
+
+  await test.step("freeze the calibrated rubric", async () => {
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Freeze rubric" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "is frozen and active" })).toHaveText(
+      "Rubric v1 is frozen and active.",
+    );
+    const rubric = (await (
+      await page.request.get(`/api/v1/autousers/${autouserId}/rubrics/${rubricId}`)
+    ).json()) as {
+      isFrozen: boolean;
+    };
+    expect(rubric.isFrozen).toBe(true);
+    await expect(page.getByTestId("autouser-calibration-status")).toHaveText("Frozen");
+  });
+});

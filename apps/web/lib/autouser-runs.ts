@@ -1,0 +1,148 @@
+"use client";
+
+import type { AutouserRun, AutouserStatus } from "@rubricon/contracts";
+import { AutouserStatus as AutouserStatusSchema } from "@rubricon/contracts";
+import { useEffect, useRef, useState } from "react";
+
+export interface StartRunsInput {
+  autouserIds: string[];
+  agentCount: number;
+  comparisonIds?: string[];
+}
+
+/** An API failure as the user should read it: the envelope's message, with its code for the few handled apart. */
+export class ApiRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readError(res: Response): Promise<ApiRequestError> {
+  try {
+    const body = (await res.json()) as { error?: { message?: string; code?: string } };
+    if (body.error?.message) return new ApiRequestError(body.error.message, res.status, body.error.code);
+  } catch {
+    // Not the API's envelope (a proxy's page, a dropped connection): fall through to the status.
+  }
+  return new ApiRequestError(`The request failed (HTTP ${res.status}). Please try again.`, res.status);
+}
+
+/**
+ * Queues runs over REST rather than tRPC so the request carries an Idempotency-Key: a double click or a retry
+ * after a lost answer replays the first batch instead of queuing a second one.
+ */
+export async function startAutouserRuns(
+  evaluationId: string,
+  input: StartRunsInput,
+  idempotencyKey: string,
+): Promise<AutouserRun[]> {
+  const res = await fetch(`/api/v1/evaluations/${encodeURIComponent(evaluationId)}/run-autousers`, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
+    body: JSON.stringify(input),
+  });
+  if (!res.ok) throw await readError(res);
+  const body = (await res.json()) as { data: { runs: AutouserRun[] } };
+  return body.data.runs;
+}
+
+const RUN_EVENTS = ["queued", "started", "completed", "failed", "cancelled"] as const;
+
+/** Folds one run into the status, recounting from the runs so the figures never drift from what is shown. */
+export function withRun(status: AutouserStatus, run: AutouserRun): AutouserStatus {
+  const runs = status.runs.some((r) => r.id === run.id)
+    ? status.runs.map((r) => (r.id === run.id ? run : r))
+    : [run, ...status.runs];
+  return recount({ ...status, runs });
+}
+
+function withRating(status: AutouserStatus, runId: string): AutouserStatus {
+  const runs = status.runs.map((r) => (r.id === runId ? { ...r, ratingsCreated: r.ratingsCreated + 1 } : r));
+  return recount({ ...status, runs });
+}
+
+function recount(status: AutouserStatus): AutouserStatus {
+  const summary = { total: 0, queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
+  let planned = 0;
+  let made = 0;
+  for (const r of status.runs) {
+    summary.total += 1;
+    summary[r.status] += 1;
+    made += r.ratingsCreated;
+    planned += r.status === "failed" || r.status === "cancelled" ? r.ratingsCreated : r.plannedRatings;
+  }
+  return {
+    ...status,
+    summary,
+    ratingsCreated: made,
+    plannedRatings: planned,
+    progress: planned === 0 ? 0 : Math.min(1, made / planned),
+  };
+}
+
+export type StreamState = "connecting" | "live" | "done" | "error";
+
+/**
+ * The evaluation's autouser progress, live: the stream's `snapshot` and `done` replace the status, each run
+ * event folds into it. EventSource reconnects by itself and sends Last-Event-ID, so the server resumes after
+ * the last event seen. `done` ends the stream; a new `generation` (runs were started) opens it again.
+ */
+export function useAutouserStream(evaluationId: string, generation: number) {
+  const [status, setStatus] = useState<AutouserStatus | null>(null);
+  const [state, setState] = useState<StreamState>("connecting");
+  const [lastEvent, setLastEvent] = useState<{ name: string; runId: string | null } | null>(null);
+  const sourceRef = useRef<EventSource | null>(null);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `generation` is the signal to reopen the stream.
+  useEffect(() => {
+    const source = new EventSource(`/api/v1/evaluations/${encodeURIComponent(evaluationId)}/autouser-stream`);
+    sourceRef.current = source;
+    setState("connecting");
+    const whole = (e: MessageEvent<string>) => {
+      const parsed = AutouserStatusSchema.safeParse(JSON.parse(e.data));
+      if (parsed.success) setStatus(parsed.data);
+    };
+    source.addEventListener("snapshot", (e) => {
+      setState("live");
+      whole(e);
+    });
+    source.addEventListener("done", (e) => {
+      whole(e);
+      setState("done");
+      source.close();
+    });
+    for (const name of RUN_EVENTS) {
+      source.addEventListener(name, (e) => {
+        setState("live");
+        const { run } = JSON.parse(e.data) as { run: AutouserRun };
+        setLastEvent({ name, runId: run.id });
+        setStatus((s) => (s ? withRun(s, run) : s));
+      });
+    }
+    source.addEventListener("rating", (e) => {
+      const { runId } = JSON.parse(e.data) as { runId: string };
+      setLastEvent({ name: "rating", runId });
+      setStatus((s) => (s ? withRating(s, runId) : s));
+    });
+    source.addEventListener("turn", (e) => {
+      const { runId } = JSON.parse(e.data) as { runId: string };
+      setLastEvent({ name: "turn", runId });
+    });
+    source.onerror = () => {
+      // CLOSED means the browser gave up (the answer was not a stream, e.g. 404); otherwise it is reconnecting.
+      if (source.readyState === EventSource.CLOSED) setState("error");
+      else setState("connecting");
+    };
+    return () => {
+      source.close();
+      sourceRef.current = null;
+    };
+  }, [evaluationId, generation]);
+
+  return { status, state, lastEvent };
+}

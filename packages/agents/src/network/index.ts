@@ -1,0 +1,2 @@
+export { isPublicAddress, parseIpv6 } from "./addresses";
+export { publicUrlsOnly } from "./url-policy";

@@ -1,0 +1,2 @@
+export { type FixtureSite, startFixtureSite } from "./fixture-site";
+export * from "./provider-servers";

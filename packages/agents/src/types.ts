@@ -1,0 +1,229 @@
+/**
+ * The contract between the parts of an autouser: what a browser captures of a page, who the persona is,
+ * and what a judge returns. This package holds no database: the worker hands it a job and stores what
+ * comes back, so every part here is testable against loopback servers alone.
+ */
+
+export const MODEL_PROVIDERS = ["openai", "anthropic", "google", "openai-compatible"] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+/** Which model a team's autousers and assistants use, and whose key pays for it. */
+export interface ModelConfig {
+  provider: ModelProvider;
+  model: string;
+  /** Plaintext only in memory, never logged; null for local servers that need none (Ollama). */
+  apiKey: string | null;
+  /** Required for `openai-compatible`; overrides the provider's address otherwise (tests, proxies). */
+  baseUrl: string | null;
+  /** `byok`: the team's own key; `platform`: the operator's default (`AUTOUSER_*`). */
+  source: "byok" | "platform";
+}
+
+/** Where a rating came from: a team's key, the platform's key, or the offline heuristic judge. */
+export type CredentialSource = "byok" | "platform" | "heuristic";
+
+export type DeviceKind = "desktop" | "mobile";
+export type NetworkProfile = "fast" | "slow-4g" | "slow-3g";
+
+export interface PersonaDevice {
+  kind: DeviceKind;
+  viewport: { width: number; height: number };
+  network: NetworkProfile;
+}
+
+export type Expertise = "novice" | "intermediate" | "expert";
+
+/**
+ * Accessibility needs a persona can declare; the heuristic judge weighs its signals by them and the LLM
+ * judge is told about them. Free text beside them goes in `description`.
+ */
+export const ACCESSIBILITY_NEEDS = [
+  "screen-reader",
+  "low-vision",
+  "color-blindness",
+  "motor",
+  "cognitive",
+  "keyboard-only",
+] as const;
+export type AccessibilityNeed = (typeof ACCESSIBILITY_NEEDS)[number];
+
+export interface Persona {
+  name: string;
+  role: string;
+  description: string;
+  goals: string[];
+  traits: string[];
+  expertise: Expertise;
+  accessibilityNeeds: AccessibilityNeed[];
+  device: PersonaDevice;
+  /** Extra instructions the persona's author wrote for a model judge; the heuristic judge ignores it. */
+  systemPrompt: string | null;
+}
+
+export type AxeImpact = "minor" | "moderate" | "serious" | "critical";
+
+/** What a browser measured of one page; every figure is reproducible for the same page and viewport. */
+export interface PageSignals {
+  /** axe-core violations: rule id, impact, how many nodes, a short help text. */
+  axeViolations: { id: string; impact: AxeImpact; nodes: number; help: string }[];
+  /** Text whose contrast falls below WCAG AA for its size. */
+  contrastFailures: number;
+  /** Share of visible text (by characters) smaller than 12 CSS px. */
+  smallTextRatio: number;
+  /** Interactive elements smaller than 24×24 CSS px (WCAG 2.2 target size). */
+  smallTapTargets: number;
+  interactiveElements: number;
+  /** Flesch reading ease of the visible text (higher is easier), null when there is too little text. */
+  readingEase: number | null;
+  wordCount: number;
+  /** The page is wider than the viewport. */
+  horizontalOverflow: boolean;
+  /** Milliseconds from navigation start. */
+  timings: { domContentLoaded: number | null; load: number | null; largestContentfulPaint: number | null };
+  brokenImages: number;
+  consoleErrors: number;
+  /** Images without a text alternative, form fields without a label. */
+  imagesWithoutAlt: number;
+  unlabelledFields: number;
+  headings: number;
+  landmarks: number;
+}
+
+/** One page as the agent saw it. */
+export interface PageCapture {
+  requestedUrl: string;
+  finalUrl: string;
+  title: string;
+  /** PNG of the viewport; null when the page never rendered. */
+  screenshot: Uint8Array | null;
+  /** Visible text, cut to a bounded length. */
+  visibleText: string;
+  /** Playwright's aria snapshot (YAML-like text), cut to a bounded length. */
+  accessibilityTree: string;
+  signals: PageSignals;
+  viewport: { width: number; height: number };
+  capturedAt: string;
+}
+
+/** A template as the judge needs it: what to rate and on which scale. */
+export interface JudgeTemplate {
+  /** The template id; ratings are keyed by it (`dimensionRatings`). */
+  id: string;
+  name: string;
+  description: string;
+  question: string;
+  guidelines: string;
+  /** The SSE scale; SxS ratings always run -3..+3. */
+  scaleMin: number;
+  scaleMax: number;
+  scaleLabels: Record<string, string>;
+  /** The system template it derives from (`overall`, `usability`, `accessibility`, ...), if any. */
+  sourceBuiltInId: string | null;
+}
+
+export type JudgeTask =
+  | { type: "SSE"; capture: PageCapture }
+  | { type: "SxS"; sideA: PageCapture; sideB: PageCapture };
+
+export interface JudgeInput {
+  persona: Persona;
+  instructions: string | null;
+  scenario: string | null;
+  templates: JudgeTemplate[];
+  task: JudgeTask;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** From the price table; 0 for the heuristic judge and for models without a known price. */
+  costUsd: number;
+}
+
+export interface JudgeResult {
+  /** Template id → integer score: SSE within the template's scale, SxS -3 (side A) .. +3 (side B). */
+  ratings: Record<string, number>;
+  justification: string;
+  judge: "llm" | "heuristic";
+  /** `provider/model` for the LLM judge, `heuristic-v1` for the heuristic one. */
+  model: string;
+  usage: TokenUsage;
+  /** The measured facts the rating rests on, for the heuristic judge's transparency. */
+  evidence: string[];
+}
+
+export interface Judge {
+  readonly kind: "llm" | "heuristic";
+  rate(input: JudgeInput, options?: { signal?: AbortSignal }): Promise<JudgeResult>;
+}
+
+/** A judge that could not produce a valid rating; `reason` is safe to show and store (never a key). */
+export class JudgeError extends Error {
+  constructor(
+    readonly code: "invalid_reply" | "provider_auth" | "provider_rate_limited" | "provider_error" | "timeout",
+    message: string,
+    readonly retryAfterSeconds: number | null = null,
+    /** Tokens the failed attempts spent (they are billed even when no rating came of them). */
+    readonly usage: TokenUsage | null = null,
+  ) {
+    super(message);
+    this.name = "JudgeError";
+  }
+}
+
+/** Why a page could not be visited, captured or acted on; `message` is plain and safe to show in a run's log. */
+export class PageError extends Error {
+  constructor(
+    readonly code: "blocked_url" | "timeout" | "navigation_failed" | "aborted",
+    message: string,
+  ) {
+    super(message);
+    this.name = "PageError";
+  }
+}
+
+/** What an agent may do on a page between captures; elements are found by accessible name, as a person would. */
+export type AgentAction =
+  | { type: "scroll"; direction: "down" | "up" }
+  | { type: "click"; name: string; role?: string }
+  | { type: "type"; name: string; text: string }
+  | { type: "done"; reason?: string };
+
+export interface ActionOutcome {
+  ok: boolean;
+  /** What happened, for the run's turn log ("clicked link 'Checkout'", "no button named 'Buy'"). */
+  detail: string;
+  urlAfter: string;
+}
+
+/** One browser context for one run: the persona's viewport and network, closed when the run ends. */
+export interface AgentPage {
+  /** Navigates (through the address guard) and captures the page. */
+  visit(url: string): Promise<PageCapture>;
+  act(action: AgentAction): Promise<ActionOutcome>;
+  /** Captures the page as it is now, after actions. */
+  capture(): Promise<PageCapture>;
+  close(): Promise<void>;
+}
+
+export interface OpenPageOptions {
+  device: PersonaDevice;
+  /** Per navigation; the run's whole budget is the caller's to enforce through `signal`. */
+  pageTimeoutMs?: number;
+  /** Aborting closes the context, so a cancelled run stops within moments. */
+  signal?: AbortSignal;
+  /** Every navigation and request target is checked; false refuses it (private addresses by default). */
+  isAllowedUrl?: (url: string) => Promise<boolean>;
+}
+
+export interface AgentBrowser {
+  open(options: OpenPageOptions): Promise<AgentPage>;
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  /** Debian's chromium by default; ignored when `wsEndpoint` is set. */
+  chromiumPath?: string;
+  /** A remote browser service reached with Playwright's `connect`. */
+  wsEndpoint?: string;
+}

@@ -1,0 +1,114 @@
+import { decryptSecret, encryptSecret, sha256Hex } from "@rubricon/core";
+import { type Db, oauthRecords } from "@rubricon/db";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
+import type { Adapter, AdapterPayload } from "oidc-provider";
+
+/** Records whose id is the credential itself: only its hash is a key, and the id never lands in the payload. */
+const HASHED_MODELS = new Set([
+  "AccessToken",
+  "AuthorizationCode",
+  "RefreshToken",
+  "ClientCredentials",
+  "RegistrationAccessToken",
+  "InitialAccessToken",
+  "DeviceCode",
+  "BackchannelAuthenticationRequest",
+  "PushedAuthorizationRequest",
+]);
+
+const SEALED = "sealed:";
+
+/** The authorization server's storage on Postgres: one row per record in `oauth_records`. */
+export function postgresAdapter(db: Db, encryptionKey: string, now: () => Date) {
+  return class PostgresAdapter implements Adapter {
+    private readonly hashed: boolean;
+
+    constructor(private readonly model: string) {
+      this.hashed = HASHED_MODELS.has(model);
+    }
+
+    private key(id: string): string {
+      return this.hashed ? sha256Hex(id) : id;
+    }
+
+    private live() {
+      return or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, now()));
+    }
+
+    private seal(payload: AdapterPayload): AdapterPayload {
+      const stored: AdapterPayload = { ...payload };
+      if (this.hashed) delete stored.jti;
+      if (this.model === "Client" && typeof stored.client_secret === "string")
+        stored.client_secret = SEALED + encryptSecret(stored.client_secret, encryptionKey);
+      return stored;
+    }
+
+    private open(id: string, row: { payload: unknown; consumedAt: Date | null }): AdapterPayload {
+      const payload = { ...(row.payload as AdapterPayload) };
+      if (this.hashed) payload.jti = id;
+      if (typeof payload.client_secret === "string" && payload.client_secret.startsWith(SEALED))
+        payload.client_secret = decryptSecret(payload.client_secret.slice(SEALED.length), encryptionKey);
+      if (row.consumedAt) payload.consumed = Math.floor(row.consumedAt.getTime() / 1000);
+      return payload;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      const expiresAt = expiresIn ? new Date(now().getTime() + expiresIn * 1000) : null;
+      const values = {
+        model: this.model,
+        key: this.key(id),
+        payload: this.seal(payload),
+        grantId: payload.grantId ?? null,
+        uid: payload.uid ?? null,
+        expiresAt,
+      };
+      await db
+        .insert(oauthRecords)
+        .values(values)
+        .onConflictDoUpdate({
+          target: [oauthRecords.model, oauthRecords.key],
+          set: { payload: values.payload, grantId: values.grantId, uid: values.uid, expiresAt },
+        });
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      const [row] = await db
+        .select({ payload: oauthRecords.payload, consumedAt: oauthRecords.consumedAt })
+        .from(oauthRecords)
+        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.key, this.key(id)), this.live()));
+      return row ? this.open(id, row) : undefined;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const [row] = await db
+        .select({ key: oauthRecords.key, payload: oauthRecords.payload, consumedAt: oauthRecords.consumedAt })
+        .from(oauthRecords)
+        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.uid, uid), this.live()));
+      // Only sessions are looked up by uid, and they are keyed by their own id.
+      return row ? this.open(row.key, row) : undefined;
+    }
+
+    async findByUserCode(): Promise<undefined> {
+      return undefined;
+    }
+
+    async consume(id: string): Promise<void> {
+      await db
+        .update(oauthRecords)
+        .set({ consumedAt: now() })
+        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.key, this.key(id))));
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db
+        .delete(oauthRecords)
+        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.key, this.key(id))));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await db
+        .delete(oauthRecords)
+        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.grantId, grantId)));
+    }
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * The autousers part of `pnpm bench`: one worker (the engine `pnpm worker` runs, in this process) driving
+ * single-comparison runs with the heuristic judge on real Chromium against a loopback page. Measures runs per
+ * minute, the browser's peak memory per context, and how long a run event takes from its commit to a stream
+ * reader.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { autouserRunLoop, loadEnv } from "@rubricon/api";
+import { EvaluationCreateInput } from "@rubricon/contracts";
+import {
+  type Actor,
+  bootstrapAccount,
+  type CoreContext,
+  createEvaluation,
+  RunEventWaker,
+  runAutousers,
+  streamRunEvents,
+  systemClock,
+} from "@rubricon/core";
+import { autousers, newId } from "@rubricon/db";
+import type { BenchDatabase } from "./seed";
+
+const RUNS = Number(process.env.BENCH_AUTOUSER_RUNS ?? 40);
+const TARGET_RUNS_PER_MINUTE = 20;
+const TARGET_STREAM_P99_MS = 500;
+
+export interface AutousersBenchRow {
+  measure: string;
+  value: string;
+  target: string;
+  pass: boolean | null;
+}
+
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench shop</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><header><nav aria-label="Main">
+<a href="/">Home</a> <a href="/">Shop</a></nav></header><main><h1>Fresh tea</h1><p>Pick a tea you like. We pack
+it the same day and send it to your door in two days.</p><button type="button">Add to basket</button></main>
+</body></html>`;
+
+async function startSite(): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(PAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+/** Resident memory (kB) of every Chromium process below this one. */
+function browserRssKb(): number {
+  const table = execFileSync("ps", ["-eo", "pid=,ppid=,rss=,comm="], { encoding: "utf8" });
+  const rows = table
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .map(([pid, ppid, rss, ...comm]) => ({
+      pid: Number(pid),
+      ppid: Number(ppid),
+      rss: Number(rss),
+      comm: comm.join(" "),
+    }));
+  const below = new Set([process.pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const r of rows) {
+      if (!below.has(r.pid) && below.has(r.ppid)) {
+        below.add(r.pid);
+        grew = true;
+      }
+    }
+  }
+  return rows
+    .filter((r) => below.has(r.pid) && r.pid !== process.pid && /chrom/i.test(r.comm))
+    .reduce((n, r) => n + r.rss, 0);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+export async function benchAutousers(
+  bench: BenchDatabase,
+  log: (line: string) => void,
+): Promise<AutousersBenchRow[]> {
+  const env = loadEnv({
+    ...process.env,
+    NODE_ENV: "test",
+    DATABASE_URL: bench.url,
+    BASE_URL: "http://127.0.0.1:1",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "rubricon-bench-autousers-")),
+    AUTOUSER_ALLOW_PRIVATE_URLS: "true",
+    AUTOUSER_PROVIDER: undefined,
+    AUTOUSER_MODEL: undefined,
+  });
+  const db = bench.database.db;
+  const ctx: CoreContext = { db, clock: systemClock, baseUrl: env.baseUrl };
+  const { userId, teamId } = await bootstrapAccount(ctx, {
+    email: "autousers-bench@example.com",
+    password: "bench-password",
+    teamName: "Autousers bench",
+    plan: "enterprise",
+    scopes: ["*"],
+  });
+  const actor: Actor = { userId, boundTeamId: teamId, principal: "api_key" };
+  const autouserId = newId("autouser");
+  await db.insert(autousers).values({
+    id: autouserId,
+    teamId,
+    name: "Bench shopper",
+    role: "Shopper",
+    persona: {
+      description: "Buys tea online.",
+      goals: ["Buy tea"],
+      traits: [],
+      expertise: "intermediate",
+      accessibilityNeeds: [],
+      device: { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" },
+    },
+  });
+  const site = await startSite();
+  const waker = new RunEventWaker(db);
+  const loop = autouserRunLoop({ db, env, clock: systemClock, runWaker: waker });
+  try {
+    const evaluation = await createEvaluation(
+      ctx,
+      actor,
+      EvaluationCreateInput.parse({
+        name: "Bench",
+        type: "SSE",
+        status: "Running",
+        designUrls: [{ url: site.url }],
+      }),
+    );
+    if (!("id" in evaluation)) throw new Error("bench evaluation not created");
+
+    // Warm-up: the browser launches once.
+    await runAutousers(ctx, actor, { id: evaluation.id, autouserIds: [autouserId], agentCount: 1 });
+    await loop.run();
+    const idle = browserRssKb();
+
+    const latencies: number[] = [];
+    const reader = (async () => {
+      const stream = streamRunEvents(ctx, actor, evaluation.id, { waker, lastEventId: "0" });
+      for await (const e of stream) {
+        const at = (e.data as { at?: string }).at;
+        if (at && e.event !== "queued") latencies.push(Date.now() - Date.parse(at));
+      }
+    })();
+    await runAutousers(ctx, actor, { id: evaluation.id, autouserIds: [autouserId], agentCount: RUNS });
+    let peak = idle;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, browserRssKb());
+    }, 250);
+    const started = performance.now();
+    log(`autousers: ${RUNS} runs, concurrency ${env.autouserConcurrency}`);
+    await loop.run();
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    await reader;
+    const perMinute = (RUNS / seconds) * 60;
+    const perContextMb = (peak - idle) / 1024 / env.autouserConcurrency;
+    const sorted = latencies.slice(1).sort((a, b) => a - b);
+    const p50 = percentile(sorted, 0.5);
+    const p99 = percentile(sorted, 0.99);
+    return [
+      {
+        measure: "single-comparison runs per minute (one worker)",
+        value: perMinute.toFixed(1),
+        target: `≥ ${TARGET_RUNS_PER_MINUTE}`,
+        pass: perMinute >= TARGET_RUNS_PER_MINUTE,
+      },
+      {
+        measure: "browser memory per context, peak (MB)",
+        value: perContextMb.toFixed(0),
+        target: "-",
+        pass: null,
+      },
+      { measure: "event → stream latency p50 (ms)", value: p50.toFixed(0), target: "-", pass: null },
+      {
+        measure: "event → stream latency p99 (ms)",
+        value: p99.toFixed(0),
+        target: `< ${TARGET_STREAM_P99_MS}`,
+        pass: p99 < TARGET_STREAM_P99_MS,
+      },
+    ];
+  } finally {
+    loop.close?.();
+    await waker.close();
+    await new Promise<void>((resolve) => site.server.close(() => resolve()));
+  }
+}
+
+export function printAutousersRows(rows: AutousersBenchRow[]): void {
+  const width = Math.max(...rows.map((r) => r.measure.length));
+  for (const r of rows) {
+    const verdict = r.pass === null ? "" : r.pass ? "  pass" : "  FAIL";
+    process.stdout.write(
+      `${r.measure.padEnd(width)}  ${r.value.padStart(8)}  ${r.target.padStart(8)}${verdict}\n`,
+    );
+  }
+}
