@@ -69,23 +69,41 @@ test("run a persona on a loopback page with the heuristic judge, watch it comple
     await page.screenshot({ path: `${SCREENSHOT_DIR}/autouser-runs-panel.png`, fullPage: true });
   });
 
+  await test.step("a run started elsewhere (over the API) joins the panel live, without a reload", async () => {
+    const res = await page.request.post(`/api/v1/evaluations/${evaluationId}/run-autousers`, {
+      headers: { Origin: baseURL!, "Content-Type": "application/json" },
+      data: { autouserIds: ["auto_power_user"] },
+    });
+    expect(res.status()).toBe(202);
+    const panel = page.getByRole("region", { name: "Autouser runs" });
+    await expect(panel.getByTestId("autouser-run")).toHaveCount(2, { timeout: 30_000 });
+    await expect(panel.getByTestId("count-completed")).toHaveText(/completed 2/i, { timeout: 90_000 });
+    await expect(panel.getByTestId("overall-progress")).toContainText("2 of 2 ratings");
+  });
+
   await test.step("the run's page lists its turns and figures", async () => {
-    await page.getByRole("link", { name: /Power user · agent 1/ }).click();
+    await page.getByRole("link", { name: /Power user · agent 1/ }).last().click();
     await expect(page.getByRole("heading", { name: "Autouser run" })).toBeVisible();
     await expect(page.getByTestId("run-status")).toHaveText("completed");
     await expect(page.getByTestId("run-ratings")).toHaveText("1 of 1");
     expect(await page.getByTestId("run-turn").count()).toBeGreaterThanOrEqual(2);
     await expect(page.getByRole("table", { name: "Turns" })).toContainText(site.urls.clean);
+    // The screenshot is served from file storage through its signed link, and the browser shows it.
+    const shot = page.getByTestId("run-artifacts").getByRole("img", { name: "Screenshot of turn 1" });
+    await expect(shot).toBeVisible();
+    await expect
+      .poll(() => shot.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBeGreaterThan(100);
   });
 
   await test.step("results show the autouser's rating beside the humans'", async () => {
     await page.goto(`/evaluations/${evaluationId}/results`);
-    await expect(page.getByTestId("tile-autousers")).toContainText("1");
+    await expect(page.getByTestId("tile-autousers")).toContainText("2");
     const table = page.getByRole("table", { name: "Humans and autousers" });
     const row = table.getByTestId("humans-vs-autousers-row").first();
-    await expect(row.getByTestId("autouser-mean")).toContainText("n=1");
+    await expect(row.getByTestId("autouser-mean")).toContainText("n=2");
     await expect(row.getByTestId("human-mean")).toContainText("n=0");
-    await expect(row.getByTestId("autouser-mean")).toHaveText(/^\d+\.\d\d n=1$/);
+    await expect(row.getByTestId("autouser-mean")).toHaveText(/^\d+\.\d\d n=2$/);
   });
 
   await test.step("a plan past the month's autouser ratings is refused plainly; a run on a page that never loads is stopped from its row", async () => {
@@ -95,7 +113,7 @@ test("run a persona on a loopback page with the heuristic judge, watch it comple
     await runs.getByRole("button", { name: "Run autousers" }).click();
     const form = runs.getByRole("form", { name: "Run autousers" });
     await form.getByRole("checkbox", { name: /^Power user/ }).check();
-    // The Free plan's 50 autouser ratings a month, one of them spent above.
+    // The Free plan's 50 autouser ratings a month, two of them spent above.
     await form.getByLabel("Agents per autouser").fill("50");
     await expect(form.getByTestId("run-estimate")).toHaveText(/^50 autouser ratings planned · free/);
     await form.getByRole("button", { name: "Start runs" }).click();

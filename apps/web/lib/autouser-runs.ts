@@ -87,18 +87,44 @@ function recount(status: AutouserStatus): AutouserStatus {
 
 export type StreamState = "connecting" | "live" | "done" | "error";
 
+/** While no run is active, how often the page asks whether runs were started elsewhere (the API, another tab). */
+export const IDLE_STATUS_POLL_MS = 5_000;
+
 /**
  * The evaluation's autouser progress, live: the stream's `snapshot` and `done` replace the status, each run
  * event folds into it. EventSource reconnects by itself and sends Last-Event-ID, so the server resumes after
- * the last event seen. `done` ends the stream; a new `generation` (runs were started) opens it again.
+ * the last event seen. `done` ends the stream; it opens again for a new `generation` (runs were started here),
+ * or when a cheap status check finds runs that were started elsewhere.
  */
 export function useAutouserStream(evaluationId: string, generation: number) {
   const [status, setStatus] = useState<AutouserStatus | null>(null);
   const [state, setState] = useState<StreamState>("connecting");
   const [lastEvent, setLastEvent] = useState<{ name: string; runId: string | null } | null>(null);
+  const [reopened, setReopened] = useState(0);
   const sourceRef = useRef<EventSource | null>(null);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `generation` is the signal to reopen the stream.
+  useEffect(() => {
+    if (state !== "done") return;
+    let cancelled = false;
+    const check = async () => {
+      if (document.visibilityState === "hidden") return;
+      const res = await fetch(`/api/v1/evaluations/${encodeURIComponent(evaluationId)}/autouser-status`, {
+        credentials: "same-origin",
+      }).catch(() => null);
+      if (!res?.ok || cancelled) return;
+      const parsed = AutouserStatusSchema.safeParse(await res.json());
+      if (!parsed.success || cancelled) return;
+      if (parsed.data.summary.queued + parsed.data.summary.running > 0) setReopened((n) => n + 1);
+      else setStatus(parsed.data);
+    };
+    const timer = setInterval(() => void check(), IDLE_STATUS_POLL_MS);
+    return () => {
+      cancelled = true;
+      clearInterval(timer);
+    };
+  }, [evaluationId, state]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `generation` and `reopened` are signals to reopen the stream.
   useEffect(() => {
     const source = new EventSource(`/api/v1/evaluations/${encodeURIComponent(evaluationId)}/autouser-stream`);
     sourceRef.current = source;
@@ -142,7 +168,7 @@ export function useAutouserStream(evaluationId: string, generation: number) {
       source.close();
       sourceRef.current = null;
     };
-  }, [evaluationId, generation]);
+  }, [evaluationId, generation, reopened]);
 
   return { status, state, lastEvent };
 }

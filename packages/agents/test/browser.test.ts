@@ -99,6 +99,20 @@ describe("capture", () => {
     }
   });
 
+  it("captures an image opened on its own in a sandboxed document, where animation frames never come", async () => {
+    const page = await browser.open({ device: desktop, isAllowedUrl: onlySite, pageTimeoutMs: 20_000 });
+    try {
+      const started = Date.now();
+      const capture = await page.visit(site.urls.sandboxedImage);
+      expect(capture.finalUrl).toBe(site.urls.sandboxedImage);
+      expect(capture.screenshot?.length).toBeGreaterThan(100);
+      // Settling gives up on the frames quickly instead of waiting out the page timeout.
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await page.close();
+    }
+  });
+
   it("loads pages at the pace of the persona's network", async () => {
     const slow = await browser.open({ device: { ...phone, network: "slow-3g" }, isAllowedUrl: onlySite });
     try {

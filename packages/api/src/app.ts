@@ -1,13 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { join } from "node:path";
-import {
-  type Clock,
-  FileArtifactStore,
-  RunEventWaker,
-  setPasswordHashCost,
-  settleReplies,
-  systemClock,
-} from "@rubricon/core";
+import { type Clock, RunEventWaker, setPasswordHashCost, settleReplies, systemClock } from "@rubricon/core";
 import { type Database, type Db, sharedDatabase } from "@rubricon/db";
 import type { AnyRouter } from "@trpc/server";
 import { type Env, loadEnv } from "./config/env";
@@ -87,7 +79,6 @@ export async function createServices(env: Env, db: Db, clock: Clock): Promise<Ap
     clock,
     limits: await createRateLimits(env, db, clock),
     runWaker: new RunEventWaker(db),
-    artifacts: new FileArtifactStore(join(env.dataDir, "artifacts")),
     storage: createFileStorage(env),
   };
 }

@@ -1,4 +1,4 @@
-import type { ArtifactStore, Clock, FileStorage, RunEventWaker } from "@rubricon/core";
+import type { Clock, FileStorage, RunEventWaker } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
 import type { Env } from "./config/env";
 import type { RateLimits } from "./limits/rate-limits";
@@ -11,8 +11,6 @@ export interface AppServices {
   limits: RateLimits;
   /** Wakes autouser stream readers of this process when a run log grows (LISTEN on the database). */
   runWaker: RunEventWaker;
-  /** Where autouser runs keep their screenshots. */
-  artifacts: ArtifactStore;
-  /** Where uploaded and generated files live (local disk or S3-compatible storage). */
+  /** Where uploaded and generated files live (local disk or S3-compatible storage), run screenshots included. */
   storage: FileStorage;
 }

@@ -130,7 +130,7 @@ describe("an SSE evaluation rated by the heuristic judge", () => {
       model: "heuristic-v1",
       inputTokens: 0,
       estimatedCostUsd: 0,
-      artifactsPath: `artifacts/${run!.id}`,
+      artifactsPath: `/api/v1/evaluations/${evaluation.id}/autouser-runs/${run!.id}/artifacts`,
       error: null,
     });
     expect(done.completedAt).not.toBeNull();
@@ -150,8 +150,15 @@ describe("an SSE evaluation rated by the heuristic judge", () => {
       await get(RunArtifacts, `/evaluations/${evaluation.id}/autouser-runs/${run!.id}/artifacts`),
     );
     expect(artifacts.data.map((a) => a.name)).toEqual(["turn-1-1.png", "turn-1-3.png"]);
-    expect(artifacts.data[0]).toMatchObject({ contentType: "image/png", turn: 1 });
+    expect(artifacts.data[0]).toMatchObject({
+      contentType: "image/png",
+      turn: 1,
+      fileId: turns.data[0]!.screenshotFileId,
+    });
     expect(artifacts.data[0]!.size).toBeGreaterThan(1000);
+    const shot = await fetch(artifacts.data[0]!.url);
+    expect(shot.headers.get("content-type")).toBe("image/png");
+    expect((await shot.arrayBuffer()).byteLength).toBe(artifacts.data[0]!.size);
 
     const ratings = bodyOf(
       await call(RatingList, `${server.api}/evaluations/${evaluation.id}/ratings?raterType=autouser`, {
@@ -187,7 +194,7 @@ describe("an SSE evaluation rated by the heuristic judge", () => {
       outputTokens: 0,
       estimatedCostUsd: 0,
       credentialSource: "heuristic",
-      artifactsPath: `artifacts/${run!.id}`,
+      artifactsPath: `/api/v1/evaluations/${evaluation.id}/autouser-runs/${run!.id}/artifacts`,
     });
     expect(completed!.error).toBeNull();
 

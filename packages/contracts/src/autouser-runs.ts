@@ -49,7 +49,9 @@ export const AutouserRun = z
     inputTokens: z.number().int(),
     outputTokens: z.number().int(),
     estimatedCostUsd: z.number(),
-    artifactsPath: z.string().nullable().meta({ description: "Where the run's screenshots are kept." }),
+    artifactsPath: z.string().nullable().meta({
+      description: "The API path that lists the run's screenshots (`RunArtifacts`), once the run started.",
+    }),
     error: z.string().nullable(),
     replacesRunId: z.string().nullable(),
     startedAt: DateTime.nullable(),
@@ -156,6 +158,9 @@ export const TurnTelemetry = z
     detail: z.string(),
     url: z.string().nullable(),
     screenshot: z.string().nullable().meta({ description: "The artifact name of the turn's screenshot." }),
+    screenshotFileId: z.string().nullable().meta({
+      description: "The file holding the screenshot: `GET /files/{fileId}` redirects to its bytes.",
+    }),
     inputTokens: z.number().int(),
     outputTokens: z.number().int(),
     latencyMs: z.number().int(),
@@ -180,9 +185,14 @@ export const RunArtifacts = z
     data: z.array(
       z.object({
         name: z.string(),
+        fileId: z
+          .string()
+          .meta({ description: "The artifact's file; `GET /files/{fileId}` gives a fresh link." }),
         contentType: z.string(),
         size: z.number().int(),
         turn: z.number().int().nullable(),
+        url: z.string().meta({ description: "A signed link to the bytes, valid until `expiresAt`." }),
+        expiresAt: DateTime,
       }),
     ),
   })

@@ -16,7 +16,7 @@ function actionText(action: Record<string, unknown>): string {
   return rest.length > 0 ? `${type} (${rest.join(", ")})` : type;
 }
 
-/** A run's figures, its turns (action, address, tokens, latency, cost) and the names of its screenshots. */
+/** A run's figures, its turns (action, address, tokens, latency, cost) and its screenshots. */
 export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId: string }) {
   const trpc = useTRPC();
   const refetchWhileActive = (q: { state: { data?: { status: string } } }) =>
@@ -32,7 +32,8 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
   });
   const artifacts = useQuery({
     ...trpc.autouserRuns.artifacts.queryOptions({ id: evaluationId, runId }),
-    refetchInterval: active ? 5_000 : false,
+    // Its links are signed for five minutes: fetched again before they run out.
+    refetchInterval: active ? 5_000 : 4 * 60_000,
   });
 
   if (run.isPending) return <p className="muted">Loading run…</p>;
@@ -47,6 +48,7 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
     );
   }
   const r = run.data;
+  const shotUrl = new Map((artifacts.data?.data ?? []).map((a) => [a.fileId, a.url]));
   return (
     <>
       <div className="page-header">
@@ -145,7 +147,15 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
                     <td className="num">{t.inputTokens + t.outputTokens}</td>
                     <td className="num">{t.latencyMs} ms</td>
                     <td className="num">${t.costUsd.toFixed(4)}</td>
-                    <td className="mono small">{t.screenshot ?? "—"}</td>
+                    <td className="mono small">
+                      {t.screenshot && shotUrl.get(t.screenshotFileId ?? "") ? (
+                        <a href={shotUrl.get(t.screenshotFileId ?? "")} target="_blank" rel="noreferrer">
+                          {t.screenshot}
+                        </a>
+                      ) : (
+                        (t.screenshot ?? "—")
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -163,13 +173,26 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
         )}
         {artifacts.data && artifacts.data.data.length === 0 && <p className="muted">No screenshots kept.</p>}
         {artifacts.data && artifacts.data.data.length > 0 && (
-          <ul className="stack small" data-testid="run-artifacts">
+          <ul className="artifact-grid" data-testid="run-artifacts">
             {artifacts.data.data.map((a) => (
-              <li key={a.name}>
-                <span className="mono">{a.name}</span>{" "}
-                <span className="muted">
-                  {a.contentType} · {Math.round(a.size / 1024)} KB{a.turn !== null ? ` · turn ${a.turn}` : ""}
-                </span>
+              <li key={a.fileId}>
+                <figure className="figure">
+                  <a href={a.url} target="_blank" rel="noreferrer">
+                    {/* biome-ignore lint/performance/noImgElement: short-lived signed links that no image optimiser should cache */}
+                    <img
+                      className="artifact-thumb"
+                      src={a.url}
+                      alt={a.turn !== null ? `Screenshot of turn ${a.turn}` : a.name}
+                      loading="lazy"
+                    />
+                  </a>
+                  <figcaption>
+                    <span className="mono">{a.name}</span>{" "}
+                    <span className="muted">
+                      {a.contentType} · {Math.round(a.size / 1024)} KB
+                    </span>
+                  </figcaption>
+                </figure>
               </li>
             ))}
           </ul>

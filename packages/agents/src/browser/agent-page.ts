@@ -9,13 +9,16 @@ import {
   PageError,
 } from "../types";
 import { performAction } from "./actions";
-import { capturePage } from "./capture";
+import { capturePage, within } from "./capture";
 import { contextOptionsFor, networkConditionsFor } from "./devices";
 
 export const DEFAULT_PAGE_TIMEOUT_MS = 30_000;
 
 /** How long an action waits for the navigation it started to finish loading. */
 const ACTION_NAVIGATION_WAIT_MS = 10_000;
+
+/** How long a page may take to paint after load before it is captured as it is. */
+const SETTLE_WAIT_MS = 2_000;
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
@@ -129,13 +132,20 @@ export async function openAgentPage(browser: Browser, options: OpenPageOptions):
       if (closing || signal?.aborted) throw closedError();
     };
 
-    /** Fonts and two frames after load, so layout-based figures see the settled page. */
-    const settle = async () => {
-      await page.evaluate(async () => {
-        await document.fonts.ready;
-        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      });
-    };
+    /**
+     * Fonts and two frames after load, so layout-based figures see the settled page. Bounded from here, not in
+     * the page: a sandboxed document (an image served with `Content-Security-Policy: sandbox`) runs neither
+     * animation frames nor timers.
+     */
+    const settle = () =>
+      within(
+        page.evaluate(async () => {
+          await document.fonts.ready;
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        }),
+        SETTLE_WAIT_MS,
+        undefined,
+      );
 
     const translate = (err: unknown, url: string): PageError => {
       if (err instanceof PageError) return err;

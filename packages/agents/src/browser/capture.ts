@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import type { AxeImpact, PageCapture, PageSignals } from "../types";
-import { measureDom } from "./measure";
+import { largestContentfulPaint, measureDom } from "./measure";
 import { countWords, fleschReadingEase } from "./readability";
 
 /** Bounds on what a capture carries, so a huge page cannot blow up a run's storage or a model's prompt. */
@@ -9,6 +9,23 @@ export const VISIBLE_TEXT_LIMIT = 20_000;
 export const ACCESSIBILITY_TREE_LIMIT = 30_000;
 
 const IMPACTS: readonly AxeImpact[] = ["minor", "moderate", "serious", "critical"];
+
+/** How long a timer set in the page may take to fire before the page counts as one that runs none. */
+const TIMER_PROBE_MS = 3_000;
+/** How long the largest-contentful-paint figure is waited for (the page itself gives up after 200 ms). */
+const LCP_WAIT_MS = 2_000;
+/** How long the accessibility checks may run on one page. */
+const AXE_TIMEOUT_MS = 15_000;
+
+/** `work`'s answer, or `fallback` once `ms` have passed (the work itself is left to end with its page). */
+export function within<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 function cut(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}\n…`;
@@ -32,7 +49,15 @@ export async function capturePage(
   opts: { requestedUrl: string; consoleErrors: number },
 ): Promise<PageCapture> {
   const dom = await page.evaluate(measureDom, { textChars: VISIBLE_TEXT_LIMIT });
-  const violations = await axeViolations(page);
+  // A sandboxed document (an image served with `Content-Security-Policy: sandbox`) never fires a timer, and the
+  // paint figure and axe both wait on timers: such a page is measured without them.
+  const timersRun = await within(
+    page.evaluate(() => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 0))),
+    TIMER_PROBE_MS,
+    false,
+  );
+  const paint = timersRun ? await within(page.evaluate(largestContentfulPaint), LCP_WAIT_MS, null) : null;
+  const violations = timersRun ? await within(axeViolations(page), AXE_TIMEOUT_MS, []) : [];
   const tree = await page
     .locator("body")
     .ariaSnapshot({ timeout: 10_000 })
@@ -48,7 +73,7 @@ export async function capturePage(
     readingEase: fleschReadingEase(dom.visibleText),
     wordCount: countWords(dom.visibleText),
     horizontalOverflow: dom.horizontalOverflow,
-    timings: dom.timings,
+    timings: { ...dom.timings, largestContentfulPaint: paint },
     brokenImages: dom.brokenImages,
     consoleErrors: opts.consoleErrors,
     imagesWithoutAlt: dom.imagesWithoutAlt,

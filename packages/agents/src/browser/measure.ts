@@ -15,10 +15,32 @@ export interface DomMeasurements {
   unlabelledFields: number;
   headings: number;
   landmarks: number;
-  timings: { domContentLoaded: number | null; load: number | null; largestContentfulPaint: number | null };
+  timings: { domContentLoaded: number | null; load: number | null };
 }
 
-export async function measureDom(limits: { textChars: number }): Promise<DomMeasurements> {
+/**
+ * When the largest contentful paint happened, in ms; null when nothing contentful painted. Kept apart from
+ * `measureDom` because it waits on a timer, which a sandboxed document never fires: the caller bounds it.
+ */
+export async function largestContentfulPaint(): Promise<number | null> {
+  return new Promise<number | null>((resolve) => {
+    if (!PerformanceObserver.supportedEntryTypes?.includes("largest-contentful-paint")) return resolve(null);
+    const observer = new PerformanceObserver((list) => {
+      const entries = list.getEntries();
+      observer.disconnect();
+      const at = entries[entries.length - 1]?.startTime;
+      resolve(at && at > 0 ? Math.round(at) : null);
+    });
+    observer.observe({ type: "largest-contentful-paint", buffered: true });
+    // No entry arrives when nothing contentful painted; buffered entries come within a frame or two.
+    setTimeout(() => {
+      observer.disconnect();
+      resolve(null);
+    }, 200);
+  });
+}
+
+export function measureDom(limits: { textChars: number }): DomMeasurements {
   const visible = (el: Element): boolean => {
     const style = getComputedStyle(el);
     if (style.visibility === "hidden" || style.display === "none") return false;
@@ -102,21 +124,6 @@ export async function measureDom(limits: { textChars: number }): Promise<DomMeas
 
   const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
   const ms = (value: number | undefined) => (value && value > 0 ? Math.round(value) : null);
-  const lcp = await new Promise<number | null>((resolve) => {
-    if (!PerformanceObserver.supportedEntryTypes?.includes("largest-contentful-paint")) return resolve(null);
-    const observer = new PerformanceObserver((list) => {
-      const entries = list.getEntries();
-      observer.disconnect();
-      resolve(ms(entries[entries.length - 1]?.startTime));
-    });
-    observer.observe({ type: "largest-contentful-paint", buffered: true });
-    // No entry arrives when nothing contentful painted; buffered entries come within a frame or two.
-    setTimeout(() => {
-      observer.disconnect();
-      resolve(null);
-    }, 200);
-  });
-
   // innerText, unlike textContent, leaves out what is hidden and breaks lines where the layout does.
   // biome-ignore lint/performance/useDomNodeTextContent: the visible text is the point
   const text = (document.body?.innerText ?? "")
@@ -138,7 +145,6 @@ export async function measureDom(limits: { textChars: number }): Promise<DomMeas
     timings: {
       domContentLoaded: ms(nav?.domContentLoadedEventEnd),
       load: ms(nav?.loadEventEnd),
-      largestContentfulPaint: lcp,
     },
   };
 }

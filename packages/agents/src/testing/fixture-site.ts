@@ -27,6 +27,11 @@ export interface FixtureSite {
     redirectToClean: string;
     /** Redirects to the cloud metadata address, which a browser must never reach. */
     redirectToPrivate: string;
+    /**
+     * A PNG opened on its own, served with `Content-Security-Policy: sandbox` as file stores serve uploads: the
+     * document it makes never paints an animation frame.
+     */
+    sandboxedImage: string;
   };
   /** Where the private redirect points. */
   privateTarget: string;
@@ -135,6 +140,13 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 const HTML = "text/html; charset=utf-8";
 
+/** A 1x1 PNG. */
+const PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082",
+  "hex",
+);
+
 /** Pages whose body never changes: path → [content type, body]. */
 const STATIC: Record<string, [string, string]> = {
   "/clean": [HTML, CLEAN],
@@ -155,6 +167,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     // Never ended; the socket is destroyed when the site closes.
     res.writeHead(200, { "content-type": HTML });
     res.write("<!doctype html><html><head><title>Still loading</title></head><body><p>Loading");
+  } else if (url.pathname === "/img/sandboxed.png") {
+    res.writeHead(200, {
+      "content-type": "image/png",
+      "content-security-policy": "default-src 'none'; img-src 'self'; sandbox",
+    });
+    res.end(PNG);
   } else if (url.pathname === "/redirect-clean") {
     res.writeHead(302, { location: "/clean" });
     res.end();
@@ -186,6 +204,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       neverLoads: `${origin}/never-loads`,
       redirectToClean: `${origin}/redirect-clean`,
       redirectToPrivate: `${origin}/redirect-private`,
+      sandboxedImage: `${origin}/img/sandboxed.png`,
     },
     privateTarget: PRIVATE_TARGET,
     close: () =>

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import {
   type AgentBrowser,
   createHeuristicJudge,
@@ -7,7 +6,8 @@ import {
   launchAgentBrowser,
   publicUrlsOnly,
 } from "@rubricon/agents";
-import { AutouserRunEngine, FileArtifactStore, type RunEngineOptions } from "@rubricon/core";
+import { AutouserRunEngine, type RunEngineOptions } from "@rubricon/core";
+import { createFileStorage } from "../files/storage";
 import type { AppServices } from "../services";
 import type { BackgroundLoop } from "./background-loop";
 
@@ -29,7 +29,7 @@ async function anyWebAddress(raw: string): Promise<boolean> {
  * Chromium, or `BROWSER_WS_ENDPOINT`) launched on first use, one context per run.
  */
 export function autouserRunLoop(
-  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "artifacts">>,
+  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "storage">>,
   overrides: Partial<RunEngineOptions> = {},
 ): BackgroundLoop & { engine: AutouserRunEngine } {
   const { env } = services;
@@ -53,7 +53,7 @@ export function autouserRunLoop(
     },
     judgeFor: (config) => (config ? createLlmJudge(config) : createHeuristicJudge()),
     plannerFor: (config) => createLlmPlanner(config),
-    artifacts: services.artifacts ?? fileArtifacts(env.dataDir),
+    storage: services.storage ?? createFileStorage(env),
     isAllowedUrl: env.autouserAllowPrivateUrls ? anyWebAddress : publicUrlsOnly(),
     concurrency: env.autouserConcurrency,
     waker: services.runWaker,
@@ -77,8 +77,4 @@ export function autouserRunLoop(
       void open?.then((b) => b.close()).catch(() => {});
     },
   };
-}
-
-function fileArtifacts(dataDir: string) {
-  return new FileArtifactStore(join(dataDir, "artifacts"));
 }

@@ -19,10 +19,10 @@ const INSIGHTS_PER_PASS = 5;
 
 /** Every loop the worker runs; the web process runs the same ones when no separate worker is deployed. */
 export function backgroundLoops(
-  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "artifacts">>,
+  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "storage">>,
 ): BackgroundLoop[] {
   const core = { db: services.db, clock: services.clock, baseUrl: services.env.baseUrl };
-  const storage = createFileStorage(services.env);
+  const storage = services.storage ?? createFileStorage(services.env);
   return [
     {
       name: "maintenance",
@@ -45,7 +45,7 @@ export function backgroundLoops(
         return ended > 0 ? `ended ${ended} evaluations whose rating window closed` : null;
       },
     },
-    autouserRunLoop(services),
+    autouserRunLoop({ ...services, storage }),
     emailLoop(services),
     {
       name: "insights",
@@ -116,7 +116,7 @@ const loopSlot = globalThis as typeof globalThis & { [EMBEDDED_LOOPS]?: RunningL
  * instrumentation and the production server's own copy separately), unless a separate worker runs them.
  */
 export function startEmbeddedWorker(
-  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "artifacts">>,
+  services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "storage">>,
 ): void {
   if (!services.env.embeddedWorker || loopSlot[EMBEDDED_LOOPS]) return;
   loopSlot[EMBEDDED_LOOPS] = startLoops(backgroundLoops(services), (line) =>

@@ -128,7 +128,7 @@ export const autouserRunsRouter = router({
     .input(RunPath)
     .output(RunArtifacts)
     .query(({ ctx, input }) =>
-      core.listArtifacts(ctx.core, ctx.actor, ctx.services.artifacts, input.id, input.runId),
+      core.listArtifacts(ctx.core, ctx.actor, ctx.services.storage, input.id, input.runId),
     ),
 
   // GET /evaluations/{id}/autouser-status — counts, progress and time left

@@ -19,7 +19,7 @@ export const DESKTOP_PERSONA: PersonaRow = {
   device: { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" },
 };
 
-/** A server whose autouser browsers may open the loopback fixture site, with artifacts in a fresh directory. */
+/** A server whose autouser browsers may open the loopback fixture site, keeping files (run screenshots among them) in a fresh directory. */
 export function startAutouserServer(opts: TestServerOptions = {}): Promise<TestServer> {
   return startTestServer({
     ...opts,

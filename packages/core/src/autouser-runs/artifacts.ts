@@ -1,74 +1,66 @@
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { autouserRunTurns, type DbOrTx, files } from "@rubricon/db";
+import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { FILE_URL_TTL_MS, signedUrlOf, storeGeneratedFile } from "../files/files";
+import type { FileStorage } from "../files/storage/file-storage";
+import type { Clock } from "../shared/clock";
 
-export interface StoredArtifact {
-  name: string;
-  contentType: string;
-  size: number;
+/** The run an artifact belongs to: its files are the team's, linked to the evaluation (and removed with it). */
+export interface ArtifactOwner {
+  id: string;
+  teamId: string;
+  evaluationId: string;
 }
 
-/** Where a run's screenshots are kept; the path it answers is recorded as the run's `artifactsPath`. */
-export interface ArtifactStore {
-  put(runId: string, name: string, bytes: Uint8Array, contentType: string): Promise<void>;
-  pathOf(runId: string): string;
-  list(runId: string): Promise<StoredArtifact[]>;
-  read(runId: string, name: string): Promise<Uint8Array | null>;
+/** Where a run's artifacts are listed, recorded as its `artifactsPath`. */
+export function artifactsPathOf(evaluationId: string, runId: string): string {
+  return `/api/v1/evaluations/${evaluationId}/autouser-runs/${runId}/artifacts`;
 }
 
-const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$/;
-const SAFE_RUN = /^[A-Za-z0-9_-]{1,100}$/;
-
-function contentTypeOf(name: string): string {
-  if (name.endsWith(".png")) return "image/png";
-  if (name.endsWith(".json")) return "application/json";
-  return "application/octet-stream";
+/** Keeps a screenshot of a run as an `artifact` file, in the same storage as uploads; answers the file's id. */
+export async function storeArtifact(
+  db: DbOrTx,
+  storage: FileStorage,
+  run: ArtifactOwner,
+  name: string,
+  bytes: Uint8Array,
+  contentType: string,
+  clock: Clock,
+): Promise<string> {
+  const file = await storeGeneratedFile(
+    db,
+    storage,
+    {
+      teamId: run.teamId,
+      evaluationId: run.evaluationId,
+      filename: name,
+      contentType,
+      bytes,
+      kind: "artifact",
+    },
+    clock,
+  );
+  return file.id;
 }
 
-/** Artifacts as files under `DATA_DIR/artifacts/<runId>/`. */
-export class FileArtifactStore implements ArtifactStore {
-  constructor(private readonly root: string) {}
-
-  private dir(runId: string): string {
-    if (!SAFE_RUN.test(runId)) throw new Error(`unsafe run id: ${runId}`);
-    return join(this.root, runId);
-  }
-
-  pathOf(runId: string): string {
-    return `artifacts/${runId}`;
-  }
-
-  async put(runId: string, name: string, bytes: Uint8Array): Promise<void> {
-    if (!SAFE_NAME.test(name)) throw new Error(`unsafe artifact name: ${name}`);
-    const dir = this.dir(runId);
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, name), bytes);
-  }
-
-  async list(runId: string): Promise<StoredArtifact[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir(runId));
-    } catch {
-      return [];
-    }
-    const found = await Promise.all(
-      names
-        .filter((n) => SAFE_NAME.test(n))
-        .map(async (name) => ({
-          name,
-          contentType: contentTypeOf(name),
-          size: (await stat(join(this.dir(runId), name))).size,
-        })),
-    );
-    return found.sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
-  }
-
-  async read(runId: string, name: string): Promise<Uint8Array | null> {
-    if (!SAFE_NAME.test(name)) return null;
-    try {
-      return await readFile(join(this.dir(runId), name));
-    } catch {
-      return null;
-    }
-  }
+/** A run's artifacts in turn order, each with a signed link valid for `FILE_URL_TTL_MS`. */
+export async function runArtifacts(db: DbOrTx, storage: FileStorage, runId: string, clock: Clock) {
+  const rows = await db
+    .select({ turn: autouserRunTurns.turn, name: autouserRunTurns.screenshot, file: files })
+    .from(autouserRunTurns)
+    .innerJoin(files, eq(files.id, autouserRunTurns.screenshotFileId))
+    .where(and(eq(autouserRunTurns.runId, runId), isNotNull(autouserRunTurns.screenshotFileId)))
+    .orderBy(asc(autouserRunTurns.attempt), asc(autouserRunTurns.turn), asc(autouserRunTurns.createdAt))
+    .limit(1000);
+  const expiresAt = new Date(clock.now().getTime() + FILE_URL_TTL_MS).toISOString();
+  return Promise.all(
+    rows.map(async (r) => ({
+      name: r.name ?? r.file.filename,
+      fileId: r.file.id,
+      contentType: r.file.contentType,
+      size: r.file.size ?? 0,
+      turn: r.turn,
+      url: await signedUrlOf(storage, r.file, clock),
+      expiresAt,
+    })),
+  );
 }

@@ -1,5 +1,13 @@
 import type { ComparisonTask, JudgeTemplate, Persona } from "@rubricon/agents";
-import { autouserRubrics, autousers, comparisons, type DbOrTx, evaluations, templates } from "@rubricon/db";
+import {
+  autouserRubrics,
+  autousers,
+  comparisons,
+  type DbOrTx,
+  evaluations,
+  type StimulusRow,
+  templates,
+} from "@rubricon/db";
 import { and, eq, inArray } from "drizzle-orm";
 import type { RunRow } from "./serialize";
 
@@ -9,7 +17,31 @@ export interface RunContext {
   persona: Persona;
   templates: (JudgeTemplate & { version: number })[];
   rubricVersion: number | null;
-  comparisons: { id: string; task: ComparisonTask | null }[];
+  comparisons: { id: string; stimulus: StimulusRow | null }[];
+}
+
+/** A link the run's browser can open for a file of the team, or null when there is no such ready file. */
+export type FileUrlResolver = (fileId: string) => Promise<string | null>;
+
+/**
+ * What the agent visits for a comparison: its web addresses, or fresh signed links to its files (made just before
+ * the visit, so a long run never opens an expired link). Null when a side has neither.
+ */
+export async function taskOf(
+  stimulus: StimulusRow | null,
+  fileUrl: FileUrlResolver,
+): Promise<ComparisonTask | null> {
+  const addressOf = async (s: { url: string | null; fileId: string | null }) =>
+    s.url ?? (s.fileId ? await fileUrl(s.fileId) : null);
+  if (stimulus?.kind === "single") {
+    const url = await addressOf(stimulus);
+    return url ? { type: "SSE", url } : null;
+  }
+  if (stimulus?.kind === "pair") {
+    const [urlA, urlB] = await Promise.all([addressOf(stimulus.sideA), addressOf(stimulus.sideB)]);
+    return urlA && urlB ? { type: "SxS", urlA, urlB } : null;
+  }
+  return null;
 }
 
 function str(body: Record<string, unknown>, key: string, fallback = ""): string {
@@ -101,13 +133,6 @@ export async function loadRunContext(db: DbOrTx, run: RunRow): Promise<RunContex
     persona,
     templates: judgeTemplates,
     rubricVersion: versions.length > 0 ? Math.max(...versions) : null,
-    comparisons: run.comparisonIds.map((id) => {
-      const s = stimulus.get(id);
-      let task: ComparisonTask | null = null;
-      if (s?.kind === "single" && s.url) task = { type: "SSE", url: s.url };
-      if (s?.kind === "pair" && s.sideA.url && s.sideB.url)
-        task = { type: "SxS", urlA: s.sideA.url, urlB: s.sideB.url };
-      return { id, task };
-    }),
+    comparisons: run.comparisonIds.map((id) => ({ id, stimulus: stimulus.get(id) ?? null })),
   };
 }

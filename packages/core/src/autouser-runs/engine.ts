@@ -24,15 +24,17 @@ import {
 import { and, eq, sql } from "drizzle-orm";
 import { type PlatformModel, resolveModelConfig } from "../byok/resolve";
 import { emitEvent } from "../events/emit";
+import { signedFileUrl } from "../files/files";
+import type { FileStorage } from "../files/storage/file-storage";
 import { notify } from "../notifications/notify";
 import { toRating } from "../ratings/serialize";
 import type { Clock } from "../shared/clock";
 import type { CoreContext } from "../shared/context";
 import { randomToken } from "../shared/crypto";
 import { recordUsage } from "../usage/usage";
-import type { ArtifactStore } from "./artifacts";
+import { artifactsPathOf, storeArtifact } from "./artifacts";
 import { claimRuns, exhaustedRuns } from "./claim";
-import { loadRunContext, type RunContext } from "./context";
+import { loadRunContext, type RunContext, taskOf } from "./context";
 import { endEvaluationIfSettled } from "./finish";
 import { appendRunEvent, type RunEventWaker } from "./log";
 import { type RunRow, toAutouserRun, toRunEventObject, toTurn } from "./serialize";
@@ -57,7 +59,8 @@ export interface RunEngineOptions {
   judgeFor(config: ModelConfig | null): Judge;
   /** The agent's planner for a model; none means look, then rate. */
   plannerFor?(config: ModelConfig): ActionPlanner | null;
-  artifacts: ArtifactStore;
+  /** Where screenshots are kept, as `artifact` files of the run's evaluation. */
+  storage: FileStorage;
   isAllowedUrl(url: string): Promise<boolean>;
   /** Runs this process drives at once. */
   concurrency: number;
@@ -211,12 +214,18 @@ export class AutouserRunEngine {
       for (const comparison of ctx.comparisons) {
         if (rated.has(comparison.id)) continue;
         if (signal.aborted) throw signal.reason;
-        if (!comparison.task) {
+        const task = await taskOf(comparison.stimulus, (fileId) =>
+          signedFileUrl(this.opts.db, this.opts.storage, fileId, {
+            teamId: run.teamId,
+            clock: this.opts.clock,
+          }),
+        );
+        if (!task) {
           turn++;
           await this.recordTurn(run, token, turn, comparison.id, {
             side: null,
             action: { type: "done", reason: "no address" },
-            detail: "skipped: the comparison has no web address to visit",
+            detail: "skipped: the comparison has no web address or ready file to visit",
             url: null,
             screenshot: null,
             usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
@@ -232,7 +241,7 @@ export class AutouserRunEngine {
           instructions: ctx.evaluation.instructions,
           scenario: ctx.evaluation.scenario,
           templates: ctx.templates,
-          task: comparison.task,
+          task,
           maxActions: this.o.maxActionsPerPage,
           signal,
           onTurn: async (record) => {
@@ -317,7 +326,7 @@ export class AutouserRunEngine {
           credentialSource: source,
           model: source === "heuristic" ? "heuristic-v1" : `${config!.provider}/${config!.model}`,
           rubricVersion: ctx.rubricVersion,
-          artifactsPath: this.opts.artifacts.pathOf(claimed.id),
+          artifactsPath: artifactsPathOf(claimed.evaluationId, claimed.id),
           updatedAt: now,
         })
         .where(eq(autouserRuns.id, claimed.id))
@@ -367,9 +376,18 @@ export class AutouserRunEngine {
     record: TurnRecord,
   ): Promise<void> {
     let screenshot: string | null = null;
+    let screenshotFileId: string | null = null;
     if (record.screenshot) {
       screenshot = `turn-${run.attemptCount}-${turn}.png`;
-      await this.opts.artifacts.put(run.id, screenshot, record.screenshot, "image/png");
+      screenshotFileId = await storeArtifact(
+        this.opts.db,
+        this.opts.storage,
+        run,
+        screenshot,
+        record.screenshot,
+        "image/png",
+        this.opts.clock,
+      );
     }
     const now = this.opts.clock.now();
     await this.opts.db.transaction(async (tx) => {
@@ -387,6 +405,7 @@ export class AutouserRunEngine {
           detail: record.detail.slice(0, 2000),
           url: record.url,
           screenshot,
+          screenshotFileId,
           inputTokens: record.usage.inputTokens,
           outputTokens: record.usage.outputTokens,
           latencyMs: record.latencyMs,

@@ -2,10 +2,11 @@ import type { AutouserStatus, PageQuery, RunAutousersInput } from "@rubricon/con
 import { autouserRuns, autouserRunTurns, evaluations } from "@rubricon/db";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { loadVisibleEvaluation } from "../evaluations/access";
+import type { FileStorage } from "../files/storage/file-storage";
 import { paginate } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
 import { ApiError } from "../shared/errors";
-import type { ArtifactStore } from "./artifacts";
+import { runArtifacts } from "./artifacts";
 import { endEvaluationIfSettled } from "./finish";
 import { ACTIVE_RUN_STATUSES, cancelRunRows, queueRequestOf, queueRuns } from "./queue";
 import { type RunRow, toAutouserRun, toTurn } from "./serialize";
@@ -107,36 +108,17 @@ export async function listTurns(ctx: CoreContext, actor: Actor, evaluationId: st
 export async function listArtifacts(
   ctx: CoreContext,
   actor: Actor,
-  artifacts: ArtifactStore,
+  storage: FileStorage,
   evaluationId: string,
   runId: string,
 ) {
   const run = await loadRun(ctx, actor, evaluationId, runId);
-  const stored = await artifacts.list(run.id);
   return {
     object: "run_artifacts" as const,
     runId: run.id,
     artifactsPath: run.artifactsPath,
-    data: stored.map((a) => {
-      const m = /^turn-\d+-(\d+)\./.exec(a.name);
-      return { ...a, turn: m ? Number(m[1]) : null };
-    }),
+    data: await runArtifacts(ctx.db, storage, run.id, ctx.clock),
   };
-}
-
-/** One artifact's bytes, after the same checks as the list. */
-export async function readArtifact(
-  ctx: CoreContext,
-  actor: Actor,
-  artifacts: ArtifactStore,
-  evaluationId: string,
-  runId: string,
-  name: string,
-) {
-  const run = await loadRun(ctx, actor, evaluationId, runId);
-  const bytes = await artifacts.read(run.id, name);
-  if (!bytes) throw ApiError.notFound("resource_not_found", `No such artifact of run ${runId}: ${name}.`);
-  return bytes;
 }
 
 /** Counts per status, ratings made of those planned, and the time left at the pace so far. */

@@ -62,6 +62,7 @@ export function toTurn(row: TurnRow) {
     detail: row.detail,
     url: row.url,
     screenshot: row.screenshot,
+    screenshotFileId: row.screenshotFileId,
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
     latencyMs: row.latencyMs,

@@ -85,8 +85,13 @@ export const autouserRunTurns = pgTable(
     action: jsonb("action").$type<Record<string, unknown>>().notNull(),
     detail: text("detail").notNull().default(""),
     url: text("url"),
-    /** The screenshot's name inside the run's artifacts, if one was kept. */
+    /** The screenshot's name among the run's artifacts, if one was kept. */
     screenshot: text("screenshot"),
+    /**
+     * The file that holds the screenshot's bytes (an `artifact` file of the run's evaluation). No foreign key: the
+     * file may be deleted on its own, and readers join it.
+     */
+    screenshotFileId: text("screenshot_file_id"),
     inputTokens: integer("input_tokens").notNull().default(0),
     outputTokens: integer("output_tokens").notNull().default(0),
     latencyMs: integer("latency_ms").notNull().default(0),

@@ -2672,7 +2672,7 @@ export interface components {
             inputTokens: number;
             outputTokens: number;
             estimatedCostUsd: number;
-            /** @description Where the run's screenshots are kept. */
+            /** @description The API path that lists the run's screenshots (`RunArtifacts`), once the run started. */
             artifactsPath: string | null;
             error: string | null;
             replacesRunId: string | null;
@@ -2724,6 +2724,8 @@ export interface components {
             url: string | null;
             /** @description The artifact name of the turn's screenshot. */
             screenshot: string | null;
+            /** @description The file holding the screenshot: `GET /files/{fileId}` redirects to its bytes. */
+            screenshotFileId: string | null;
             inputTokens: number;
             outputTokens: number;
             latencyMs: number;
@@ -2741,9 +2743,18 @@ export interface components {
             artifactsPath: string | null;
             data: {
                 name: string;
+                /** @description The artifact's file; `GET /files/{fileId}` gives a fresh link. */
+                fileId: string;
                 contentType: string;
                 size: number;
                 turn: number | null;
+                /** @description A signed link to the bytes, valid until `expiresAt`. */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expiresAt: string;
             }[];
         };
         AutouserStatus: {

@@ -1,0 +1,1 @@
+ALTER TABLE "autouser_run_turns" ADD COLUMN "screenshot_file_id" text;
