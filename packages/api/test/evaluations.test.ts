@@ -8,7 +8,7 @@ import {
   Team,
   Template,
 } from "@rubricon/contracts";
-import { events } from "@rubricon/db";
+import { events, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -387,6 +387,69 @@ describe("events", () => {
       status: "Running",
       previous_status: "Draft",
     });
+  });
+
+  it("writes the created event as the API shows the evaluation, and one delivery per subscribed endpoint", async () => {
+    const other = await signUp(server, "evals-hooks");
+    const otherKey = await mintApiKey(server, other, ["evaluations:*"]);
+    const endpoint = (n: number, enabledEvents: string[], status: "enabled" | "disabled" = "enabled") => ({
+      id: `whe_created_${n}_${other.teamId}`,
+      teamId: other.teamId,
+      url: `https://example.com/hook/${n}`,
+      enabledEvents,
+      status,
+      secretHash: "x",
+      secretSealed: "x",
+    });
+    // More subscribed endpoints than a create draws delivery ids for at first, and some that must not deliver.
+    await server.database.db
+      .insert(webhookEndpoints)
+      .values([
+        endpoint(1, ["*"]),
+        endpoint(2, ["evaluation.created"]),
+        endpoint(3, ["*"]),
+        endpoint(4, ["evaluation.created", "rating.created"]),
+        endpoint(5, ["rating.created"]),
+        endpoint(6, ["*"], "disabled"),
+      ]);
+    const res = await fetch(url(), {
+      method: "POST",
+      headers: { ...bearer(otherKey), "Content-Type": "application/json" },
+      body: JSON.stringify({ ...SSE_BODY, selectedDimensionIds: ["overall", "overall"] }),
+    });
+    const text = await res.text();
+    expect(res.status, text).toBe(201);
+    const shown = Evaluation.parse(JSON.parse(text));
+    expect(shown.templates.map((t) => t.id)).toEqual(["overall", "overall"]);
+    const [event] = await eventsOf(shown.id);
+    const { preview, review, results } = shown.links;
+    const object = { ...shown, links: { preview, review, results } };
+    expect(event!.payload).toBe(
+      JSON.stringify({
+        id: event!.id,
+        object: "event",
+        type: "evaluation.created",
+        api_version: event!.apiVersion,
+        created: Math.floor(event!.createdAt.getTime() / 1000),
+        team_id: other.teamId,
+        data: { object },
+        request: { id: res.headers.get("x-request-id"), idempotency_key: null },
+      }),
+    );
+    expect(event!.object).toEqual(object);
+    const deliveries = await server.database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.eventId, event!.id));
+    expect(deliveries.map((d) => d.endpointId).sort()).toEqual(
+      [1, 2, 3, 4].map((n) => `whe_created_${n}_${other.teamId}`),
+    );
+    for (const d of deliveries) {
+      expect(d.id).toMatch(/^whd_[a-z][a-z0-9]{23}$/);
+      expect(d).toMatchObject({ teamId: other.teamId, eventType: "evaluation.created", status: "pending" });
+      expect(d.nextAttemptAt).toEqual(event!.createdAt);
+    }
+    expect(new Set(deliveries.map((d) => d.id)).size).toBe(4);
   });
 
   it("records no event for a refused transition", async () => {

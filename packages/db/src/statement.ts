@@ -8,6 +8,8 @@ import {
   Param,
   Placeholder,
   type Query,
+  SQL,
+  Subquery,
   sql,
 } from "drizzle-orm";
 import {
@@ -119,15 +121,53 @@ function compileStatement<Values extends object, Config extends PreparedQueryCon
     throw new Error(`hotStatement ${name}: build it on the db it is given`);
   const query = captured.getQuery();
   const binders = query.params.map(binderOf);
+  const fields = captured.fields?.map(({ path, field }) =>
+    path.length === 1 && is(field, PgColumn) ? { path, field: unaliased(field) } : { path, field },
+  );
   return {
     query,
     bind: (values) => binders.map((bind) => bind(values, name)),
-    fields: captured.fields?.map(({ path, field }) =>
-      path.length === 1 && is(field, PgColumn) ? { path, field: unaliased(field) } : { path, field },
-    ),
-    mapRows: captured.mapRows,
+    fields,
+    mapRows: captured.mapRows ?? (fields && flatRowMapper<Config["execute"]>(fields)),
     joinsNotNullableMap: captured.joinsNotNullableMap,
   };
+}
+
+interface Decoder {
+  mapFromDriverValue(value: unknown): unknown;
+}
+
+/**
+ * Drizzle maps each row by walking its selection and asking, per value, what kind of field decodes it: on a list
+ * page of evaluations about a tenth of the request's CPU. A flat selection (every field at the top of the row,
+ * which is what hot statements select) is resolved once here into one decoder per column; values decode exactly
+ * as Drizzle's mapping would (null stays null, everything else through the field's decoder). Nested selections,
+ * whose objects may be nulled by an outer join, keep Drizzle's mapping.
+ */
+function flatRowMapper<Rows>(fields: SelectedFieldsOrdered): ((rows: unknown[][]) => Rows) | undefined {
+  if (fields.some(({ path }) => path.length !== 1)) return undefined;
+  const keys = fields.map(({ path }) => path[0]!);
+  const decoders = fields.map(({ field }) => decoderOf(field));
+  const width = keys.length;
+  const mapRow = (raw: unknown[]) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < width; i++) {
+      const value = raw[i];
+      row[keys[i]!] = value === null ? null : decoders[i]!.mapFromDriverValue(value);
+    }
+    return row;
+  };
+  return (rows) => rows.map(mapRow) as Rows;
+}
+
+/** The decoder Drizzle's row mapping picks for a selected field (SQL keeps it internal, off its types). */
+function decoderOf(field: SelectedFieldsOrdered[number]["field"]): Decoder {
+  const of = (expression: SQL) => (expression as SQL & { decoder: Decoder }).decoder;
+  if (is(field, PgColumn)) return field;
+  if (is(field, SQL)) return of(field);
+  if (is(field, SQL.Aliased)) return of(field.sql);
+  if (is(field, Subquery)) return of(field._.sql);
+  throw new Error("hotStatement: a selected field that is neither a column, SQL nor a subquery");
 }
 
 /**

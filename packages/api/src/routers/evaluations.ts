@@ -34,6 +34,7 @@ export const evaluationsRouter = router({
         summary: "List evaluations",
       },
       scope: "evaluations:read",
+      trustedOutput: true,
     })
     .input(EvaluationListQuery)
     .output(EvaluationList)
@@ -52,6 +53,7 @@ export const evaluationsRouter = router({
       },
       scope: "evaluations:write",
       successStatus: 201,
+      trustedOutput: true,
     })
     .input(EvaluationCreateInput)
     .output(EvaluationCreateResult)
@@ -71,6 +73,7 @@ export const evaluationsRouter = router({
         summary: "Retrieve an evaluation",
       },
       scope: "evaluations:read",
+      trustedOutput: true,
     })
     .input(ById)
     .output(Evaluation)

@@ -19,6 +19,7 @@ interface ProcedureDef {
   inputs: unknown[];
   output?: unknown;
   middlewares: Middleware[];
+  meta?: { trustedOutput?: true };
 }
 
 function isSyncParser(value: unknown): value is SyncParser {
@@ -76,20 +77,32 @@ function procedureDefs(router: AnyRouter): ProcedureDef[] {
  * of the same schema that fails as tRPC's does (input: 400; output: 500 "Output validation failed"). This reaches
  * into tRPC 11's procedure definitions; the version is pinned and `sync-validation.test.ts` fails if their shape
  * changes.
+ *
+ * A route whose meta says `trustedOutput` loses its output validator: its serializer already answers exactly what
+ * the schema would (a test holds it to that), and parsing 20 evaluations again cost a list page about a twentieth
+ * of its CPU. The schema stays on the procedure for the OpenAPI document.
  */
 export function validateSynchronously<R extends AnyRouter>(router: R): R {
   for (const def of procedureDefs(router)) {
     let inputIndex = 0;
-    def.middlewares = def.middlewares.map((m) => {
+    def.middlewares = def.middlewares.flatMap((m) => {
       if (m._type === "input") {
         const schema = def.inputs[inputIndex++];
-        return isSyncParser(schema) ? synchronousInputValidator(schema) : m;
+        return [isSyncParser(schema) ? synchronousInputValidator(schema) : m];
       }
-      if (m._type === "output" && isSyncParser(def.output)) return synchronousOutputValidator(def.output);
-      return m;
+      if (m._type === "output" && def.meta?.trustedOutput) return [];
+      if (m._type === "output" && isSyncParser(def.output)) return [synchronousOutputValidator(def.output)];
+      return [m];
     });
   }
   return router;
+}
+
+/** Procedures whose output is not validated on each response (`trustedOutput`), by path. */
+export function trustedOutputPaths(router: AnyRouter): string[] {
+  return Object.entries(router._def.procedures as Record<string, { _def: ProcedureDef }>)
+    .filter(([, p]) => p._def.meta?.trustedOutput === true)
+    .map(([path]) => path);
 }
 
 /** Whether every input and output validator of the router parses synchronously. */

@@ -11,17 +11,14 @@ import {
   type DbOrTx,
   evaluationShares,
   evaluations,
-  hotStatement,
   newId,
   type Params,
-  rowParams,
   type StimulusRow,
   teams,
 } from "@rubricon/db";
 import { and, eq, inArray, type SQLWrapper, sql } from "drizzle-orm";
 import { cancelActiveRuns, queueRuns, runsForSelected } from "../autouser-runs/queue";
 import { assertAutousersUsable } from "../autousers/usable";
-import { emitEvent } from "../events/emit";
 import { linkFilesToEvaluation, resolveStimulusFiles } from "../files/stimulus-files";
 import { listOrder, listStatement, type PageParts, recordTombstone } from "../pagination/paginate";
 import type { Actor, CoreContext } from "../shared/context";
@@ -29,10 +26,9 @@ import { hashPassword, randomToken } from "../shared/crypto";
 import { ApiError } from "../shared/errors";
 import { actorTeamIds, findMembership, resolveTargetTeam } from "../teams/access";
 import { unknownTemplateIds } from "../templates/templates";
-import { recordUsage } from "../usage/usage";
+import { usageTerms } from "../usage/usage";
 import {
   allows,
-  evaluationExtras,
   loadEvaluationAccess,
   loadVisibleEvaluation,
   loadVisibleEvaluationWithExtras,
@@ -40,6 +36,7 @@ import {
   templateRefsOf,
 } from "./access";
 import { stimulusFor } from "./comparisons";
+import { insertCreatedEvaluation } from "./create-statement";
 import { emitStatusChange, serializeEvaluation } from "./lifecycle";
 import { type EvaluationRow, toEvaluation, toEvaluationEventObject } from "./serialize";
 import { assertTransition, isEditable } from "./status";
@@ -101,61 +98,6 @@ function dryRunResult(input: EvaluationCreateInput, comparisonCount: number) {
   };
 }
 
-/** Every column from the caller (the row it returns is built in memory), and the template names from SQL. */
-const insertEvaluation = hotStatement("insert_evaluation", (db, $: Params<EvaluationRow>) =>
-  db
-    .insert(evaluations)
-    .values(rowParams(evaluations, $))
-    .returning({ templateRefs: evaluationExtras.templateRefs }),
-);
-
-type ComparisonRow = typeof comparisons.$inferSelect;
-const COMPARISON_COLUMNS = [
-  "id",
-  "evaluationId",
-  "name",
-  "position",
-  "stimulus",
-  "createdAt",
-  "updatedAt",
-] as const satisfies readonly (keyof ComparisonRow)[];
-type ComparisonColumn = (typeof COMPARISON_COLUMNS)[number];
-/** The values of a multi-row insert: each row's columns named `<column><position>`. */
-type ComparisonValues = Record<`${ComparisonColumn}${number}`, ComparisonRow[ComparisonColumn]>;
-
-const comparisonInserts = new Map<number, ReturnType<typeof comparisonInsert>>();
-
-function comparisonInsert(count: number) {
-  return hotStatement(`insert_comparisons_${count}`, (db, $: Params<ComparisonValues>) =>
-    db.insert(comparisons).values(
-      // `$` answers a placeholder for every name; the index type alone cannot say so.
-      Array.from({ length: count }, (_, p) => ({
-        id: $[`id${p}`]!,
-        evaluationId: $[`evaluationId${p}`]!,
-        name: $[`name${p}`]!,
-        position: $[`position${p}`]!,
-        stimulus: $[`stimulus${p}`]!,
-        createdAt: $[`createdAt${p}`]!,
-        updatedAt: $[`updatedAt${p}`]!,
-      })),
-    ),
-  );
-}
-
-/** One multi-row insert per number of comparisons. */
-async function insertComparisons(tx: DbOrTx, rows: ComparisonRow[]): Promise<void> {
-  let statement = comparisonInserts.get(rows.length);
-  if (!statement) {
-    statement = comparisonInsert(rows.length);
-    comparisonInserts.set(rows.length, statement);
-  }
-  const values: ComparisonValues = {};
-  rows.forEach((row, p) => {
-    for (const column of COMPARISON_COLUMNS) values[`${column}${p}`] = row[column];
-  });
-  await statement(tx, values);
-}
-
 export async function createEvaluation(ctx: CoreContext, actor: Actor, input: EvaluationCreateInput) {
   const { team, role } = await resolveTargetTeam(ctx.db, actor, input.teamId);
   const items = comparisonInputs(input);
@@ -206,36 +148,31 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
   // Comparisons made together share one updatedAt, so lists order them by id: the largest id goes to position 0
   // and an evaluation's comparisons list in position order (docs/decisions.md, "Comparison order").
   const comparisonIds = items.map(() => newId("comparison")).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-  return ctx.db.transaction(async (tx) => {
-    const [inserted] = await insertEvaluation(tx, row);
-    if (items.length > 0) {
-      await insertComparisons(
-        tx,
-        items.map((c, position) => ({
-          id: comparisonIds[position]!,
-          evaluationId: row.id,
-          name: c.name,
-          position,
-          stimulus: c.stimulus,
-          createdAt: now,
-          updatedAt: now,
-        })),
-      );
-    }
-    await linkFilesToEvaluation(tx, row.id, fileIds);
-    const templates = templateRefsOf(inserted ? [inserted] : []);
-    const evaluation = toEvaluation(row, items.length, ctx.baseUrl, templates);
-    await emitEvent(tx, ctx, {
-      type: "evaluation.created",
-      teamId: team.id,
-      object: toEvaluationEventObject(evaluation),
+  const newComparisons = items.map((c, position) => ({
+    id: comparisonIds[position]!,
+    name: c.name,
+    position,
+    stimulus: c.stimulus,
+  }));
+  const evaluation = toEvaluation(row, items.length, ctx.baseUrl, new Map());
+  const usage = usageTerms(team, "evals_mo", now);
+  const write = async (db: DbOrTx) => {
+    evaluation.templates = await insertCreatedEvaluation(db, ctx, {
+      row,
+      comparisons: newComparisons,
+      eventObject: toEvaluationEventObject(evaluation),
+      usage,
     });
-    // An evaluation created Running with autousers selected starts them at once.
-    const selected = row.status === "Running" ? runsForSelected(row) : null;
+    return evaluation;
+  };
+  // An evaluation created Running with autousers selected starts them at once.
+  const selected = row.status === "Running" ? runsForSelected(row) : null;
+  // The statement is atomic on its own; only files to link or runs to queue need a transaction around it.
+  if (fileIds.length === 0 && !selected) return write(ctx.db);
+  return ctx.db.transaction(async (tx) => {
+    await write(tx);
+    await linkFilesToEvaluation(tx, row.id, fileIds);
     if (selected) await queueRuns(tx, ctx, row, selected);
-    // Counted in the insert's transaction (a refusal leaves nothing behind, and racing creates cannot pass it),
-    // last, so the team's counter row stays locked only until the commit.
-    await recordUsage(tx, team, "evals_mo", now);
     return evaluation;
   });
 }

@@ -45,7 +45,11 @@ export function toEvaluation(
       const t = templates.get(id);
       return t ? [{ id, name: t.name, version: t.version }] : [];
     }),
-    selectedAutousers: row.selectedAutousers,
+    // jsonb keeps an object's keys in its own order; the API answers them in the schema's.
+    selectedAutousers: row.selectedAutousers.map((a) => ({
+      autouserId: a.autouserId,
+      agentCount: a.agentCount,
+    })),
     comparisonCount,
     ratingDeadline: row.ratingDeadline?.toISOString() ?? null,
     targetRatingsPerComparison: row.targetRatingsPerComparison,

@@ -88,22 +88,69 @@ export async function recordUsage(
   /** Count work already done (a completed autouser run) even past the quota: it was checked when planned. */
   opts: { allowOver?: boolean } = {},
 ): Promise<number> {
+  const withPlan = typeof team === "string" ? { id: team, ...(await teamPlan(tx, team)) } : team;
+  const terms = usageTerms(withPlan, metric, now, amount, opts);
+  const values = {
+    teamId: terms.teamId,
+    periodStart: terms.periodStart,
+    metric,
+    amount,
+    limit: terms.within ?? 0,
+  };
+  const [row] = await (terms.within !== null ? addUsageWithin : addUsage)(tx, values);
+  return settleUsage(terms, row?.count ?? null);
+}
+
+/** How `amount` of `metric` is counted for a team now, before the increment is sent. */
+export interface UsageTerms {
+  teamId: string;
+  metric: UsageMetric;
+  periodStart: Date;
+  periodEnd: Date;
+  /** The quota, null when unlimited. */
+  limit: number | null;
+  /** The total the increment must stay within, or null when it is counted whatever the total (log policy). */
+  within: number | null;
+}
+
+/**
+ * The terms of an increment, for statements that count usage along with other writes (`recordUsage`, the
+ * evaluation create). Refuses at once an amount that alone passes an enforced quota.
+ */
+export function usageTerms(
+  team: { id: string } & TeamPlan,
+  metric: UsageMetric,
+  now: Date,
+  amount = 1,
+  opts: { allowOver?: boolean } = {},
+): UsageTerms {
   if (!Number.isInteger(amount) || amount < 0)
     throw new Error(`usage amount must be a whole number: ${amount}`);
   const { start, end } = billingPeriod(now);
-  const teamId = typeof team === "string" ? team : team.id;
-  const limit = limitsFor(typeof team === "string" ? await teamPlan(tx, team) : team)[metric];
-  const policy = currentLimitPolicy();
-  const enforce = limit !== null && policy.mode === "enforce" && !opts.allowOver;
+  const limit = limitsFor(team)[metric];
+  const enforce = limit !== null && currentLimitPolicy().mode === "enforce" && !opts.allowOver;
   if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
+  return {
+    teamId: team.id,
+    metric,
+    periodStart: start,
+    periodEnd: end,
+    limit,
+    within: enforce ? limit : null,
+  };
+}
 
-  const values = { teamId, periodStart: start, metric, amount, limit: limit ?? 0 };
-  const [row] = await (enforce ? addUsageWithin : addUsage)(tx, values);
-  if (!row) throw quotaExceeded(metric, limit!, end);
-  if (limit !== null && row.count > limit) {
-    logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: policy.mode });
+/**
+ * The outcome of an increment sent on `terms`: the period's new total, or 429 `quota_exceeded` when the
+ * conditional increment wrote nothing (`count` null). A total past the quota under the log policy is logged.
+ */
+export function settleUsage(terms: UsageTerms, count: number | null): number {
+  const { limit, metric, teamId } = terms;
+  if (count === null) throw quotaExceeded(metric, limit!, terms.periodEnd);
+  if (limit !== null && count > limit) {
+    logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: currentLimitPolicy().mode });
   }
-  return row.count;
+  return count;
 }
 
 async function usedThisPeriod(db: DbOrTx, teamId: string, now: Date): Promise<Record<QuotaMetric, number>> {
