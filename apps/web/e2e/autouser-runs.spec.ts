@@ -83,7 +83,8 @@ test("run a persona on a loopback page with the heuristic judge, watch it comple
 
   await test.step("the run's page lists its turns and figures", async () => {
     await page.getByRole("link", { name: /Power user · agent 1/ }).last().click();
-    await expect(page.getByRole("heading", { name: "Autouser run" })).toBeVisible();
+    await expect(page).toHaveURL(/\/autouser-runs\/arun_/);
+    await expect(page.getByRole("heading", { name: "Autouser run", exact: true })).toBeVisible();
     await expect(page.getByTestId("run-status")).toHaveText("completed");
     await expect(page.getByTestId("run-ratings")).toHaveText("1 of 1");
     expect(await page.getByTestId("run-turn").count()).toBeGreaterThanOrEqual(2);
