@@ -385,6 +385,55 @@ describe("files behind a share link", () => {
   });
 });
 
+describe("forged signed links", () => {
+  let server: TestServer;
+  let key: string;
+  const linkClock = fixedClock(new Date());
+  beforeAll(async () => {
+    // One trusted proxy (the test, sending Web requests straight to the pipeline) names each client.
+    server = await startTestServer({ clock: linkClock, env: { TRUSTED_PROXY_COUNT: "1" } });
+    const user = await signUp(server, "files-forged");
+    key = await mintApiKey(server, user, ["evaluations:*"]);
+  });
+  afterAll(() => server?.close());
+
+  it("are paced per client address: past 30 failures a minute the address waits, others do not", async () => {
+    const file = bodyOf(
+      await readAnswer(
+        UploadedFile,
+        await uploadFile(server.api, bearer(key), { bytes: PNG, filename: "x.png", type: "image/png" }),
+      ),
+    );
+    const res = await fetch(`${server.api}/files/${file.id}`, { headers: bearer(key), redirect: "manual" });
+    const url = new URL(res.headers.get("location")!);
+    const forged = new URL(url);
+    forged.searchParams.set("sig", "A".repeat(43));
+    const send = (address: string, target: URL) =>
+      server.app.handle(new Request(target, { headers: { "X-Forwarded-For": address } }));
+    const from = (address: string, target: URL) =>
+      send(address, target).then((r) => readAnswer(UploadedFile, r));
+
+    for (let i = 0; i < 30; i++) {
+      expectError(await from("192.0.2.7", forged), 403, {
+        type: "authorization_error",
+        code: "signed_url_invalid",
+      });
+    }
+    const paced = await from("192.0.2.7", forged);
+    expectError(paced, 429, { type: "rate_limit_error", code: "rate_limit_exceeded" });
+    expect(Number(paced.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The paced address waits even with a good link; another address is served, and the minute passing frees it.
+    expectError(await from("192.0.2.7", url), 429, { type: "rate_limit_error", code: "rate_limit_exceeded" });
+    expect((await send("192.0.2.8", url)).status).toBe(200);
+    linkClock.advance(61_000);
+    try {
+      expect((await send("192.0.2.7", url)).status).toBe(200);
+    } finally {
+      linkClock.set(new Date());
+    }
+  });
+});
+
 describe("local signed URLs and upload limits", () => {
   let server: TestServer;
   let key: string;

@@ -1,4 +1,5 @@
 import { ApiError, inlineDisposition, LOCAL_STORAGE_PREFIX, LocalFileStorage } from "@rubricon/core";
+import { AttemptThrottle } from "../limits/attempts";
 import type { AppServices } from "../trpc/context";
 import { type EntryPoint, jsonReply } from "./pipeline";
 
@@ -8,9 +9,11 @@ const NO_ACTIVE_CONTENT = "default-src 'none'; img-src 'self'; media-src 'self';
 /**
  * The local file store's signed URLs (`/api/storage/{teamId}/{fileId}?op=...&exp=...&sig=...`): GET serves a
  * file, PUT takes a direct upload of exactly the signed size. The HMAC and the expiry are the only credential,
- * as with a presigned S3 URL; with S3 configured this entry answers 404 and clients talk to the bucket.
+ * as with a presigned S3 URL; with S3 configured this entry answers 404 and clients talk to the bucket. Links that
+ * fail the check (forged, tampered or expired) are paced per client address.
  */
 export function createStorageEntry(services: AppServices): EntryPoint {
+  const attempts = new AttemptThrottle(services);
   return {
     prefix: LOCAL_STORAGE_PREFIX,
     async handle(ex) {
@@ -27,7 +30,15 @@ export function createStorageEntry(services: AppServices): EntryPoint {
         throw new ApiError("method_not_allowed", `${method} is not allowed here; use GET or PUT.`);
       }
       ex.headers["Cache-Control"] = "no-store";
-      const signed = storage.verify(key, ex.url.searchParams, services.clock.now());
+      const address = ex.ctx.clientIp;
+      await attempts.check("signed-url", null, address, ex.requestId);
+      let signed: ReturnType<LocalFileStorage["verify"]>;
+      try {
+        signed = storage.verify(key, ex.url.searchParams, services.clock.now());
+      } catch (err) {
+        if (err instanceof ApiError) await attempts.record("signed-url", null, address, ex.requestId);
+        throw err;
+      }
       const wanted = method === "PUT" ? "put" : "get";
       if (signed.op !== wanted) {
         throw new ApiError(

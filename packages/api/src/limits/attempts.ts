@@ -4,8 +4,8 @@ import { rateLimitExceeded } from "./headers";
 import type { WindowState } from "./sliding-window";
 
 /**
- * Throttles what an attacker would repeat: password guesses at sign-in and on share links, sign-ups, and raters and
- * ratings made through a public share link. Each
+ * Throttles what an attacker would repeat: password guesses at sign-in and on share links, sign-ups, raters and
+ * ratings made through a public share link, and forged or expired signed file links. Each
  * subject has a short window that paces a burst and a long one that makes sustained guessing slow (the back-off
  * grows from a minute to an hour). Guesses are counted only when they fail, and checked before the password is
  * hashed, so a throttled guess costs the server no scrypt work. These limits hold in `RATE_LIMIT_MODE=log` too:
@@ -17,7 +17,8 @@ export type AttemptKind =
   | "share-password"
   | "share-start"
   | "share-rating"
-  | "invite-token";
+  | "invite-token"
+  | "signed-url";
 
 interface Rule {
   limit: number;
@@ -67,6 +68,15 @@ export const ATTEMPT_RULES: Record<AttemptKind, { subject: Rule[]; address: Rule
     address: [
       { limit: 20, windowMs: MINUTE },
       { limit: 100, windowMs: HOUR },
+    ],
+  },
+  // File links carry an HMAC, so forging one is hopeless; bad and expired links are still paced per address so
+  // nobody can make the server check signatures without end.
+  "signed-url": {
+    subject: [],
+    address: [
+      { limit: 30, windowMs: MINUTE },
+      { limit: 300, windowMs: HOUR },
     ],
   },
   "share-password": {
