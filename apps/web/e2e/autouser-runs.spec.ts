@@ -82,7 +82,10 @@ test("run a persona on a loopback page with the heuristic judge, watch it comple
   });
 
   await test.step("the run's page lists its turns and figures", async () => {
-    await page.getByRole("link", { name: /Power user · agent 1/ }).last().click();
+    await page
+      .getByRole("link", { name: /Power user · agent 1/ })
+      .last()
+      .click();
     await expect(page).toHaveURL(/\/autouser-runs\/arun_/);
     await expect(page.getByRole("heading", { name: "Autouser run", exact: true })).toBeVisible();
     await expect(page.getByTestId("run-status")).toHaveText("completed");

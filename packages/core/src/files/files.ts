@@ -280,7 +280,7 @@ export async function signedFileUrl(
   opts: { teamId?: string; clock?: Clock } = {},
 ): Promise<string | null> {
   const [row] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
-  if (!row || row.status !== "ready" || (opts.teamId && row.teamId !== opts.teamId)) return null;
+  if (row?.status !== "ready" || (opts.teamId && row.teamId !== opts.teamId)) return null;
   return signedUrlOf(storage, row, opts.clock);
 }
 
