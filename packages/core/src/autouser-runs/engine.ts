@@ -24,7 +24,7 @@ import {
 import { and, eq, sql } from "drizzle-orm";
 import { type PlatformModel, resolveModelConfig } from "../byok/resolve";
 import { emitEvent } from "../events/emit";
-import { signedFileUrl } from "../files/files";
+import { signedFileUrl, storeGeneratedFile } from "../files/files";
 import type { FileStorage } from "../files/storage/file-storage";
 import { notify } from "../notifications/notify";
 import { toRating } from "../ratings/serialize";
@@ -32,7 +32,7 @@ import type { Clock } from "../shared/clock";
 import type { CoreContext } from "../shared/context";
 import { randomToken } from "../shared/crypto";
 import { recordUsage } from "../usage/usage";
-import { artifactsPathOf, storeArtifact } from "./artifacts";
+import { artifactsPathOf } from "./artifacts";
 import { claimRuns, exhaustedRuns } from "./claim";
 import { loadRunContext, type RunContext, taskOf } from "./context";
 import { endEvaluationIfSettled } from "./finish";
@@ -379,15 +379,21 @@ export class AutouserRunEngine {
     let screenshotFileId: string | null = null;
     if (record.screenshot) {
       screenshot = `turn-${run.attemptCount}-${turn}.png`;
-      screenshotFileId = await storeArtifact(
+      // Kept as an `artifact` file of the evaluation, in the same storage as uploads and removed with it.
+      const file = await storeGeneratedFile(
         this.opts.db,
         this.opts.storage,
-        run,
-        screenshot,
-        record.screenshot,
-        "image/png",
+        {
+          teamId: run.teamId,
+          evaluationId: run.evaluationId,
+          filename: screenshot,
+          contentType: "image/png",
+          bytes: record.screenshot,
+          kind: "artifact",
+        },
         this.opts.clock,
       );
+      screenshotFileId = file.id;
     }
     const now = this.opts.clock.now();
     await this.opts.db.transaction(async (tx) => {
