@@ -13,11 +13,18 @@ const env = loadEnv();
 const web = next({ dev: false, dir: fileURLToPath(new URL(".", import.meta.url)), port: env.port });
 const handleWeb = web.getRequestHandler();
 
+// Next.js replaces the global `Date` while it prepares, so that a prerender with `cacheComponents` can notice a
+// page reading the clock. The dashboard does not use `cacheComponents`, where the wrapper only costs: every date
+// the API reads from Postgres or makes went through it (about 3% of a single read's CPU).
+const NativeDate = Date;
+
 const HSTS = "max-age=31536000; includeSubDomains";
 const hsts = env.baseUrl.startsWith("https://");
 
 async function main(): Promise<void> {
   await web.prepare();
+  globalThis.Date = NativeDate;
+  Object.defineProperty(NativeDate.prototype, "constructor", { value: NativeDate });
   const app = await getRubricon();
   startEmbeddedWorker(app.services);
   const server = createServer((req, res) => {

@@ -11,7 +11,7 @@
  * yardstick to Rubricon's answers before every bench run.
  * Run directly (`tsx src/yardstick-server.ts`) with DATABASE_URL, PORT and BASE_URL; it prints "listening <url>".
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -116,14 +116,10 @@ function fromRow(row: Row, baseUrl: string) {
   );
 }
 
-/** RFC 9562 uuid v7, as Rubricon's request ids. */
+/** RFC 9562 uuid v7, made as Rubricon makes its request ids. */
 function uuidv7(now: number): string {
-  const b = randomBytes(16);
-  b.writeUIntBE(now, 0, 6);
-  b[6] = (b[6]! & 0x0f) | 0x70;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const time = now.toString(16).padStart(12, "0");
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`;
 }
 
 function peerAddress(req: IncomingMessage): string | null {
