@@ -11,7 +11,7 @@ import {
   setTeamLimits,
   systemClock,
   teamUsage,
-  withLimitPolicy,
+  type LimitPolicy,
 } from "../src/index";
 
 let database: TestDatabase;
@@ -30,8 +30,12 @@ async function team(plan: "free" | "team" | "pro" | "enterprise"): Promise<strin
   return id;
 }
 
-const record = (teamId: string, amount = 1, metric = "autouser_ratings_mo" as const) =>
-  database.db.transaction((tx) => recordUsage(tx, teamId, metric, NOW, amount));
+const record = (
+  teamId: string,
+  amount = 1,
+  metric = "autouser_ratings_mo" as const,
+  policy?: LimitPolicy,
+) => database.db.transaction((tx) => recordUsage(tx, teamId, metric, NOW, amount, { policy }));
 
 describe("limitsFor", () => {
   it("gives each plan the contract's limits, null for unlimited", () => {
@@ -125,7 +129,7 @@ describe("recordUsage", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
       const policy = { mode: "log" as const, requestId: "req-1", route: "POST /x" };
-      expect(await withLimitPolicy(policy, () => record(id, 51))).toBe(51);
+      expect(await record(id, 51, "autouser_ratings_mo", policy)).toBe(51);
       expect(JSON.parse(String(warn.mock.calls[0]![0]))).toMatchObject({
         limit: "quota",
         name: "autouser_ratings_mo",
@@ -137,7 +141,7 @@ describe("recordUsage", () => {
     } finally {
       warn.mockRestore();
     }
-    // Outside a request the policy is to enforce.
+    // Without a request's policy the quota is enforced.
     await expect(record(id)).rejects.toMatchObject({ code: "quota_exceeded" });
   });
 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { API_VERSION } from "@rubricon/contracts";
-import { ApiError, withLimitPolicy } from "@rubricon/core";
+import { ApiError } from "@rubricon/core";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
 import { type ApiRequest, type ForwardedFor, fromNodeRequest, fromWebRequest } from "./api-message";
 import { clientIp } from "./client-ip";
@@ -97,6 +97,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function createExchange(services: AppServices, req: ApiRequest): Exchange {
+  const url = new URL(req.url);
   const requestId = uuidv7(services.clock.now().getTime());
   const headers: Record<string, string> = {
     "X-Request-Id": requestId,
@@ -108,13 +109,14 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
     principal: null,
     clientIp: clientIp(req.headers, services.env.trustedProxyCount),
     requestId,
+    route: `${req.method} ${url.pathname}`,
     idempotencyKey: null,
     response: { headers },
   };
   let principal: Promise<Principal | null> | undefined;
   const ex: Exchange = {
     req,
-    url: new URL(req.url),
+    url,
     requestId,
     headers,
     cookies: [],
@@ -189,12 +191,7 @@ export function createPipeline(services: AppServices, entries: EntryPoint[]): Pi
       const entry = entryOf(ex.url.pathname);
       if (!entry)
         throw new ApiError("route_not_found", `Unrecognized request URL (${req.method} ${ex.url.pathname}).`);
-      const policy = {
-        mode: services.limits.mode,
-        requestId: ex.requestId,
-        route: `${req.method} ${ex.url.pathname}`,
-      };
-      return await withLimitPolicy(policy, () => entry.handle(ex!));
+      return await entry.handle(ex);
     } catch (err) {
       // A URL too malformed to parse fails before the exchange exists.
       ex ??= createExchange(services, { ...req, url: "http://invalid/" });

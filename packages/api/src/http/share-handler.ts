@@ -8,7 +8,7 @@ import {
   submitShareRating,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import type { AppServices } from "../trpc/context";
+import { type AppServices, limitPolicy } from "../trpc/context";
 import { httpOnlyCookie, readCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
 import { parseJsonBody } from "./json-body";
@@ -30,11 +30,12 @@ const RATING_BODY_LIMIT = 256 * 1024;
 export function createShareEntry(services: AppServices): EntryPoint {
   const secure = services.env.baseUrl.startsWith("https://");
   const attempts = new AttemptThrottle(services);
-  const core = (requestId: string) => ({
+  const core = (ex: Exchange) => ({
     db: services.db,
     clock: services.clock,
     baseUrl: services.env.baseUrl,
-    request: { id: requestId, idempotencyKey: null },
+    request: { id: ex.requestId, idempotencyKey: null },
+    limits: limitPolicy(ex.ctx),
   });
 
   /**
@@ -47,7 +48,7 @@ export function createShareEntry(services: AppServices): EntryPoint {
       throw new ApiError("method_not_allowed", `${ex.req.method} is not allowed here; use GET.`);
     }
     const principal = await ex.principal().catch(() => null);
-    const view = await shareView(core(ex.requestId), token, {
+    const view = await shareView(core(ex), token, {
       userId: principal?.kind === "session" ? principal.userId : null,
       raterToken: readCookie(ex.req.headers.get("cookie"), RATER_COOKIE),
     });
@@ -94,7 +95,7 @@ export function createShareEntry(services: AppServices): EntryPoint {
       ) {
         assertSameOrigin(req, services.env.baseUrl);
       }
-      if (action === "") return jsonReply(ex, 200, await shareView(core(ex.requestId), token, viewer));
+      if (action === "") return jsonReply(ex, 200, await shareView(core(ex), token, viewer));
       if (action === "/start") {
         const input = await parseJsonBody(ex, ShareStartInput, START_BODY_LIMIT);
         const address = ex.ctx.clientIp;
@@ -102,7 +103,7 @@ export function createShareEntry(services: AppServices): EntryPoint {
         await attempts.consume("share-start", perAddress, null, ex.requestId);
         if (input.password !== undefined)
           await attempts.check("share-password", token, address, ex.requestId);
-        const started = await startPublicRater(core(ex.requestId), token, viewer, input).catch(
+        const started = await startPublicRater(core(ex), token, viewer, input).catch(
           async (err) => {
             if (err instanceof ApiError && err.code === "share_password_incorrect")
               await attempts.record("share-password", token, address, ex.requestId);
@@ -126,7 +127,7 @@ export function createShareEntry(services: AppServices): EntryPoint {
       const input = await parseJsonBody(ex, RatingSubmission, RATING_BODY_LIMIT);
       const perAddress = `${token}|${ex.ctx.clientIp ?? "unknown"}`;
       await attempts.consume("share-rating", perAddress, null, ex.requestId);
-      return jsonReply(ex, 201, await submitShareRating(core(ex.requestId), token, viewer, input));
+      return jsonReply(ex, 201, await submitShareRating(core(ex), token, viewer, input));
     },
   };
 }

@@ -52,6 +52,7 @@ export async function enforceRouteLimit(
       userId: ctx.principal?.userId ?? null,
       max: rule.limit,
       mode: "log",
+      route: ctx.route ?? null,
       requestId: ctx.requestId,
     });
     return;

@@ -1,4 +1,4 @@
-import type { CoreContext, StagedUpload } from "@rubricon/core";
+import type { CoreContext, LimitPolicy, StagedUpload } from "@rubricon/core";
 import type { AppServices } from "../services";
 import type { Principal } from "./principal";
 
@@ -22,10 +22,17 @@ export interface RequestContext {
   /** The caller's address as the trusted proxies report it (see `clientIp`). */
   clientIp: string | null;
   requestId: string;
+  /** What log lines about the request name it, e.g. `GET /evaluations/{id}`. */
+  route?: string;
   idempotencyKey: string | null;
   response: ResponseState;
   /** The file of a multipart upload route, streamed to a staging file by the transport before the procedure runs. */
   upload?: StagedUpload;
+}
+
+/** The request's limit policy: the deployment's mode, named by the request's id and route. */
+export function limitPolicy(ctx: RequestContext): LimitPolicy {
+  return { mode: ctx.services.limits.mode, requestId: ctx.requestId, route: ctx.route ?? null };
 }
 
 export function coreContext(ctx: RequestContext): CoreContext {
@@ -34,5 +41,6 @@ export function coreContext(ctx: RequestContext): CoreContext {
     clock: ctx.services.clock,
     baseUrl: ctx.services.env.baseUrl,
     request: { id: ctx.requestId, idempotencyKey: ctx.idempotencyKey },
+    limits: limitPolicy(ctx),
   };
 }

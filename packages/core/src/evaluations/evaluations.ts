@@ -155,7 +155,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
     stimulus: c.stimulus,
   }));
   const evaluation = toEvaluation(row, items.length, ctx.baseUrl, new Map());
-  const usage = usageTerms(team, "evals_mo", now);
+  const usage = usageTerms(team, "evals_mo", now, 1, { policy: ctx.limits });
   const write = async (db: DbOrTx) => {
     evaluation.templates = await insertCreatedEvaluation(db, ctx, {
       row,

@@ -17,6 +17,27 @@ describe("BoundedMap", () => {
     expect([...map].map(([k]) => k)).toEqual(["c", "a", "d"]);
   });
 
+  it("keeps the order exact when the newest key is read, set or deleted again", () => {
+    const map = new BoundedMap<string, number>(3);
+    map.set("a", 1);
+    map.set("b", 2);
+    expect(map.get("b")).toBe(2);
+    map.set("b", 20);
+    expect(map.get("a")).toBe(1); // a moves past b
+    expect(map.get("a")).toBe(1);
+    map.set("c", 3);
+    map.set("d", 4); // b is the least recently used
+    expect([...map].map(([k]) => k)).toEqual(["a", "c", "d"]);
+    map.delete("d");
+    map.set("e", 5);
+    map.set("d", 6); // a goes
+    expect([...map]).toEqual([
+      ["c", 3],
+      ["e", 5],
+      ["d", 6],
+    ]);
+  });
+
   it("stays bounded under a stream of distinct keys", () => {
     const map = new BoundedMap<number, number>(1000);
     for (let i = 0; i < 100_000; i++) map.set(i, i);

@@ -4,27 +4,37 @@
  */
 export class BoundedMap<K, V> {
   private readonly entries = new Map<K, V>();
+  /** The key at the end of the order (the most recently used), which a read need not move. */
+  private newest: K | undefined;
 
   constructor(private readonly max: number) {}
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);
-    if (value !== undefined) {
-      // Re-inserting moves the key to the end: Map iterates in insertion order, oldest first.
+    if (value !== undefined && key !== this.newest) {
+      // Re-inserting moves the key to the end: Map iterates in insertion order, oldest first. A busy key read
+      // again and again is already there, and moving it would only churn the table.
       this.entries.delete(key);
       this.entries.set(key, value);
+      this.newest = key;
     }
     return value;
   }
 
   set(key: K, value: V): void {
+    if (key === this.newest) {
+      this.entries.set(key, value);
+      return;
+    }
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.newest = key;
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
   }
 
   delete(key: K): void {
     this.entries.delete(key);
+    if (key === this.newest) this.newest = undefined;
   }
 
   get size(): number {

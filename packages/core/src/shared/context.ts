@@ -1,4 +1,5 @@
 import type { Db } from "@rubricon/db";
+import type { LimitPolicy } from "../usage/enforcement";
 import type { Clock } from "./clock";
 
 /** What a domain function needs from its surroundings; no HTTP in here. */
@@ -9,6 +10,8 @@ export interface CoreContext {
   baseUrl: string;
   /** The API request that causes a change, recorded on the events it emits. */
   request?: { id: string | null; idempotencyKey: string | null };
+  /** How the request's quotas are treated (the deployment's mode) and what a log line about them names. */
+  limits?: LimitPolicy;
 }
 
 /**

@@ -2,7 +2,7 @@ import { QUOTA_METRICS, type QuotaMetric, UNLIMITED, type Usage } from "@rubrico
 import { type DbOrTx, hotStatement, type Params, teams, usageCounters } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
 import { ApiError } from "../shared/errors";
-import { currentLimitPolicy, logOverLimit } from "./enforcement";
+import { ENFORCE_LIMITS, type LimitPolicy, logOverLimit } from "./enforcement";
 import { limitsFor, type TeamPlan } from "./plans";
 
 export type UsageMetric = QuotaMetric;
@@ -85,8 +85,7 @@ export async function recordUsage(
   metric: UsageMetric,
   now: Date,
   amount = 1,
-  /** Count work already done (a completed autouser run) even past the quota: it was checked when planned. */
-  opts: { allowOver?: boolean } = {},
+  opts: UsageOptions = {},
 ): Promise<number> {
   const withPlan = typeof team === "string" ? { id: team, ...(await teamPlan(tx, team)) } : team;
   const terms = usageTerms(withPlan, metric, now, amount, opts);
@@ -111,6 +110,14 @@ export interface UsageTerms {
   limit: number | null;
   /** The total the increment must stay within, or null when it is counted whatever the total (log policy). */
   within: number | null;
+  policy: LimitPolicy;
+}
+
+export interface UsageOptions {
+  /** Count work already done (a completed autouser run) even past the quota: it was checked when planned. */
+  allowOver?: boolean;
+  /** The request's policy (`CoreContext.limits`); without one the quota is enforced. */
+  policy?: LimitPolicy;
 }
 
 /**
@@ -122,13 +129,14 @@ export function usageTerms(
   metric: UsageMetric,
   now: Date,
   amount = 1,
-  opts: { allowOver?: boolean } = {},
+  opts: UsageOptions = {},
 ): UsageTerms {
   if (!Number.isInteger(amount) || amount < 0)
     throw new Error(`usage amount must be a whole number: ${amount}`);
   const { start, end } = billingPeriod(now);
   const limit = limitsFor(team)[metric];
-  const enforce = limit !== null && currentLimitPolicy().mode === "enforce" && !opts.allowOver;
+  const policy = opts.policy ?? ENFORCE_LIMITS;
+  const enforce = limit !== null && policy.mode === "enforce" && !opts.allowOver;
   if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
   return {
     teamId: team.id,
@@ -137,6 +145,7 @@ export function usageTerms(
     periodEnd: end,
     limit,
     within: enforce ? limit : null,
+    policy,
   };
 }
 
@@ -148,7 +157,7 @@ export function settleUsage(terms: UsageTerms, count: number | null): number {
   const { limit, metric, teamId } = terms;
   if (count === null) throw quotaExceeded(metric, limit!, terms.periodEnd);
   if (limit !== null && count > limit) {
-    logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: currentLimitPolicy().mode });
+    logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: terms.policy.mode }, terms.policy);
   }
   return count;
 }
