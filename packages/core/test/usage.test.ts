@@ -5,13 +5,13 @@ import {
   ApiError,
   billingPeriod,
   type CoreContext,
+  type LimitPolicy,
   limitsFor,
   quotaRemaining,
   recordUsage,
   setTeamLimits,
   systemClock,
   teamUsage,
-  type LimitPolicy,
 } from "../src/index";
 
 let database: TestDatabase;
@@ -30,12 +30,8 @@ async function team(plan: "free" | "team" | "pro" | "enterprise"): Promise<strin
   return id;
 }
 
-const record = (
-  teamId: string,
-  amount = 1,
-  metric = "autouser_ratings_mo" as const,
-  policy?: LimitPolicy,
-) => database.db.transaction((tx) => recordUsage(tx, teamId, metric, NOW, amount, { policy }));
+const record = (teamId: string, amount = 1, metric = "autouser_ratings_mo" as const, policy?: LimitPolicy) =>
+  database.db.transaction((tx) => recordUsage(tx, teamId, metric, NOW, amount, { policy }));
 
 describe("limitsFor", () => {
   it("gives each plan the contract's limits, null for unlimited", () => {

@@ -59,7 +59,9 @@ interface CallOptions {
   signal: AbortSignal | undefined;
   batchIndex: number;
 }
-type Middleware = (opts: CallOptions & { next(opts?: NextOptions): Promise<MiddlewareResult> }) => Promise<unknown>;
+type Middleware = (
+  opts: CallOptions & { next(opts?: NextOptions): Promise<MiddlewareResult> },
+) => Promise<unknown>;
 
 /**
  * Runs a route's procedure as tRPC's caller does (each middleware in turn, the context merged as each passes it

@@ -103,13 +103,11 @@ export function createShareEntry(services: AppServices): EntryPoint {
         await attempts.consume("share-start", perAddress, null, ex.requestId);
         if (input.password !== undefined)
           await attempts.check("share-password", token, address, ex.requestId);
-        const started = await startPublicRater(core(ex), token, viewer, input).catch(
-          async (err) => {
-            if (err instanceof ApiError && err.code === "share_password_incorrect")
-              await attempts.record("share-password", token, address, ex.requestId);
-            throw err;
-          },
-        );
+        const started = await startPublicRater(core(ex), token, viewer, input).catch(async (err) => {
+          if (err instanceof ApiError && err.code === "share_password_incorrect")
+            await attempts.record("share-password", token, address, ex.requestId);
+          throw err;
+        });
         ex.cookies.push(
           httpOnlyCookie(RATER_COOKIE, started.token, {
             secure,

@@ -145,7 +145,8 @@ export async function submitRating(
       await endEvaluation(tx, ctx, row);
     }
     // Last, so the team's counter row stays locked only until the commit; a refusal rolls the rating back.
-    if (rater.type !== "autouser") await recordUsage(tx, row.teamId, "human_ratings_mo", now, 1, { policy: ctx.limits });
+    if (rater.type !== "autouser")
+      await recordUsage(tx, row.teamId, "human_ratings_mo", now, 1, { policy: ctx.limits });
     return { rating, closedAt: null };
   });
   if (outcome.closedAt) {
