@@ -12,6 +12,7 @@ import {
   Conversation,
   ConversationList,
   ConversationMessageList,
+  Evaluation,
   EvaluationInvite,
   EvaluationInviteList,
   EvaluationList,
@@ -733,4 +734,44 @@ describe("list indexes", () => {
     expect(visits.length).toBeGreaterThan(60);
     expect(explained.size).toBeGreaterThan(40);
   }, 120_000);
+
+  it("keeps one generic plan for a key's evaluation pages and reads, so Postgres does not plan them per request", async () => {
+    const headers = bearer(key);
+    const first = await captured(`${server.api}/evaluations?limit=2`, headers, EvaluationList);
+    const top = first.body.data[0]!.id;
+    const after = await captured(
+      `${server.api}/evaluations?limit=2&starting_after=${top}`,
+      headers,
+      EvaluationList,
+    );
+    const from = log.length;
+    expectStatus(await call(Evaluation, `${server.api}/evaluations/${top}`, { headers }), 200);
+    const statements = [
+      ...first.statements.filter(readsList("evaluations")),
+      ...after.statements.filter(readsList("evaluations")),
+      log.slice(from).find((s) => /from "evaluations" where "evaluations"\."id" = \$/.test(s.query))!,
+    ];
+    expect(statements).toHaveLength(3);
+    for (const statement of statements) {
+      // Postgres plans a prepared statement's first five executions with their values, then keeps the generic
+      // plan if it costs no more than those did; a statement whose generic plan is costed higher is planned anew
+      // on every execution.
+      const plans = await database.db.transaction(async (tx) => {
+        const name = `hot_plan_${++planCount}`;
+        await tx.execute(sql.raw(`prepare ${name} as ${statement.query}`));
+        const args = statement.params.length ? `(${statement.params.map(literal).join(", ")})` : "";
+        for (let i = 0; i < 8; i++) await tx.execute(sql.raw(`execute ${name}${args}`));
+        const result: unknown = await tx.execute(
+          sql.raw(`select generic_plans, custom_plans from pg_prepared_statements where name = '${name}'`),
+        );
+        await tx.execute(sql.raw(`deallocate ${name}`));
+        return (
+          (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+            generic_plans: number | string;
+          }[]
+        )[0]!;
+      });
+      expect(Number(plans.generic_plans), statement.query.slice(0, 120)).toBeGreaterThan(0);
+    }
+  });
 });
