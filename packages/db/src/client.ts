@@ -85,7 +85,7 @@ export function createDatabase(opts: DatabaseOptions): Database {
  * protocol (migrations hold several statements). The client's own `prepare: false` overrides any request.
  */
 function preparingEveryStatement(client: postgres.Sql): postgres.Sql {
-  return new Proxy(client, {
+  const proxy = new Proxy(client, {
     get(target, prop, receiver) {
       if (prop === "unsafe") {
         return (query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) =>
@@ -103,6 +103,18 @@ function preparingEveryStatement(client: postgres.Sql): postgres.Sql {
       return Reflect.get(target, prop, receiver);
     },
   });
+  behindProxy.set(proxy, client);
+  return proxy;
+}
+
+const behindProxy = new WeakMap<postgres.Sql, postgres.Sql>();
+
+/**
+ * The postgres.js client behind the one Drizzle was given, for callers that pass `prepare` themselves (hot
+ * statements): the proxy's trap would make a function and copy the options on every call.
+ */
+export function directClient(client: postgres.Sql): postgres.Sql {
+  return behindProxy.get(client) ?? client;
 }
 
 function debugHook(onQuery: QueryObserver) {

@@ -26,7 +26,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { PostgresJsSession } from "drizzle-orm/postgres-js";
 import type { Sql } from "postgres";
-import type { Db, DbOrTx, Schema } from "./client";
+import { type Db, type DbOrTx, directClient, type Schema } from "./client";
 import * as schema from "./schema/index";
 
 /**
@@ -114,7 +114,9 @@ async function runOnPostgresJs<Values, Config extends PreparedQueryConfig>(
   let rows: unknown[][];
   try {
     // biome-ignore lint/suspicious/noExplicitAny: postgres.js types parameters per client generics
-    rows = await session.client.unsafe(text, params as any[], { prepare: true }).values();
+    rows = await directClient(session.client)
+      .unsafe(text, params as any[], { prepare: true })
+      .values();
   } catch (cause) {
     throw new DrizzleQueryError(text, params, cause as Error);
   }

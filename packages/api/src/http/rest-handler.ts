@@ -78,33 +78,76 @@ function callProcedure(
   signal?: AbortSignal,
 ): Promise<unknown> {
   const def = route.procedure._def as unknown as { middlewares: Middleware[]; meta: unknown; type: string };
-  const { middlewares } = def;
-  const call = async (index: number, opts: CallOptions): Promise<MiddlewareResult> => {
-    try {
-      const next = (n?: NextOptions) =>
-        call(index + 1, {
-          ...opts,
-          ctx: n?.ctx ? { ...opts.ctx, ...n.ctx } : opts.ctx,
-          input: n && "input" in n ? n.input : opts.input,
-          getRawInput: n?.getRawInput ?? opts.getRawInput,
-        });
-      return (await middlewares[index]!({ ...opts, next })) as MiddlewareResult;
-    } catch (cause) {
-      return { ok: false, error: getTRPCErrorFromUnknown(cause) };
-    }
-  };
-  return call(0, {
+  return runMiddleware(def.middlewares, 0, {
     ctx,
-    getRawInput: async () => input,
+    getRawInput: rawInputOf(input),
     path: route.procedurePath,
     type: def.type,
     meta: def.meta,
     signal,
     batchIndex: 0,
-  }).then((result) => {
-    if (!result.ok) throw result.error;
-    return result.data;
-  });
+  }).then(dataOf);
+}
+
+// Module-level functions and object methods, not arrows bound to names inside the request: the TypeScript
+// runtime (tsx) names each such arrow with a property definition every time one is made.
+function rawInputOf(input: unknown): () => Promise<unknown> {
+  return Promise.resolve.bind(Promise, input) as () => Promise<unknown>;
+}
+
+function dataOf(result: MiddlewareResult): unknown {
+  if (!result.ok) throw result.error;
+  return result.data;
+}
+
+async function runMiddleware(
+  middlewares: Middleware[],
+  index: number,
+  opts: CallOptions,
+): Promise<MiddlewareResult> {
+  try {
+    return (await middlewares[index]!({
+      ...opts,
+      next(n?: NextOptions) {
+        return runMiddleware(middlewares, index + 1, {
+          ...opts,
+          ctx: n?.ctx ? { ...opts.ctx, ...n.ctx } : opts.ctx,
+          input: n && "input" in n ? n.input : opts.input,
+          getRawInput: n?.getRawInput ?? opts.getRawInput,
+        });
+      },
+    })) as MiddlewareResult;
+  } catch (cause) {
+    return { ok: false, error: getTRPCErrorFromUnknown(cause) };
+  }
+}
+
+/** A procedure's outcome as the status and body it answers. */
+async function runRoute(
+  ex: Exchange,
+  route: Route,
+  input: unknown,
+  ctx: RequestContext = ex.ctx,
+): Promise<{ status: number; body: unknown }> {
+  try {
+    const output = await callProcedure(route, ctx, input);
+    return { status: ex.ctx.response.status ?? route.meta.successStatus ?? 200, body: output };
+  } catch (err) {
+    return ex.failure(err, input);
+  }
+}
+
+function answer(ex: Exchange, result: { status: number; body: unknown }): Reply {
+  if (result.status === 302) return redirectReply(ex, (result.body as RedirectTarget).location);
+  const raw = ex.ctx.response.raw;
+  if (raw && result.status < 300 && typeof result.body === "string") {
+    return {
+      status: result.status,
+      headers: { ...ex.headers, ...raw.headers, "Content-Type": raw.contentType },
+      body: result.body,
+    };
+  }
+  return jsonReply(ex, result.status, result.body);
 }
 
 /**
@@ -279,37 +322,16 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         }
       }
 
-      const run = async (ctx: RequestContext = ex.ctx): Promise<{ status: number; body: unknown }> => {
-        try {
-          const output = await callProcedure(route, ctx, input);
-          return { status: ex.ctx.response.status ?? route.meta.successStatus ?? 200, body: output };
-        } catch (err) {
-          return ex.failure(err, input);
-        }
-      };
-      const answer = (result: { status: number; body: unknown }): Reply => {
-        if (result.status === 302) return redirectReply(ex, (result.body as RedirectTarget).location);
-        const raw = ex.ctx.response.raw;
-        if (raw && result.status < 300 && typeof result.body === "string") {
-          return {
-            status: result.status,
-            headers: { ...ex.headers, ...raw.headers, "Content-Type": raw.contentType },
-            body: result.body,
-          };
-        }
-        return jsonReply(ex, result.status, result.body);
-      };
-
       if (upload) {
         try {
-          return answer(await run());
+          return answer(ex, await runRoute(ex, route, input));
         } finally {
           await discardUpload(upload);
         }
       }
       const useIdempotency =
         method === "POST" && key !== null && route.meta.idempotent !== false && principal;
-      if (!useIdempotency) return answer(await run());
+      if (!useIdempotency) return answer(ex, await runRoute(ex, route, input));
       // A replay answers only a caller the route itself would serve: `assertMayCall` above has run.
       const scope = idempotencyScope(principal);
       const fingerprint = requestFingerprint(method, path, body);
@@ -322,7 +344,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       // claim's lease can pass to a retry without any risk of doing the work twice.
       const result = await services.db
         .transaction(async (tx) => {
-          const outcome = await run({ ...ex.ctx, services: { ...services, db: tx } });
+          const outcome = await runRoute(ex, route, input, { ...ex.ctx, services: { ...services, db: tx } });
           if (outcome.status >= 300) throw new Unsettled(outcome);
           await settleIdempotencyKey(tx, scope, key, storableResult(route, outcome));
           return outcome;
@@ -333,7 +355,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
           await releaseIdempotencyKey(services.db, scope, key);
           return err.outcome;
         });
-      return answer(result);
+      return answer(ex, result);
     },
   };
 }

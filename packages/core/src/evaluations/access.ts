@@ -129,8 +129,9 @@ export async function loadVisibleEvaluationWithExtras(
   const [found] = actor.boundTeamId
     ? await evaluationWithExtrasForTeam(db, { id, teamId: actor.boundTeamId })
     : await evaluationWithExtrasForMember(db, { id, userId: actor.userId });
-  const { visible, ...row } = await checkVisible(db, actor, id, found, "VIEWER");
-  return { ...row, access: visible };
+  // The row was made for this call, so it is marked rather than copied (a list page or a read copies no row).
+  const row = await checkVisible(db, actor, id, found, "VIEWER");
+  return Object.assign(row, { access: row.visible });
 }
 
 function evaluationWithExtras(db: Db, id: SQLWrapper, visible: SQL<AccessLevel | null>) {
@@ -161,7 +162,7 @@ async function checkVisible<R extends EvaluationRow & { visible: AccessLevel | n
   const level = row.visible;
   if (level) {
     if (!allows(level, need)) throw insufficient(id, level, need);
-    return { ...row, visible: level };
+    return row as R & { visible: AccessLevel };
   }
   if (actor.principal === "session" && row.shareAccess === "ANYONE_WITH_LINK" && row.status !== "Draft") {
     const [team] = await db.select({ name: teams.name }).from(teams).where(eq(teams.id, row.teamId)).limit(1);
