@@ -28,7 +28,7 @@ import { limitsFor } from "@rubricon/core";
 import { newId } from "@rubricon/db";
 import postgres from "postgres";
 
-type Row = Record<string, unknown>;
+type Row = unknown[];
 type Sql = postgres.Sql;
 
 interface Key {
@@ -60,6 +60,41 @@ const EVALS_QUOTA = JSON.stringify(
 
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : null);
 
+/**
+ * The columns an evaluation is shown from, read as arrays (`.values()`) rather than as one object per row: a raw
+ * server reads what it shows by position, without naming every column of every row.
+ */
+const COLUMNS = [
+  "id",
+  "team_id",
+  "created_by",
+  "name",
+  "description",
+  "type",
+  "status",
+  "share_access",
+  "share_token",
+  "allow_multiple_ratings",
+  "evaluation_method",
+  "instructions",
+  "scenario",
+  "selected_dimension_ids",
+  "selected_autousers",
+  "rating_deadline",
+  "target_ratings_per_comparison",
+  "collect_rater_name",
+  "collect_rater_email",
+  "ended_at",
+  "created_at",
+  "updated_at",
+] as const;
+const I = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as Record<(typeof COLUMNS)[number], number>;
+/** After the columns: the comparison count, the template refs, and (after a cursor) whether the cursor is known. */
+const COUNT = COLUMNS.length;
+const REFS = COUNT + 1;
+const CURSOR_KNOWN = COUNT + 2;
+const columnsOf = (alias: string) => COLUMNS.map((c) => `${alias}.${c}`).join(", ");
+
 /** Template triples as Rubricon shows them: in the order of `selectedDimensionIds`, unknown ids left out. */
 function templatesOf(ids: string[], refs: [string, string, number][]) {
   return ids.flatMap((id) => {
@@ -68,41 +103,42 @@ function templatesOf(ids: string[], refs: [string, string, number][]) {
   });
 }
 
-/** Rubricon's Evaluation object, field for field and in its order, from a row of `evaluations`. */
+/** Rubricon's Evaluation object, field for field and in its order, from a row of `COLUMNS`. */
 function toEvaluation(row: Row, comparisonCount: number, templates: unknown, baseUrl: string) {
-  const e = `${baseUrl}/evaluations/${row.id}`;
+  const id = row[I.id] as string;
+  const e = `${baseUrl}/evaluations/${id}`;
   return {
-    id: row.id as string,
+    id,
     object: "evaluation",
-    teamId: row.team_id,
-    name: row.name,
-    description: row.description,
-    type: row.type,
-    status: row.status,
-    shareAccess: row.share_access,
-    shareToken: row.share_token,
-    allowMultipleRatings: row.allow_multiple_ratings,
-    evaluationMethod: row.evaluation_method,
-    instructions: row.instructions,
-    scenario: row.scenario,
-    selectedDimensionIds: row.selected_dimension_ids,
+    teamId: row[I.team_id],
+    name: row[I.name],
+    description: row[I.description],
+    type: row[I.type],
+    status: row[I.status],
+    shareAccess: row[I.share_access],
+    shareToken: row[I.share_token],
+    allowMultipleRatings: row[I.allow_multiple_ratings],
+    evaluationMethod: row[I.evaluation_method],
+    instructions: row[I.instructions],
+    scenario: row[I.scenario],
+    selectedDimensionIds: row[I.selected_dimension_ids],
     templates,
-    selectedAutousers: row.selected_autousers,
+    selectedAutousers: row[I.selected_autousers],
     comparisonCount,
-    ratingDeadline: iso(row.rating_deadline),
-    targetRatingsPerComparison: row.target_ratings_per_comparison,
-    collectRaterName: row.collect_rater_name,
-    collectRaterEmail: row.collect_rater_email,
-    endedAt: iso(row.ended_at),
-    createdBy: row.created_by,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
+    ratingDeadline: iso(row[I.rating_deadline]),
+    targetRatingsPerComparison: row[I.target_ratings_per_comparison],
+    collectRaterName: row[I.collect_rater_name],
+    collectRaterEmail: row[I.collect_rater_email],
+    endedAt: iso(row[I.ended_at]),
+    createdBy: row[I.created_by],
+    createdAt: iso(row[I.created_at]),
+    updatedAt: iso(row[I.updated_at]),
     links: {
       preview: `${e}/preview`,
       review: `${e}/review`,
       edit: `${e}/edit`,
       results: `${e}/results`,
-      share: `${baseUrl}/share/${row.share_token}`,
+      share: `${baseUrl}/share/${row[I.share_token]}`,
     },
   };
 }
@@ -110,8 +146,8 @@ function toEvaluation(row: Row, comparisonCount: number, templates: unknown, bas
 function fromRow(row: Row, baseUrl: string) {
   return toEvaluation(
     row,
-    row.comparison_count as number,
-    templatesOf(row.selected_dimension_ids as string[], row.template_refs as [string, string, number][]),
+    row[COUNT] as number,
+    templatesOf(row[I.selected_dimension_ids] as string[], row[REFS] as [string, string, number][]),
     baseUrl,
   );
 }
@@ -213,11 +249,11 @@ export async function startYardstick(opts: {
   }
 
   async function getOne(key: Key, id: string) {
-    const [row] = await sql`select e.*,
+    const [row] = await sql`select ${sql.unsafe(columnsOf("e"))},
         (select count(*)::int from comparisons c where c.evaluation_id = e.id) as comparison_count,
         (select coalesce(json_agg(json_build_array(t.id, t.name, t.version)), '[]'::json)
           from templates t where t.id = any(e.selected_dimension_ids)) as template_refs
-      from evaluations e where e.id = ${id} and e.team_id = ${key.teamId}`;
+      from evaluations e where e.id = ${id} and e.team_id = ${key.teamId}`.values();
     if (!row) throw new HttpError(404, "evaluation_not_found", `No such evaluation: ${id}.`);
     return fromRow(row, baseUrl);
   }
@@ -242,12 +278,12 @@ export async function startYardstick(opts: {
             select evaluation_id, count(*)::int as n from comparisons
             where evaluation_id in (select id from page) group by evaluation_id
           )
-          select page.*, coalesce(counts.n, 0) as comparison_count,
+          select ${sql.unsafe(columnsOf("page"))}, coalesce(counts.n, 0) as comparison_count,
             (select coalesce(json_agg(json_build_array(t.id, t.name, t.version)), '[]'::json)
               from templates t where t.id = any(page.selected_dimension_ids)) as template_refs,
             cursor.k is not null as cursor_known
           from cursor left join page on true left join counts on counts.evaluation_id = page.id
-          order by page.updated_at desc, page.id desc`
+          order by page.updated_at desc, page.id desc`.values()
       : await sql`with page as (
             select * from evaluations where team_id = ${key.teamId}
             order by updated_at desc, id desc limit ${limit + 1}
@@ -255,17 +291,17 @@ export async function startYardstick(opts: {
             select evaluation_id, count(*)::int as n from comparisons
             where evaluation_id in (select id from page) group by evaluation_id
           )
-          select page.*, coalesce(counts.n, 0) as comparison_count,
+          select ${sql.unsafe(columnsOf("page"))}, coalesce(counts.n, 0) as comparison_count,
             (select coalesce(json_agg(json_build_array(t.id, t.name, t.version)), '[]'::json)
               from templates t where t.id = any(page.selected_dimension_ids)) as template_refs
           from page left join counts on counts.evaluation_id = page.id
-          order by page.updated_at desc, page.id desc`;
+          order by page.updated_at desc, page.id desc`.values();
     let found: Row[] = rows;
     if (after) {
       // After a cursor the statement answers one row even for an empty page, saying whether the cursor is known.
-      if (!rows[0]?.cursor_known)
+      if (!rows[0]?.[CURSOR_KNOWN])
         throw new HttpError(400, "invalid_cursor", `No item with id '${after}' in this list.`);
-      if (rows[0].id === null) found = [];
+      if (rows[0][I.id] === null) found = [];
     }
     const data = found.slice(0, limit).map((r) => fromRow(r, baseUrl));
     const last = data.at(-1);
@@ -289,7 +325,7 @@ export async function startYardstick(opts: {
       throw new HttpError(400, "parameter_invalid", "This server takes SSE evaluations with a name.");
     const designs = input.designUrls ?? [];
     const selected = ["overall"];
-    const row: Row = {
+    const fields: Record<(typeof COLUMNS)[number], unknown> = {
       id: newId("evaluation"),
       team_id: key.teamId,
       created_by: key.userId,
@@ -313,6 +349,7 @@ export async function startYardstick(opts: {
       created_at: now,
       updated_at: now,
     };
+    const row: Row = COLUMNS.map((c) => fields[c]);
     const comparisons = designs.map((d, position) => ({
       id: newId("comparison"),
       name: d.label ?? null,
@@ -343,8 +380,8 @@ export async function startYardstick(opts: {
         insert into evaluations (id, team_id, created_by, name, type, status, share_access, share_token,
           allow_multiple_ratings, evaluation_method, selected_dimension_ids, selected_autousers,
           collect_rater_name, collect_rater_email, created_at, updated_at)
-        select ${row.id as string}, team.id, ${key.userId}, ${input.name}, 'SSE', 'Draft', 'TEAM_ONLY',
-          ${row.share_token as string}, false, 'manual', ${selected}::text[], '[]'::jsonb, false, false,
+        select ${fields.id as string}, team.id, ${key.userId}, ${input.name}, 'SSE', 'Draft', 'TEAM_ONLY',
+          ${fields.share_token as string}, false, 'manual', ${selected}::text[], '[]'::jsonb, false, false,
           ${now}, ${now}
         from team
         returning id
