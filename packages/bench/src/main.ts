@@ -12,6 +12,7 @@ import { benchAutousers, printAutousersRows } from "./autousers-bench";
 import { compareResponses, type Probe } from "./check-responses";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
+import { benchPool, printPoolRows } from "./pool-bench";
 import { benchRatings, printRatingsRows } from "./ratings-bench";
 import { benchScale, printScaleRows } from "./scale-bench";
 import { type BenchDatabase, createBenchDatabase, DEFAULT_ADMIN_URL, seed } from "./seed";
@@ -336,12 +337,19 @@ async function benchLimitsSection(): Promise<number> {
   return rows.every((r) => r.pass !== false) ? 0 : 1;
 }
 
+async function benchPoolSection(): Promise<number> {
+  const result = await benchPool(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, log);
+  printPoolRows(result);
+  return result.pass ? 0 : 1;
+}
+
 /** Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. */
 const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
   scale: benchScaleSection,
   ratings: benchRatingsSection,
   limits: benchLimitsSection,
+  pool: benchPoolSection,
   webhooks: benchWebhooksSection,
   autousers: benchAutousersSection,
 };
