@@ -1,10 +1,11 @@
 import { EvaluationCreateResult, Usage } from "@rubricon/contracts";
-import { fixedClock } from "@rubricon/core";
-import { evaluations } from "@rubricon/db";
+import { billingPeriod, fixedClock } from "@rubricon/core";
+import { evaluations, usageCounters } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
+import { runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 const T0 = new Date("2026-11-22T10:00:00.000Z");
@@ -130,5 +131,45 @@ describe("quotas in log mode", () => {
       warn.mockRestore();
     }
     expect(await usage(logged, key)).toMatchObject({ used: { evals_mo: 6 }, remaining: { evals_mo: 0 } });
+  });
+
+  it("serves a share-link rating past the human quota and logs it by route, without the link's token", async () => {
+    const { user, key } = await teamKey(logged, "log-share");
+    const { evaluation, comparisonIds } = await runningEvaluation(logged, bearer(key), {
+      extra: { shareAccess: "ANYONE_WITH_LINK" },
+    });
+    // The team has used its whole month of human ratings (250 on Free).
+    await logged.database.db.insert(usageCounters).values({
+      teamId: user.teamId,
+      periodStart: billingPeriod(T0).start,
+      metric: "human_ratings_mo",
+      count: 250,
+    });
+    const rater = await startPublicRater(logged, evaluation.shareToken);
+    expect(rater.status).toBe(201);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const rated = await shareRate(logged, evaluation.shareToken, rater.cookie, {
+        comparisonId: comparisonIds[0],
+        dimensionRatings: { overall: 4 },
+      });
+      expectStatus(rated, 201);
+      expect(warn).toHaveBeenCalledTimes(1);
+      const line = String(warn.mock.calls[0]![0]);
+      expect(JSON.parse(line)).toMatchObject({
+        msg: "limit_exceeded",
+        limit: "quota",
+        name: "human_ratings_mo",
+        max: 250,
+        mode: "log",
+        team: user.teamId,
+        route: "POST /api/share/{token}/ratings",
+        request_id: rated.headers.get("x-request-id"),
+      });
+      expect(line).not.toContain(evaluation.shareToken);
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await usage(logged, key)).toMatchObject({ used: { human_ratings_mo: 251 } });
   });
 });

@@ -68,8 +68,8 @@ type Middleware = (
  * on, a thrown error turned into a failed result), without building the caller's proxy and looking the procedure
  * up by path: the route table already holds it. tRPC merges the options at every level with a transpiled object
  * spread, which cost about 3% of a list page's CPU; this runner's native spreads do the same work. It reads tRPC
- * 11's procedure definition, as `validateSynchronously` does, and `sync-validation.test.ts` fails if its shape
- * changes.
+ * 11's procedure definition, as `validateSynchronously` does (the version is pinned): were its shape to change,
+ * every REST route, and so nearly every API test, would fail.
  */
 function callProcedure(
   route: Route,

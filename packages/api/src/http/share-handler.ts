@@ -69,7 +69,11 @@ export function createShareEntry(services: AppServices): EntryPoint {
       const { req } = ex;
       const rest = ex.url.pathname.slice(SHARE_PREFIX.length).replace(/\/+$/, "");
       const file = /^\/([A-Za-z0-9_-]{1,100})\/files\/([A-Za-z0-9_-]{1,100})$/.exec(rest);
-      if (file) return shareFile(ex, file[1]!, file[2]!);
+      // Log lines name the route, never the link's token: it lets anyone who has it rate.
+      if (file) {
+        ex.ctx.route = `${req.method} ${SHARE_PREFIX}/{token}/files/{fileId}`;
+        return shareFile(ex, file[1]!, file[2]!);
+      }
       const match = /^\/([A-Za-z0-9_-]{1,100})(\/start|\/ratings)?$/.exec(rest);
       if (!match)
         throw new ApiError(
@@ -78,6 +82,7 @@ export function createShareEntry(services: AppServices): EntryPoint {
         );
       const token = match[1]!;
       const action = match[2] ?? "";
+      ex.ctx.route = `${req.method} ${SHARE_PREFIX}/{token}${action}`;
       const allowed = action === "" ? "GET" : "POST";
       if (req.method !== allowed) {
         ex.headers.Allow = allowed;
