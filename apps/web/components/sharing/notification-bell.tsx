@@ -49,8 +49,17 @@ export function NotificationBell() {
                 {n.link ? (
                   <a
                     href={n.link}
-                    onClick={() => {
-                      if (!n.read) read.mutate({ id: n.id });
+                    onClick={(event) => {
+                      if (n.read) return;
+                      // A new tab keeps this page: mark it read on the side.
+                      if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) {
+                        read.mutate({ id: n.id });
+                        return;
+                      }
+                      // Leaving the page could cancel the request, so the notification is marked read first.
+                      event.preventDefault();
+                      const link = n.link!;
+                      read.mutate({ id: n.id }, { onSettled: () => window.location.assign(link) });
                     }}
                   >
                     {n.title}
