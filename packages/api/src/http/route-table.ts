@@ -116,25 +116,23 @@ export class RouteTable {
   private readonly bySegments = new Map<number, Map<string, Route[]>>();
 
   private index(): void {
-    const shapes = new Map<number, Set<string>>();
-    for (const route of this.routes) {
-      const segments = route.path.split("/");
-      const firsts = shapes.get(segments.length) ?? new Set<string>();
-      firsts.add(firstSegment(route.path));
-      shapes.set(segments.length, firsts);
-    }
-    for (const [count, firsts] of shapes) {
-      const byFirst = new Map<string, Route[]>();
-      for (const first of [...firsts, PARAM_SEGMENT]) {
+    const shapes = this.routes.map((route) => ({
+      route,
+      count: route.path.split("/").length,
+      first: firstSegment(route.path),
+    }));
+    for (const { count, first } of shapes) {
+      const byFirst = this.bySegments.get(count) ?? new Map<string, Route[]>();
+      this.bySegments.set(count, byFirst);
+      for (const key of [first, PARAM_SEGMENT]) {
+        if (byFirst.has(key)) continue;
         byFirst.set(
-          first,
-          this.routes.filter((r) => {
-            const f = firstSegment(r.path);
-            return r.path.split("/").length === count && (f === first || f === PARAM_SEGMENT);
-          }),
+          key,
+          shapes
+            .filter((s) => s.count === count && (s.first === key || s.first === PARAM_SEGMENT))
+            .map((s) => s.route),
         );
       }
-      this.bySegments.set(count, byFirst);
     }
   }
 }
