@@ -12,7 +12,7 @@ export type ErrorType = (typeof ERROR_TYPES)[number];
 
 /**
  * The one registry of error codes: each code fixes its type and HTTP status, so a thrower names only the code.
- * Codes the spec names keep its status; the rest are ours (see docs/decisions.md).
+ * Codes the spec names keep its status; the rest are ours (see docs/decisions/).
  */
 export const ERROR_CODES = {
   // 400

@@ -146,7 +146,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
     updatedAt: now,
   };
   // Comparisons made together share one updatedAt, so lists order them by id: the largest id goes to position 0
-  // and an evaluation's comparisons list in position order (docs/decisions.md, "Comparison order").
+  // and an evaluation's comparisons list in position order (docs/decisions/, "Comparison order").
   const comparisonIds = items.map(() => newId("comparison")).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
   const newComparisons = items.map((c, position) => ({
     id: comparisonIds[position]!,

@@ -190,7 +190,7 @@ export async function updateMember(
 
 /**
  * `DELETE /teams/{id}/members/{userId}`: removes a member and revokes their API keys on the team, as leaving does
- * (docs/decisions.md). Anyone may remove themselves; the last owner cannot be removed.
+ * (docs/decisions/). Anyone may remove themselves; the last owner cannot be removed.
  */
 export async function removeMember(ctx: CoreContext, actor: Actor, teamId: string, userId: string) {
   requireUserActor(actor);
