@@ -4,6 +4,7 @@ import { meterRequest } from "../limits/requests-per-minute";
 import type { Principal, RequestContext } from "../trpc/context";
 import { assertFeatureEnabled } from "../trpc/gates";
 import { assertMayCall } from "../trpc/init";
+import { procedureDef } from "../trpc/internals";
 import type { RedirectTarget } from "../trpc/redirect";
 import { assertSameOrigin } from "./csrf";
 import {
@@ -67,9 +68,8 @@ type Middleware = (
  * Runs a route's procedure as tRPC's caller does (each middleware in turn, the context merged as each passes it
  * on, a thrown error turned into a failed result), without building the caller's proxy and looking the procedure
  * up by path: the route table already holds it. tRPC merges the options at every level with a transpiled object
- * spread, which cost about 3% of a list page's CPU; this runner's native spreads do the same work. It reads tRPC
- * 11's procedure definition, as `validateSynchronously` does (the version is pinned): were its shape to change,
- * every REST route, and so nearly every API test, would fail.
+ * spread, which cost about 3% of a list page's CPU; this runner's native spreads do the same work. The
+ * procedure's definition comes from `trpc/internals.ts`, the one file that knows tRPC's private shapes.
  */
 function callProcedure(
   route: Route,
@@ -77,8 +77,8 @@ function callProcedure(
   input: unknown,
   signal?: AbortSignal,
 ): Promise<unknown> {
-  const def = route.procedure._def as unknown as { middlewares: Middleware[]; meta: unknown; type: string };
-  return runMiddleware(def.middlewares, 0, {
+  const def = procedureDef(route.procedure);
+  return runMiddleware(def.middlewares as unknown as Middleware[], 0, {
     ctx,
     getRawInput: rawInputOf(input),
     path: route.procedurePath,

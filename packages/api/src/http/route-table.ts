@@ -1,6 +1,7 @@
 import { ApiError } from "@rubricon/core";
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import type { RouteMeta } from "../trpc/init";
+import { procedureDef, routerProcedures } from "../trpc/internals";
 
 export interface Route {
   method: string;
@@ -45,10 +46,9 @@ export class RouteTable {
   readonly routes: Route[];
 
   constructor(router: AnyRouter) {
-    const procedures = router._def.procedures as Record<string, AnyProcedure>;
-    this.routes = Object.entries(procedures)
+    this.routes = routerProcedures(router)
       .flatMap(([procedurePath, procedure]) => {
-        const meta = procedure._def.meta as RouteMeta | undefined;
+        const meta = procedureDef(procedure).meta as RouteMeta | undefined;
         const openapi = meta?.stream ?? meta?.openapi;
         if (!openapi || ("enabled" in openapi && openapi.enabled === false)) return [];
         const paramNames: string[] = [];

@@ -3,6 +3,7 @@ import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenApiRouter } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
 import type { Route, RouteTable } from "../http/route-table";
+import { procedureDef } from "../trpc/internals";
 
 type Operation = {
   responses?: Record<string, unknown>;
@@ -72,7 +73,7 @@ type JsonSchema = { type?: string; properties?: Record<string, unknown>; require
 /** The JSON schema of a procedure's input (several `.input()` calls merge, as tRPC merges them). */
 function inputSchema(route: Route): JsonSchema {
   const merged: Required<Pick<JsonSchema, "properties" | "required">> = { properties: {}, required: [] };
-  for (const input of (route.procedure._def as { inputs: unknown[] }).inputs) {
+  for (const input of procedureDef(route.procedure).inputs) {
     const { schema } = createSchema(input as Parameters<typeof createSchema>[0]) as { schema: JsonSchema };
     Object.assign(merged.properties, schema.properties);
     merged.required.push(...(schema.required ?? []));

@@ -1,10 +1,10 @@
 import { type AnyRouter, TRPCError } from "@trpc/server";
+import { type MiddlewareResult, type ProcedureDef, procedureDef, routerProcedures } from "./internals";
 
 interface SyncParser {
   parse(value: unknown): unknown;
 }
 
-type MiddlewareResult = { ok: true; data: unknown } | { ok: false };
 interface MiddlewareOptions {
   input: unknown;
   getRawInput(): Promise<unknown>;
@@ -14,13 +14,6 @@ type Middleware = ((opts: MiddlewareOptions) => Promise<MiddlewareResult>) & {
   _type?: string;
   synchronous?: true;
 };
-
-interface ProcedureDef {
-  inputs: unknown[];
-  output?: unknown;
-  middlewares: Middleware[];
-  meta?: { trustedOutput?: true };
-}
 
 function isSyncParser(value: unknown): value is SyncParser {
   return typeof value === "object" && value !== null && typeof (value as SyncParser).parse === "function";
@@ -67,8 +60,11 @@ function synchronousOutputValidator(schema: SyncParser): Middleware {
 }
 
 function procedureDefs(router: AnyRouter): ProcedureDef[] {
-  return (Object.values(router._def.procedures) as { _def: ProcedureDef }[]).map((p) => p._def);
+  return routerProcedures(router).map(([, p]) => procedureDef(p));
 }
+
+const isTrusted = (def: ProcedureDef) =>
+  (def.meta as { trustedOutput?: true } | undefined)?.trustedOutput === true;
 
 /**
  * tRPC validates a procedure's input and output with the schema's `parseAsync`, and zod runs its compiled object
@@ -90,7 +86,7 @@ export function validateSynchronously<R extends AnyRouter>(router: R): R {
         const schema = def.inputs[inputIndex++];
         return [isSyncParser(schema) ? synchronousInputValidator(schema) : m];
       }
-      if (m._type === "output" && def.meta?.trustedOutput) return [];
+      if (m._type === "output" && isTrusted(def)) return [];
       if (m._type === "output" && isSyncParser(def.output)) return [synchronousOutputValidator(def.output)];
       return [m];
     });
@@ -100,8 +96,8 @@ export function validateSynchronously<R extends AnyRouter>(router: R): R {
 
 /** Procedures whose output is not validated on each response (`trustedOutput`), by path. */
 export function trustedOutputPaths(router: AnyRouter): string[] {
-  return Object.entries(router._def.procedures as Record<string, { _def: ProcedureDef }>)
-    .filter(([, p]) => p._def.meta?.trustedOutput === true)
+  return routerProcedures(router)
+    .filter(([, p]) => isTrusted(procedureDef(p)))
     .map(([path]) => path);
 }
 
