@@ -1,2 +1,3 @@
+export { startBrowserServer, type TestBrowserServer } from "./browser-server";
 export { type FixtureSite, startFixtureSite } from "./fixture-site";
 export * from "./provider-servers";

@@ -65,9 +65,11 @@ export function autouserRunLoop(
     engine,
     async run() {
       const pass = await engine.runPass(stop.signal);
-      return pass.errors.length > 0
-        ? pass.errors.map((e) => `autouser run not settled, its lease will run out: ${e}`).join("\n")
-        : null;
+      const lines = pass.errors.map((e) => `autouser run not settled, its lease will run out: ${e}`);
+      // What this process finished, so an operator (and the scale-out test) can see how work spreads.
+      if (pass.completed + pass.failed > 0)
+        lines.push(`autouser runs settled: ${pass.completed} completed, ${pass.failed} failed`);
+      return lines.length > 0 ? lines.join("\n") : null;
     },
     interrupt: () => stop.abort(),
     close: () => {

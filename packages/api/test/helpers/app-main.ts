@@ -8,7 +8,11 @@ import { loadEnv } from "../../src/config/env";
 import { listen } from "../../src/http/node-server";
 import { TEST_SECRETS } from "./server";
 
-const { databaseUrl } = JSON.parse(process.argv[2] ?? "{}") as { databaseUrl: string };
+const { databaseUrl, env = {} } = JSON.parse(process.argv[2] ?? "{}") as {
+  databaseUrl: string;
+  /** Settings on top of the defaults below (a shared Redis, webhooks on, a files directory). */
+  env?: Record<string, string>;
+};
 let app: Awaited<ReturnType<typeof createRubricon>> | undefined;
 const { url } = await listen({
   handleNode: (req, res, forwardedFor) => app!.handleNode(req, res, forwardedFor),
@@ -22,6 +26,7 @@ app = await createRubricon({
     DATA_DIR: "/tmp/rubricon-test-data",
     EMBEDDED_WORKER: "false",
     PASSWORD_HASH_LOG_N: "12",
+    ...env,
   }),
   database: createDatabase({ url: databaseUrl, maxConnections: 4 }),
 });
