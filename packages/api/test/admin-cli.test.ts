@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,7 +15,6 @@ import { expectStatus } from "./helpers/assertions";
 import { call } from "./helpers/clients";
 
 const PACKAGE_DIR = resolve(import.meta.dirname, "..");
-const TSX = join(PACKAGE_DIR, "node_modules/.bin/tsx");
 const SECRETS = {
   OAUTH_JWT_SECRET: "test-oauth-secret-0123456789abcdef0123456789",
   PLUGIN_JWT_SECRET: "test-plugin-secret-0123456789abcdef012345678",
@@ -65,13 +64,37 @@ interface CliResult {
 
 let target: Target;
 
+/**
+ * Node module hooks that name every `@rubricon/*` package the CLI resolves, on stderr: how a test sees that help
+ * and usage errors load nothing of the API, the domain or the database driver.
+ */
+function moduleTracer(): string {
+  const dir = mkdtempSync(join(tmpdir(), "rubricon-admin-hooks-"));
+  writeFileSync(
+    join(dir, "hooks.mjs"),
+    `export async function resolve(specifier, context, next) {
+  if (specifier.startsWith("@rubricon/")) process.stderr.write("module " + specifier + "\\n");
+  return next(specifier, context);
+}\n`,
+  );
+  writeFileSync(
+    join(dir, "register.mjs"),
+    `import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n`,
+  );
+  return join(dir, "register.mjs");
+}
+
 function cli(...args: string[]): Promise<CliResult> {
+  return cliWith([], args);
+}
+
+function cliWith(nodeArgs: string[], args: string[]): Promise<CliResult> {
   // vitest sets BASE_URL to "/" for its own use; the CLI must not read that, nor the outer DATABASE_URL.
   const { DATABASE_URL: _url, BASE_URL: _base, ...inherited } = process.env;
   return new Promise((done) => {
     execFile(
-      TSX,
-      ["src/admin/cli.ts", ...args],
+      process.execPath,
+      [...nodeArgs, "--import", "tsx", "src/admin/cli.ts", ...args],
       {
         cwd: PACKAGE_DIR,
         env: { ...inherited, ...SECRETS, NODE_ENV: "test", ...target.env },
@@ -198,6 +221,30 @@ describe("admin CLI", () => {
     const help = await cli("help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("bootstrap --email");
+  }, 120_000);
+
+  it("takes `pnpm admin -- help` and answers help and usage errors without loading the API", async () => {
+    // pnpm hands the `--` separator on to the script.
+    const separated = await cli("--", "help");
+    expect(separated.code).toBe(0);
+    expect(separated.stdout).toContain("set-limits --team");
+
+    const tracer = moduleTracer();
+    const traced = (...args: string[]) => cliWith(["--import", tracer], args);
+    const loaded = (r: CliResult) => [...r.stderr.matchAll(/^module (@rubricon\/[\w-]+)/gm)].map((m) => m[1]);
+    for (const args of [["help"], ["--", "help"], ["nope"], ["set-plan", "--colour"], []]) {
+      const result = await traced(...args);
+      expect(result.code, args.join(" ")).toBe(args.includes("help") ? 0 : 2);
+      expect(loaded(result), args.join(" ")).toEqual([]);
+    }
+    // A bad plan needs only the contracts' list of plans.
+    const badPlan = await traced("set-plan", "--team", "team_x", "--plan", "gold");
+    expect(badPlan.code).toBe(2);
+    expect(new Set(loaded(badPlan))).toEqual(new Set(["@rubricon/contracts"]));
+    // The tracer does see a command that reaches the database.
+    const real = await traced("set-plan", "--team", "team_doesnotexist", "--plan", "pro");
+    expect(real.code).toBe(1);
+    expect(loaded(real)).toContain("@rubricon/core");
   }, 120_000);
 
   it("mints keys that work against the API on the same database", async () => {

@@ -7,22 +7,13 @@
  */
 import { parseArgs } from "node:util";
 import type { Plan, Scope } from "@rubricon/contracts";
-import {
-  ApiError,
-  bootstrapAccount,
-  type CoreContext,
-  type CustomLimitKey,
-  isPlan,
-  parseScopeList,
-  setPasswordHashCost,
-  setTeamLimits,
-  setTeamPlan,
-  systemClock,
-} from "@rubricon/core";
-import { createDatabase, type Database, DataDirLockedError, migrateDatabase } from "@rubricon/db";
-import { loadEnv } from "../config/env";
+import type { CoreContext, CustomLimitKey } from "@rubricon/core";
+import type { Database } from "@rubricon/db";
 
-const USAGE = `Usage: pnpm --silent admin <command> [options]
+// Only type imports above: help and usage errors load nothing else, so they answer at once. The domain, the
+// database driver and the settings are imported when a command runs.
+
+const USAGE = `Usage: pnpm --silent admin <command> [options]   (also: pnpm admin -- <command> ...)
 
 Commands:
   bootstrap --email E [--password P] --team NAME [--plan free|team|pro|enterprise] [--scopes '*'] [--json]
@@ -70,18 +61,21 @@ function required(flags: Flags, name: string): string {
   return value;
 }
 
-function planFlag(value: string): Plan {
-  if (!isPlan(value))
-    throw new UsageError(`Unknown plan '${value}'; expected free, team, pro or enterprise.`);
-  return value;
+async function planFlag(value: string): Promise<Plan> {
+  const { PLANS } = await import("@rubricon/contracts");
+  if (!(PLANS as readonly string[]).includes(value))
+    throw new UsageError(`Unknown plan '${value}'; expected ${PLANS.join(", ")}.`);
+  return value as Plan;
 }
 
-function scopesFlag(value: string): Scope[] {
-  try {
-    return parseScopeList(value);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+/** Scopes as an operator types them: comma- or space-separated; an unknown one is a usage error naming it. */
+async function scopesFlag(value: string): Promise<Scope[]> {
+  const { SCOPES } = await import("@rubricon/contracts");
+  const parts = [...new Set(value.split(/[\s,]+/).filter((s) => s.length > 0))];
+  if (parts.length === 0) throw new UsageError("At least one scope is required.");
+  const unknown = parts.find((p) => !(SCOPES as readonly string[]).includes(p));
+  if (unknown) throw new UsageError(`Unknown scope '${unknown}'; known scopes: ${SCOPES.join(", ")}.`);
+  return parts as Scope[];
 }
 
 function limitFlag(value: string | boolean | undefined, name: string): number | null | undefined {
@@ -96,6 +90,8 @@ async function openDatabase(): Promise<{
   database: Database;
   ctx: CoreContext;
 }> {
+  const [{ loadEnv }, { setPasswordHashCost, systemClock }, { createDatabase, migrateDatabase }] =
+    await Promise.all([import("../config/env"), import("@rubricon/core"), import("@rubricon/db")]);
   let env: ReturnType<typeof loadEnv>;
   try {
     env = loadEnv();
@@ -134,7 +130,8 @@ function print(json: boolean, value: Record<string, unknown>, summary: string): 
 }
 
 async function run(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
+  // `pnpm admin -- help` hands the separator on; it means nothing here.
+  const [command, ...rest] = argv[0] === "--" ? argv.slice(1) : argv;
   switch (command) {
     case undefined:
       throw new UsageError("A command is required.");
@@ -156,9 +153,10 @@ async function run(argv: string[]): Promise<void> {
       if (!/^[^\s@]+@[^\s@]+$/.test(email.trim()))
         throw new UsageError(`'${email}' is not an email address.`);
       const teamName = required(flags, "team");
-      const plan = planFlag(typeof flags.plan === "string" ? flags.plan : "free");
-      const scopes = scopesFlag(typeof flags.scopes === "string" ? flags.scopes : "*");
+      const plan = await planFlag(typeof flags.plan === "string" ? flags.plan : "free");
+      const scopes = await scopesFlag(typeof flags.scopes === "string" ? flags.scopes : "*");
       const password = typeof flags.password === "string" ? flags.password : undefined;
+      const { bootstrapAccount } = await import("@rubricon/core");
       const result = await withDatabase((ctx) =>
         bootstrapAccount(ctx, { email, password, teamName, plan, scopes }),
       );
@@ -182,7 +180,8 @@ async function run(argv: string[]): Promise<void> {
         json: { type: "boolean" },
       });
       const teamId = required(flags, "team");
-      const plan = planFlag(required(flags, "plan"));
+      const plan = await planFlag(required(flags, "plan"));
+      const { setTeamPlan } = await import("@rubricon/core");
       const result = await withDatabase((ctx) => setTeamPlan(ctx, teamId, plan));
       print(flags.json === true, result, `Team ${result.teamId} is now on the ${result.plan} plan.`);
       return;
@@ -210,6 +209,7 @@ async function run(argv: string[]): Promise<void> {
       }
       if (Object.keys(limits).length === 0)
         throw new UsageError("Give at least one of --rpm, --autouser-ratings, --human-ratings, --evals.");
+      const { setTeamLimits } = await import("@rubricon/core");
       const result = await withDatabase((ctx) => setTeamLimits(ctx, teamId, limits));
       const shown = result.customLimits ? JSON.stringify(result.customLimits) : "plan defaults";
       print(flags.json === true, result, `Team ${result.teamId} (${result.plan}) limits: ${shown}.`);
@@ -222,16 +222,26 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
+/** Errors whose message is the whole story for an operator; loaded only once a command has run. */
+async function isOperatorFacing(err: unknown): Promise<boolean> {
+  if (err instanceof OperatorError) return true;
+  const [{ ApiError }, { DataDirLockedError }] = await Promise.all([
+    import("@rubricon/core"),
+    import("@rubricon/db"),
+  ]);
+  return err instanceof ApiError || err instanceof DataDirLockedError;
+}
+
 run(process.argv.slice(2)).then(
   () => {
     process.exitCode = 0;
   },
-  (err: unknown) => {
+  async (err: unknown) => {
     if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n\n${USAGE}\n`);
       process.exitCode = 2;
-    } else if (err instanceof ApiError || err instanceof DataDirLockedError || err instanceof OperatorError) {
-      process.stderr.write(`${err.message}\n`);
+    } else if (await isOperatorFacing(err)) {
+      process.stderr.write(`${(err as Error).message}\n`);
       process.exitCode = 1;
     } else {
       process.stderr.write(`admin: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
