@@ -180,6 +180,48 @@ function nodeBodyChunks(req: IncomingMessage, limit: number): AsyncIterable<Uint
   };
 }
 
+/** The most of an unread body that is read and thrown away so its client can read the answer (see below). */
+export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 10_000;
+
+/**
+ * Reads and throws away what is left of a request's body, so that an answer given before the body was read (a 413,
+ * a 401, a 404) reaches the client. A server that closes a socket with unread bytes in it resets the connection,
+ * and a client still sending (Node's fetch, the SDK) then fails with EPIPE instead of reading the answer (RFC 9112
+ * §9.6). Bounded: past `DISCARD_LIMIT_BYTES` (declared or counted) or `DISCARD_LIMIT_MS`, the answer is sent and
+ * the connection closed anyway. Resolves false when the body could not be read to its end.
+ */
+export function discardNodeBody(req: IncomingMessage): Promise<boolean> {
+  if (req.complete || req.readableEnded) return Promise.resolve(true);
+  if (req.destroyed) return Promise.resolve(false);
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > DISCARD_LIMIT_BYTES) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let size = 0;
+    const finish = (whole: boolean) => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onFail);
+      req.off("close", onFail);
+      if (!whole) req.pause();
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > DISCARD_LIMIT_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onFail = () => finish(false);
+    const timer = setTimeout(onFail, DISCARD_LIMIT_MS);
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onFail);
+    req.on("close", onFail);
+    req.resume();
+  });
+}
+
 /**
  * A node request as an `ApiRequest`, without the Web `Request` and its streams: on a hot route, building those
  * and the `Response` cost about a tenth of the request's CPU.
