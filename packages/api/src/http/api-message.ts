@@ -29,8 +29,15 @@ export interface HeaderReader {
   entries(): Iterable<[string, string]>;
 }
 
+/** A size as people read it: `67 bytes`, `16 KB`, `1.5 MB`. */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
+  const [value, unit] = bytes < 1024 * 1024 ? [bytes / 1024, "KB"] : [bytes / (1024 * 1024), "MB"];
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+}
+
 export function requestTooLarge(limit: number): ApiError {
-  const size = limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MB` : `${Math.floor(limit / 1024)} KB`;
+  const size = byteSize(limit);
   return new ApiError("request_too_large", `The request body is larger than this route accepts (${size}).`, {
     // The rest of an oversized body is not read: the connection is closed after the answer.
     headers: { Connection: "close" },

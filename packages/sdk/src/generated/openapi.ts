@@ -3740,6 +3740,7 @@ export interface components {
             id: string;
             /** @constant */
             object: "file";
+            /** @description The uploaded name with its extension set from `contentType` (a PNG sent as `x.html` is `x.png`), so a download never carries an extension a browser would run. */
             filename: string;
             contentType: string;
             /** @enum {string} */
