@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Request access to an evaluation
-         * @description For signed-in users outside the team, on evaluations shared with ANYONE_WITH_LINK (those that answer 403 evaluation_no_access). One pending request per person and evaluation.
+         * @description For signed-in users outside the team, on evaluations shared with ANYONE_WITH_LINK (those that answer 403 evaluation_no_access). One pending request per person and evaluation. Asking again within 10 minutes of withdrawing is 429 `rate_limit_exceeded` with `Retry-After`; the inbox's owners are told (notification and e-mail) of one request per person and evaluation a day, later ones wait in the inbox.
          */
         post: operations["accessRequests-create"];
         delete?: never;
