@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * Look up a user by email
-         * @description Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email.
+         * @description Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email of someone you share a team or an evaluation with. Anyone else is the same 404 `user_not_found` as an address without an account; share with a new person by email instead.
          */
         get: operations["users-lookup"];
         put?: never;
