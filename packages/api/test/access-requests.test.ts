@@ -6,6 +6,9 @@ import {
   NotificationList,
   NotificationsReadAll,
 } from "@rubricon/contracts";
+import { fixedClock } from "@rubricon/core";
+import { emailOutbox } from "@rubricon/db";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import { bearer, bodyOf, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
@@ -208,6 +211,87 @@ describe("answering", () => {
       }),
     );
     expect(declinedInbox.data.map((r) => r.id)).toContain(r2.id);
+  });
+});
+
+describe("asking again", () => {
+  it("cannot mail-bomb the inbox: a cool-down after a withdraw, one notification and e-mail per person a day", async () => {
+    const clock = fixedClock(new Date());
+    const own = await startTestServer({ clock });
+    try {
+      const [boss, asker] = await Promise.all([signUp(own, "boss"), signUp(own, "asker")]);
+      const evaluation = await createEvaluation(own.api, sessionHeaders(own, boss), {
+        ...SSE_BODY,
+        status: "Running",
+        shareAccess: "ANYONE_WITH_LINK",
+      });
+      const url = `${own.api}/evaluations/${evaluation.id}/access-requests`;
+      const askAgain = () =>
+        call(AccessRequest, url, {
+          method: "POST",
+          headers: sessionHeaders(own, asker),
+          body: { message: "hi" },
+        });
+      const withdraw = (id: string) =>
+        call(AccessRequest, `${url}/${id}/withdraw`, { method: "POST", headers: sessionHeaders(own, asker) });
+      const told = async () => {
+        const bell = (await notificationsOf(own, boss)).data.filter(
+          (n) => n.kind === "access_request.created",
+        );
+        const mails = await own.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, boss.email));
+        return {
+          bell: bell.length,
+          mails: mails.filter((m) => m.subject.includes("asks for access")).length,
+        };
+      };
+
+      // As in the attack: ask, withdraw, ask again, five times in a row.
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const asked = await askAgain();
+        statuses.push(asked.status);
+        if (asked.ok) expectStatus(await withdraw(asked.body.id), 200);
+        else {
+          expectError(asked, 429, { type: "rate_limit_error", code: "rate_limit_exceeded" });
+          const retryAfter = Number(asked.headers.get("retry-after"));
+          expect(retryAfter).toBeGreaterThan(590);
+          expect(retryAfter).toBeLessThanOrEqual(600);
+        }
+      }
+      expect(statuses).toEqual([201, 429, 429, 429, 429]);
+      expect(await told()).toEqual({ bell: 1, mails: 1 });
+
+      // After the cool-down the request is taken and waits in the inbox, but the owner was told today already.
+      clock.advance(10 * 60 * 1000 + 1000);
+      const later = await askAgain();
+      expectStatus(later, 201);
+      const inbox = bodyOf(
+        await call(AccessRequestList, `${own.api}/access-requests/inbox`, {
+          headers: sessionHeaders(own, boss),
+        }),
+      );
+      expect(inbox.data.map((r) => r.id)).toContain(later.body.id);
+      // A decline does not start a cool-down, and asking right after it tells nobody again either.
+      expectStatus(
+        await call(AccessRequest, `${url}/${later.body.id}/decline`, {
+          method: "POST",
+          headers: sessionHeaders(own, boss),
+        }),
+        200,
+      );
+      const afterDecline = await askAgain();
+      expectStatus(afterDecline, 201);
+      expect(await told()).toEqual({ bell: 1, mails: 1 });
+
+      // A day on, the next request is news again.
+      clock.advance(24 * 60 * 60 * 1000);
+      expectStatus(await withdraw(afterDecline.body.id), 200);
+      clock.advance(10 * 60 * 1000 + 1000);
+      expectStatus(await askAgain(), 201);
+      expect(await told()).toEqual({ bell: 2, mails: 2 });
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -17,7 +17,7 @@ import {
   signUp,
   type TestUser,
 } from "./helpers/clients";
-import { PublicRaterStarted, runningEvaluation } from "./helpers/ratings";
+import { PublicRaterStarted, runningEvaluation, startPublicRater } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 /** Every HTTP entry point (/api/v1, /api/trpc, /api/auth, /api/share) answers through the one pipeline. */
@@ -132,8 +132,9 @@ describe("request bodies", () => {
     const signIn = await postChunked(`${server.url}/api/auth/sign-in`, 60 * 1024 * 1024);
     expect(signIn.status).toBe(413);
     expect(ErrorEnvelope.parse(JSON.parse(signIn.body)).error.code).toBe("request_too_large");
-    // The server stopped reading: the client could not push anywhere near the 60 MB it meant to.
-    expect(signIn.sent).toBeLessThan(20 * 1024 * 1024);
+    // The server stopped reading: past the bound it discards (16 MB) so a client can read the answer, it closes,
+    // and the client could not push anywhere near the 60 MB it meant to.
+    expect(signIn.sent).toBeLessThan(30 * 1024 * 1024);
 
     const rest = await postChunked(`${server.api}/evaluations`, 3 * 1024 * 1024, bearer(key));
     expect(rest.status).toBe(413);
@@ -152,6 +153,116 @@ describe("request bodies", () => {
       body: { name: "x".repeat(20_000) },
     });
     expectError(share, 413, { type: "invalid_request_error", code: "request_too_large" });
+  });
+
+  it("refused early still reach Node's fetch: an 11 MB multipart upload and a 5 MB share rating get their 413", async () => {
+    const { evaluation } = await runningEvaluation(server, bearer(key), {
+      extra: { shareAccess: "ANYONE_WITH_LINK" },
+    });
+    const rater = await startPublicRater(server, evaluation.shareToken);
+    /** A body the client is still sending after the server has decided, as a slow or large upload is. */
+    const streamed = (total: number, head: Uint8Array = new Uint8Array(0)) => {
+      let sent = -1;
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (sent === -1) {
+            sent = 0;
+            controller.enqueue(head);
+          } else if (sent >= total) controller.close();
+          else {
+            sent += 64 * 1024;
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            controller.enqueue(new Uint8Array(64 * 1024));
+          }
+        },
+      });
+    };
+    const boundary = "----rubricon";
+    const partHead = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`,
+    );
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(11 * 1024 * 1024)], { type: "image/png" }), "big.png");
+    const shareUrl = `${server.url}/api/share/${evaluation.shareToken}/ratings`;
+    const shareHeaders = { "Content-Type": "application/json", Origin: server.url, Cookie: rater.cookie! };
+    const attempts: [string, () => Promise<Response>][] = [
+      // As the SDK sends a file: FormData, with its length declared.
+      [
+        "multipart",
+        () =>
+          fetch(`${server.api}/files`, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${key}` },
+            body: form,
+          }),
+      ],
+      // Streamed with no declared length: the server reads 10 MB before it can tell, the client is still sending.
+      [
+        "streamed multipart",
+        () =>
+          fetch(`${server.api}/files`, {
+            method: "POST",
+            headers: {
+              Authorization: `Bearer ${key}`,
+              "Content-Type": `multipart/form-data; boundary=${boundary}`,
+            },
+            body: streamed(11 * 1024 * 1024, partHead),
+            duplex: "half",
+          } as RequestInit),
+      ],
+      [
+        "share rating",
+        () =>
+          fetch(shareUrl, {
+            method: "POST",
+            headers: shareHeaders,
+            body: JSON.stringify({ x: "a".repeat(5 * 1024 * 1024) }),
+          }),
+      ],
+      [
+        "streamed share rating",
+        () =>
+          fetch(shareUrl, {
+            method: "POST",
+            headers: shareHeaders,
+            body: streamed(5 * 1024 * 1024),
+            duplex: "half",
+          } as RequestInit),
+      ],
+    ];
+    for (const [label, send] of attempts) {
+      const res = await send().catch((err: Error & { cause?: { code?: string } }) => {
+        throw new Error(`${label}: ${err.cause?.code ?? err.message}`);
+      });
+      const body = ErrorEnvelope.parse(await res.json());
+      expect({ label, status: res.status }).toEqual({ label, status: 413 });
+      expect(body.error.code).toBe(label.endsWith("multipart") ? "file_too_large" : "request_too_large");
+    }
+    // The connection the refusals left is usable: the next request answers normally.
+    expect((await fetch(`${server.api}/auth/whoami`, { headers: bearer(key) })).status).toBe(200);
+  });
+
+  it("nested deeper than 64 levels are invalid JSON (400), not a stack overflow", async () => {
+    const deep = `${"[".repeat(10_000)}1${"]".repeat(10_000)}`;
+    for (const [method, url, headers] of [
+      ["POST", `${server.api}/evaluations`, bearer(key)],
+      ["PATCH", `${server.api}/settings/byok`, sessionHeaders(server, user)],
+    ] as const) {
+      const res = await fetch(url, { method, headers, body: `{"name":${deep}}` });
+      expect(res.status).toBe(400);
+      expect(ErrorEnvelope.parse(await res.json()).error).toMatchObject({
+        type: "invalid_request_error",
+        code: "invalid_json",
+      });
+    }
+    // Brackets inside strings are text, not nesting; 64 real levels are still parsed (and judged by the schema).
+    const res = await fetch(`${server.api}/evaluations`, {
+      method: "POST",
+      headers: bearer(key),
+      body: JSON.stringify({ name: "[".repeat(5000), x: JSON.parse(`${"[".repeat(63)}1${"]".repeat(63)}`) }),
+    });
+    expect(res.status).toBe(400);
+    expect(ErrorEnvelope.parse(await res.json()).error.code).not.toBe("invalid_json");
   });
 
   it("that are not UTF-8 are invalid JSON, not mangled", async () => {

@@ -9,7 +9,16 @@ import {
 import { fixedClock, removeOrphanedFiles } from "@rubricon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "./helpers/assertions";
-import { bearer, bodyOf, call, mintApiKey, readAnswer, signUp, type TestUser } from "./helpers/clients";
+import {
+  bearer,
+  bodyOf,
+  call,
+  errorOf,
+  mintApiKey,
+  readAnswer,
+  signUp,
+  type TestUser,
+} from "./helpers/clients";
 import { GIF, HTML, type LocalS3, MP4, PDF, PNG, startLocalS3, uploadFile } from "./helpers/files";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -164,16 +173,52 @@ for (const storage of ["local", "s3"] as const) {
     });
 
     it("refuses a direct upload whose size is not the declared one", async () => {
-      const ticket = await directUpload(PNG, {
-        filename: "a.png",
-        contentType: "image/png",
-        size: PNG.length + 10,
-      });
-      expectError(await finalize(ticket.fileId), 400, {
-        type: "invalid_request_error",
-        code: "file_size_mismatch",
-        param: "size",
-      });
+      const ticket = bodyOf(
+        await call(FileUploadTicket, `${server.api}/files/init`, {
+          method: "POST",
+          headers: bearer(key),
+          body: { filename: "a.png", contentType: "image/png", size: PNG.length + 10 },
+        }),
+      );
+      const put = await fetch(ticket.uploadUrl, { method: "PUT", headers: ticket.headers, body: PNG });
+      if (storage === "local") {
+        // Our own upload URL counts the bytes: a short upload is refused at once, and nothing is kept.
+        expectError(await readAnswer(UploadedFile, put), 400, {
+          type: "invalid_request_error",
+          code: "file_size_mismatch",
+        });
+        expectError(await finalize(ticket.fileId), 400, {
+          type: "invalid_request_error",
+          code: "file_not_ready",
+        });
+      } else {
+        // A bucket's presigned PUT is checked by the bucket; whatever it stored, finalize checks the size.
+        expect(put.status).toBe(200);
+        expectError(await finalize(ticket.fileId), 400, {
+          type: "invalid_request_error",
+          code: "file_size_mismatch",
+          param: "size",
+        });
+      }
+    });
+
+    it("names a file by the type of its bytes: a PNG sent as x.html is stored and served as x.png", async () => {
+      const res = await upload(PNG, "x.html", "image/png");
+      expectStatus(res, 201);
+      expect(res.body).toMatchObject({ filename: "x.png", contentType: "image/png" });
+      const got = await download(res.body.id);
+      expect(got.target?.status).toBe(200);
+      expect(got.target?.headers.get("content-disposition")).toContain('filename="x.png"');
+      expect(got.target?.headers.get("content-disposition")).not.toContain("html");
+
+      // No extension gets one; a known one of the same type stays as it is.
+      expect(bodyOf(await upload(PNG, "screenshot", "image/png")).filename).toBe("screenshot.png");
+      expect(bodyOf(await upload(MP4, "Clip.M4V", "video/mp4")).filename).toBe("Clip.M4V");
+
+      const ticket = await directUpload(PNG, { filename: "shot.svg", contentType: "image/png" });
+      expect(bodyOf(await finalize(ticket.fileId)).filename).toBe("shot.png");
+      const direct = await download(ticket.fileId);
+      expect(direct.target?.headers.get("content-disposition")).toContain('filename="shot.png"');
     });
 
     it("keeps a direct upload within the plan's size (Pro: 500 MB)", async () => {
@@ -556,8 +601,8 @@ describe("local signed URLs and upload limits", () => {
         "Content-Length": String(11 * 1024 * 1024),
       },
       body: Buffer.alloc(11 * 1024 * 1024),
-    }).catch(() => null);
-    if (res) expect(res.status).toBe(413);
+    });
+    expect(res.status).toBe(413);
 
     const ticket = bodyOf(
       await call(FileUploadTicket, `${server.api}/files/init`, {
@@ -577,6 +622,55 @@ describe("local signed URLs and upload limits", () => {
       type: "authorization_error",
       code: "signed_url_invalid",
     });
+  });
+
+  it("takes exactly the declared bytes on an upload URL, and none once the file is settled", async () => {
+    const init = async (size: number, contentType = "image/png") =>
+      bodyOf(
+        await call(FileUploadTicket, `${server.api}/files/init`, {
+          method: "POST",
+          headers: bearer(key),
+          body: { filename: "a.png", contentType, size },
+        }),
+      );
+    const finalize = (fileId: string) =>
+      call(UploadedFile, `${server.api}/files/${fileId}/finalize`, { method: "POST", headers: bearer(key) });
+    const put = (url: string, body: Uint8Array | ReadableStream<Uint8Array>) =>
+      fetch(url, {
+        method: "PUT",
+        headers: { "Content-Type": "image/png" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+
+    // Too many bytes: the message names the size in bytes, declared or streamed without a length.
+    const small = await init(PNG.length);
+    for (const body of [Buffer.concat([PNG, PNG]), new Blob([PNG, PNG]).stream()]) {
+      const refused = await readAnswer(UploadedFile, await put(small.uploadUrl, body));
+      expectError(refused, 413, { type: "invalid_request_error", code: "file_too_large" });
+      expect(errorOf(refused).message).toContain(`${PNG.length} bytes`);
+      expect(errorOf(refused).message).not.toContain("0 KB");
+    }
+    // Too few: refused at the PUT, not only at finalize; the full upload then goes through.
+    const short = await readAnswer(UploadedFile, await put(small.uploadUrl, PNG.subarray(0, 20)));
+    expectError(short, 400, { type: "invalid_request_error", code: "file_size_mismatch" });
+    expect(errorOf(short).message).toContain(`has 20 bytes, but ${PNG.length}`);
+    expect((await put(small.uploadUrl, PNG)).status).toBe(200);
+    expectStatus(await finalize(small.fileId), 200);
+    // Ready: the URL takes no more bytes, and the file keeps its own.
+    const afterReady = await readAnswer(UploadedFile, await put(small.uploadUrl, PNG));
+    expectError(afterReady, 403, { type: "authorization_error", code: "signed_url_invalid" });
+
+    // Rejected (an HTML page declared as a PNG): the URL takes nothing more.
+    const html = await init(HTML.length);
+    expect((await put(html.uploadUrl, HTML)).status).toBe(200);
+    expectError(await finalize(html.fileId), 400, {
+      type: "invalid_request_error",
+      code: "file_type_not_allowed",
+    });
+    const afterRejected = await readAnswer(UploadedFile, await put(html.uploadUrl, HTML));
+    expectError(afterRejected, 403, { type: "authorization_error", code: "signed_url_invalid" });
+    expect(errorOf(afterRejected).message).toContain("rejected");
   });
 
   it("refuses uploads that are not multipart, or have no file", async () => {

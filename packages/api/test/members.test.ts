@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import { bearer, bodyOf, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
-import { notificationsOf } from "./helpers/sharing";
+import { notificationsOf, shareWith } from "./helpers/sharing";
 
 let server: TestServer;
 let owner: TestUser;
@@ -268,34 +268,53 @@ describe("removing members", () => {
 });
 
 describe("identity lookup", () => {
-  it("finds a user by exact email and answers only id, name and email", async () => {
-    const res = await call(
-      UserLookup.strict(),
-      `${server.api}/users/lookup?email=${encodeURIComponent(outsider.email)}`,
-      {
-        headers: as(owner),
-      },
-    );
+  it("finds people the caller works with by exact email, and tells a stranger nothing", async () => {
+    const lookup = (who: TestUser, email: string) =>
+      call(UserLookup.strict(), `${server.api}/users/lookup?email=${encodeURIComponent(email)}`, {
+        headers: as(who),
+      });
+    const res = await lookup(owner, admin.email);
     expectStatus(res, 200);
-    expect(res.body).toEqual({
-      object: "user",
-      id: outsider.userId,
-      name: "outsider",
-      email: outsider.email,
-    });
+    expect(res.body).toEqual({ object: "user", id: admin.userId, name: "admin", email: admin.email });
     const partial = outsider.email.slice(0, 8);
-    expectError(
-      await call(UserLookup, `${server.api}/users/lookup?email=${partial}`, { headers: as(owner) }),
-      400,
-      { type: "invalid_request_error", param: "email" },
-    );
-    expectError(
-      await call(UserLookup, `${server.api}/users/lookup?email=x${encodeURIComponent(outsider.email)}`, {
-        headers: as(owner),
-      }),
-      404,
-      { type: "not_found_error", code: "user_not_found" },
-    );
+    expectError(await lookup(owner, partial), 400, { type: "invalid_request_error", param: "email" });
+
+    // As in the attack: a self-registered stranger asks about an account that exists and one that does not.
+    const stranger = await signUp(server, "stranger");
+    const missing = `nobody-${Date.now()}@example.com`;
+    const existing = await lookup(stranger, owner.email);
+    const absent = await lookup(stranger, missing);
+    for (const answer of [existing, absent]) {
+      expectError(answer, 404, { type: "not_found_error", code: "user_not_found", param: "email" });
+    }
+    const shape = (a: typeof existing, email: string) => ({
+      status: a.status,
+      headers: [...a.headers.keys()].filter((h) => !h.startsWith("x-ratelimit")).sort(),
+      error: { ...(a.body as { error: Record<string, unknown> }).error, request_id: "", message: "" },
+      message: (a.body as { error: { message: string } }).error.message.replace(email, "EMAIL"),
+    });
+    expect(shape(existing, owner.email)).toEqual(shape(absent, missing));
+    // Same timing class: one query either way (medians of a few lookups, with room for a busy machine).
+    const median = async (email: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        await lookup(stranger, email);
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[2]!;
+    };
+    expect(Math.abs((await median(owner.email)) - (await median(missing)))).toBeLessThan(25);
+
+    // Once they share an evaluation, each finds the other.
+    const evaluation = await createEvaluation(server.api, as(owner), { ...SSE_BODY, name: "Shared" });
+    await shareWith(server, owner, evaluation.id, outsider, "VIEWER");
+    expect(bodyOf(await lookup(outsider, owner.email)).id).toBe(owner.userId);
+    expect(bodyOf(await lookup(owner, outsider.email)).id).toBe(outsider.userId);
+    expect(bodyOf(await lookup(member, outsider.email)).id).toBe(outsider.userId);
+    // Two people shared on the same evaluation, neither in its team.
+    await shareWith(server, owner, evaluation.id, stranger, "VIEWER");
+    expect(bodyOf(await lookup(stranger, outsider.email)).id).toBe(outsider.userId);
   });
 
   it("is for signed-in users only, and limited per user", async () => {

@@ -43,7 +43,11 @@ export const UploadedFile = z
   .object({
     id: z.string(),
     object: z.literal("file"),
-    filename: z.string(),
+    filename: z.string().meta({
+      description:
+        "The uploaded name with its extension set from `contentType` (a PNG sent as `x.html` is `x.png`), so a " +
+        "download never carries an extension a browser would run.",
+    }),
     contentType: z.string(),
     status: z.enum(FILE_STATUSES),
     createdAt: DateTime,

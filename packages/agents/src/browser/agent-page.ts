@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Request, Route } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Request, Route } from "playwright-core";
 import { publicUrlsOnly } from "../network/url-policy";
 import {
   type ActionOutcome,
@@ -21,6 +21,60 @@ const ACTION_NAVIGATION_WAIT_MS = 10_000;
 const SETTLE_WAIT_MS = 2_000;
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+interface PausedResponse {
+  requestId: string;
+  frameId: string;
+  resourceType: string;
+  request: { url: string };
+  responseStatusCode?: number;
+  responseHeaders?: { name: string; value: string }[];
+}
+
+/**
+ * Every redirect the page's requests meet (documents, images, scripts, fetches), checked before the browser follows
+ * it: redirects are followed inside the browser's network stack, where no Playwright route sees them, so the
+ * DevTools Fetch domain pauses each response and a Location that fails the guard fails the request instead of
+ * being connected to. `onBlockedNavigation` hears of refused main-frame documents, which the visit reports.
+ */
+async function guardRedirects(
+  session: CDPSession,
+  isAllowed: (url: string) => Promise<boolean>,
+  onBlockedNavigation: (url: string) => void,
+): Promise<void> {
+  const { frameTree } = (await session.send("Page.getFrameTree")) as { frameTree: { frame: { id: string } } };
+  const mainFrameId = frameTree.frame.id;
+  const check = async (paused: PausedResponse) => {
+    const status = paused.responseStatusCode ?? 0;
+    const location =
+      status >= 300 && status < 400
+        ? paused.responseHeaders?.find((h) => h.name.toLowerCase() === "location")?.value
+        : undefined;
+    let target: string | null = null;
+    if (location !== undefined) {
+      try {
+        target = new URL(location, paused.request.url).toString();
+      } catch {
+        target = null;
+      }
+    }
+    if (location !== undefined && (target === null || !(await isAllowed(target)))) {
+      if (paused.resourceType === "Document" && paused.frameId === mainFrameId)
+        onBlockedNavigation(target ?? location);
+      await session.send("Fetch.failRequest", {
+        requestId: paused.requestId,
+        errorReason: "BlockedByClient",
+      });
+      return;
+    }
+    await session.send("Fetch.continueRequest", { requestId: paused.requestId });
+  };
+  session.on("Fetch.requestPaused", (paused) => {
+    // A request the page abandoned or a closed page has nothing left to continue.
+    check(paused as PausedResponse).catch(() => undefined);
+  });
+  await session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Response" }] });
+}
 
 /** One context per run: the persona's device, an address guard on every request, and a kill switch. */
 export async function openAgentPage(browser: Browser, options: OpenPageOptions): Promise<AgentPage> {
@@ -81,8 +135,8 @@ export async function openAgentPage(browser: Browser, options: OpenPageOptions):
       const url = request.url();
       const main = isMainFrameNavigation(request);
       if (!(await isAllowed(url))) return refuse(route, url, main);
-      // Redirects are followed inside the network stack, out of a route's sight; fetching a document hop by hop
-      // lets each Location be checked before anything connects to it.
+      // A route sees only a request's first URL; the redirects after it are checked hop by hop below (`guardRedirects`).
+      // A document's first hop is fetched here so the refused Location can be reported as the visit's error.
       if (!request.isNavigationRequest()) return route.continue();
       let response: Awaited<ReturnType<Route["fetch"]>>;
       try {
@@ -106,7 +160,20 @@ export async function openAgentPage(browser: Browser, options: OpenPageOptions):
       return route.fulfill({ response });
     });
 
+    // WebSockets never pass through `route`: each one is held until its address passed the same guard, then
+    // connected (or closed with 1008, policy violation, before anything reaches the server).
+    await context.routeWebSocket(
+      () => true,
+      async (socket) => {
+        const target = socket.url().replace(/^ws(s?):/i, "http$1:");
+        if (await isAllowed(target)) socket.connectToServer();
+        else
+          await socket.close({ code: 1008, reason: "blocked by the address guard" }).catch(() => undefined);
+      },
+    );
+
     const page = await context.newPage();
+    await guardRedirects(await context.newCDPSession(page), isAllowed, (url) => blocked.push(url));
     if (conditions) {
       const cdp = await context.newCDPSession(page);
       await cdp.send("Network.enable");

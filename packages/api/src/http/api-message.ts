@@ -29,8 +29,15 @@ export interface HeaderReader {
   entries(): Iterable<[string, string]>;
 }
 
+/** A size as people read it: `67 bytes`, `16 KB`, `1.5 MB`. */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
+  const [value, unit] = bytes < 1024 * 1024 ? [bytes / 1024, "KB"] : [bytes / (1024 * 1024), "MB"];
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+}
+
 export function requestTooLarge(limit: number): ApiError {
-  const size = limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MB` : `${Math.floor(limit / 1024)} KB`;
+  const size = byteSize(limit);
   return new ApiError("request_too_large", `The request body is larger than this route accepts (${size}).`, {
     // The rest of an oversized body is not read: the connection is closed after the answer.
     headers: { Connection: "close" },
@@ -178,6 +185,48 @@ function nodeBodyChunks(req: IncomingMessage, limit: number): AsyncIterable<Uint
       };
     },
   };
+}
+
+/** The most of an unread body that is read and thrown away so its client can read the answer (see below). */
+export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 10_000;
+
+/**
+ * Reads and throws away what is left of a request's body, so that an answer given before the body was read (a 413,
+ * a 401, a 404) reaches the client. A server that closes a socket with unread bytes in it resets the connection,
+ * and a client still sending (Node's fetch, the SDK) then fails with EPIPE instead of reading the answer (RFC 9112
+ * §9.6). Bounded: past `DISCARD_LIMIT_BYTES` (declared or counted) or `DISCARD_LIMIT_MS`, the answer is sent and
+ * the connection closed anyway. Resolves false when the body could not be read to its end.
+ */
+export function discardNodeBody(req: IncomingMessage): Promise<boolean> {
+  if (req.complete || req.readableEnded) return Promise.resolve(true);
+  if (req.destroyed) return Promise.resolve(false);
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > DISCARD_LIMIT_BYTES) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let size = 0;
+    const finish = (whole: boolean) => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onFail);
+      req.off("close", onFail);
+      if (!whole) req.pause();
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > DISCARD_LIMIT_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onFail = () => finish(false);
+    const timer = setTimeout(onFail, DISCARD_LIMIT_MS);
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onFail);
+    req.on("close", onFail);
+    req.resume();
+  });
 }
 
 /**

@@ -2,7 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { API_VERSION } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
-import { type ApiRequest, type ForwardedFor, fromNodeRequest, fromWebRequest } from "./api-message";
+import {
+  type ApiRequest,
+  discardNodeBody,
+  type ForwardedFor,
+  fromNodeRequest,
+  fromWebRequest,
+} from "./api-message";
 import { clientIp } from "./client-ip";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
 import { resolvePrincipal } from "./principal";
@@ -92,6 +98,38 @@ export async function streamReply(
   };
 }
 
+/** Deeper than any input of the API needs; far below the depth where a recursive walk of the value overflows. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `MAX_JSON_DEPTH`. Brackets are counted first with native
+ * `indexOf` (a body with few of them cannot be deep, which is every ordinary body); only then is the text walked,
+ * skipping strings.
+ */
+export function jsonTooDeep(text: string): boolean {
+  let brackets = 0;
+  for (const open of ["[", "{"]) {
+    for (let i = text.indexOf(open); i !== -1; i = text.indexOf(open, i + 1)) {
+      if (++brackets > MAX_JSON_DEPTH) break;
+    }
+  }
+  if (brackets <= MAX_JSON_DEPTH) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -145,6 +183,12 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
         throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
       }
       if (text.trim() === "") return {};
+      if (jsonTooDeep(text)) {
+        throw new ApiError(
+          "invalid_json",
+          `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+        );
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -205,7 +249,13 @@ export function createPipeline(services: AppServices, entries: EntryPoint[]): Pi
     handle,
     handleNode(req, res, forwardedFor) {
       handle(fromNodeRequest(req, res, forwardedFor))
-        .then((reply) => writeNodeReply(res, reply))
+        .then(async (reply) => {
+          if (reply.written || req.complete) return writeNodeReply(res, reply);
+          // Answered before the body was read (refused early): the client gets to finish sending, then the answer.
+          const whole = await discardNodeBody(req);
+          if (!whole) reply.headers.Connection = "close";
+          writeNodeReply(res, reply);
+        })
         .catch((err: unknown) => {
           console.error(err);
           if (!res.headersSent) res.statusCode = 500;

@@ -1,7 +1,21 @@
-import { ApiError, inlineDisposition, LOCAL_STORAGE_PREFIX, LocalFileStorage } from "@rubricon/core";
+import {
+  ApiError,
+  assertUploadPending,
+  inlineDisposition,
+  LOCAL_STORAGE_PREFIX,
+  LocalFileStorage,
+} from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
 import type { AppServices } from "../trpc/context";
 import { type EntryPoint, jsonReply } from "./pipeline";
+
+function uploadTooLarge(size: number): ApiError {
+  return new ApiError(
+    "file_too_large",
+    `The upload is larger than the ${size} bytes declared for this file.`,
+    { details: { limit: size }, headers: { Connection: "close" } },
+  );
+}
 
 /** Served files may not run anything on our origin; a PDF needs the browser's viewer, which a sandbox blocks. */
 const NO_ACTIVE_CONTENT = "default-src 'none'; img-src 'self'; media-src 'self'; sandbox";
@@ -55,7 +69,20 @@ export function createStorageEntry(services: AppServices): EntryPoint {
             `Send the upload with \`Content-Type: ${signed.contentType}\`, the type this URL was made for.`,
           );
         }
-        await storage.receive(key, ex.req.bodyChunks(signed.size), signed.size);
+        await assertUploadPending(services.db, key);
+        const declared = ex.req.headers.get("content-length");
+        if (declared !== null && Number(declared) > signed.size) throw uploadTooLarge(signed.size);
+        // `receive` counts the bytes against the signed size, so a body without a declared length is refused the
+        // moment it passes it.
+        const received = await storage.receive(key, ex.req.bodyChunks(Number.MAX_SAFE_INTEGER), signed.size);
+        if (received !== signed.size) {
+          await storage.delete(key);
+          throw new ApiError(
+            "file_size_mismatch",
+            `The upload has ${received} bytes, but ${signed.size} were declared for this file; PUT all of them.`,
+            { details: { declaredSize: signed.size, size: received } },
+          );
+        }
         return jsonReply(ex, 200, { object: "file_upload", received: true });
       }
 

@@ -53,6 +53,8 @@ async function teamOfGrant(db: Db, grantId: string | undefined): Promise<string>
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
 /**
  * The OAuth 2.1 authorization server (oidc-provider): dynamic registration, authorization code with PKCE S256,
  * resource indicators choosing the audience, HS256 JWT access tokens of at most 15 minutes, rotating refresh
@@ -96,6 +98,23 @@ export function createOAuthProvider(services: AppServices): Provider {
       response_types: ["code"],
       token_endpoint_auth_method: "client_secret_basic",
       id_token_signed_response_alg: "EdDSA",
+    },
+    // OAuth 2.1 §2.3.1: a redirect URI over plain http is allowed only back to the user's own machine (a native
+    // app's loopback listener); anywhere else a code in transit could be read or altered. RFC 7591 §3.2.2 names
+    // the error.
+    extraClientMetadata: {
+      properties: ["redirect_uris"],
+      validator: (_ctx, key, value) => {
+        if (key !== "redirect_uris" || !Array.isArray(value)) return;
+        for (const uri of value as unknown[]) {
+          const parsed = typeof uri === "string" ? URL.parse(uri) : null;
+          if (parsed?.protocol === "http:" && !LOOPBACK_HOSTS.has(parsed.hostname)) {
+            const err = new errors.InvalidRedirectUri();
+            err.error_description = `redirect_uris may use http only for loopback addresses (127.0.0.1, [::1], localhost); use https for ${parsed.host}`;
+            throw err;
+          }
+        }
+      },
     },
     routes: {
       authorization: `${OAUTH_PREFIX}/authorize`,

@@ -28,7 +28,9 @@ export const accessRequestsRouter = router({
         summary: "Request access to an evaluation",
         description:
           "For signed-in users outside the team, on evaluations shared with ANYONE_WITH_LINK (those that answer " +
-          "403 evaluation_no_access). One pending request per person and evaluation.",
+          "403 evaluation_no_access). One pending request per person and evaluation. Asking again within 10 " +
+          "minutes of withdrawing is 429 `rate_limit_exceeded` with `Retry-After`; the inbox's owners are told " +
+          "(notification and e-mail) of one request per person and evaluation a day, later ones wait in the inbox.",
       },
       sessionOnly: true,
       successStatus: 201,

@@ -176,12 +176,14 @@ export const usersRouter = router({
         tags,
         summary: "Look up a user by email",
         description:
-          "Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email.",
+          "Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email " +
+          "of someone you share a team or an evaluation with. Anyone else is the same 404 `user_not_found` as an " +
+          "address without an account; share with a new person by email instead.",
       },
       sessionOnly: true,
       routeLimit: { key: "user", limit: 30, windowSec: 60 },
     })
     .input(UserLookupQuery)
     .output(UserLookup)
-    .query(({ ctx, input }) => core.lookupUser(ctx.core, input.email)),
+    .query(({ ctx, input }) => core.lookupUser(ctx.core, ctx.actor.userId, input.email)),
 });

@@ -5,10 +5,11 @@ import {
   evaluationShares,
   evaluations,
   newId,
+  notifications,
   type Params,
   teams,
 } from "@rubricon/db";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { allows, evaluationNotFound, loadEvaluationAccess } from "../evaluations/access";
 import type { EvaluationRow } from "../evaluations/serialize";
 import { notify } from "../notifications/notify";
@@ -65,6 +66,78 @@ async function inboxOwners(tx: DbOrTx, evaluation: EvaluationRow): Promise<strin
   return [...ids];
 }
 
+/** After withdrawing a request, how long its requester waits before asking again for the same evaluation. */
+export const ACCESS_REQUEST_COOLDOWN_MS = 10 * 60 * 1000;
+/** The inbox is told (bell and e-mail) of one request per person and evaluation in this period; later ones wait in it. */
+export const ACCESS_REQUEST_NOTIFY_PERIOD_MS = 24 * 60 * 60 * 1000;
+
+/** Refuses a request made too soon after the same person withdrew one for the same evaluation. */
+async function assertCooledDown(
+  tx: DbOrTx,
+  requesterId: string,
+  evaluationId: string,
+  now: Date,
+): Promise<void> {
+  const [withdrawn] = await tx
+    .select({ at: accessRequests.decidedAt })
+    .from(accessRequests)
+    .where(
+      and(
+        eq(accessRequests.requesterId, requesterId),
+        eq(accessRequests.evaluationId, evaluationId),
+        eq(accessRequests.status, "withdrawn"),
+        gt(accessRequests.decidedAt, new Date(now.getTime() - ACCESS_REQUEST_COOLDOWN_MS)),
+      ),
+    )
+    .orderBy(desc(accessRequests.decidedAt))
+    .limit(1);
+  if (!withdrawn?.at) return;
+  const wait = Math.max(
+    1,
+    Math.ceil((withdrawn.at.getTime() + ACCESS_REQUEST_COOLDOWN_MS - now.getTime()) / 1000),
+  );
+  throw new ApiError(
+    "rate_limit_exceeded",
+    `You withdrew a request for this evaluation ${Math.round((now.getTime() - withdrawn.at.getTime()) / 1000)} s ago; ask again in ${wait} s.`,
+    { headers: { "Retry-After": String(wait) }, details: { retryAfter: wait } },
+  );
+}
+
+/** Whether the inbox was already told of one of this person's requests for the evaluation within the period. */
+async function toldRecently(
+  tx: DbOrTx,
+  owners: string[],
+  requesterId: string,
+  evaluationId: string,
+  now: Date,
+): Promise<boolean> {
+  if (owners.length === 0) return false;
+  const since = new Date(now.getTime() - ACCESS_REQUEST_NOTIFY_PERIOD_MS);
+  const recent = tx
+    .select({ id: accessRequests.id })
+    .from(accessRequests)
+    .where(
+      and(
+        eq(accessRequests.requesterId, requesterId),
+        eq(accessRequests.evaluationId, evaluationId),
+        gt(accessRequests.createdAt, since),
+      ),
+    );
+  const [told] = await tx
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(
+      and(
+        inArray(notifications.userId, owners),
+        eq(notifications.kind, "access_request.created"),
+        gt(notifications.createdAt, since),
+        inArray(sql`${notifications.data}->>'requestId'`, recent),
+      ),
+    )
+    .limit(1);
+  return told !== undefined;
+}
+
 /**
  * `POST /evaluations/{id}/access-requests`: a signed-in user outside the team asks for access to an evaluation
  * whose link lets anyone ask (`ANYONE_WITH_LINK`, once it is out of Draft: the evaluations that answer 403
@@ -92,6 +165,7 @@ export async function createAccessRequest(
       throw evaluationNotFound(evaluationId);
     }
     const now = ctx.clock.now();
+    await assertCooledDown(tx, actor.userId, evaluationId, now);
     const [row] = await tx
       .insert(accessRequests)
       .values({
@@ -113,7 +187,10 @@ export async function createAccessRequest(
       );
     }
     const requester = await findPersonById(tx, actor.userId);
-    for (const userId of await inboxOwners(tx, evaluation)) {
+    const owners = await inboxOwners(tx, evaluation);
+    // Asking again (after a withdraw or a decline) lands in the inbox, but tells its owners once a period at most.
+    const told = await toldRecently(tx, owners, actor.userId, evaluationId, now);
+    for (const userId of told ? [] : owners) {
       await notify(
         tx,
         {

@@ -15,6 +15,20 @@ function typeOfExtension(filename: string): FileContentType | null {
   return null;
 }
 
+/**
+ * The file's name with the extension of its real type: an extension that is not one of the type's is replaced
+ * (`x.html` holding a PNG becomes `x.png`), a name without one gets it. Served names then never carry an extension
+ * a browser or a desktop would open as something else.
+ */
+export function nameForType(filename: string, type: string): string {
+  const extensions = FILE_EXTENSIONS[type as FileContentType];
+  if (!extensions) return filename;
+  const match = /\.([A-Za-z0-9]{1,10})$/.exec(filename);
+  if (match && extensions.includes(match[1]!.toLowerCase())) return filename;
+  const stem = (match ? filename.slice(0, match.index) : filename) || "file";
+  return `${stem.slice(0, 250)}.${extensions[0]}`;
+}
+
 function isAllowed(type: string): type is FileContentType {
   return ALLOWED.has(type);
 }

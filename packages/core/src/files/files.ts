@@ -12,7 +12,7 @@ import { type Clock, systemClock } from "../shared/clock";
 import type { Actor, CoreContext } from "../shared/context";
 import { ApiError } from "../shared/errors";
 import { findMembership, type Membership, resolveTargetTeam } from "../teams/access";
-import { checkFileContent, SNIFF_BYTES } from "./content-check";
+import { checkFileContent, nameForType, SNIFF_BYTES } from "./content-check";
 import type { FileStorage } from "./storage/file-storage";
 
 /** How long a download link lasts: long enough to load a page of stimuli, short enough not to be shared. */
@@ -60,7 +60,8 @@ async function owningTeam(
 
 const storageKeyOf = (teamId: string, fileId: string) => `${teamId}/${fileId}`;
 /** Where a direct upload's URL writes; `finalize` moves it to the file's own key before checking it. */
-export const uploadKeyOf = (storageKey: string) => `${storageKey}-upload`;
+const UPLOAD_SUFFIX = "-upload";
+export const uploadKeyOf = (storageKey: string) => `${storageKey}${UPLOAD_SUFFIX}`;
 
 /** A file the actor may see: its team's, or one of an evaluation the actor may open. Anything else is 404. */
 export async function loadVisibleFile(db: DbOrTx, actor: Actor, fileId: string): Promise<FileRow> {
@@ -109,7 +110,7 @@ export async function createUploadedFile(
       teamId: membership.team.id,
       evaluationId,
       kind: "upload",
-      filename: staged.filename,
+      filename: nameForType(staged.filename, contentType),
       contentType,
       status: "ready",
       declaredSize: staged.size,
@@ -156,6 +157,7 @@ export async function initUpload(
       teamId: membership.team.id,
       evaluationId,
       kind: "upload",
+      // Kept as sent until finalize, which checks its extension against the bytes, then sets it from their type.
       filename: input.filename,
       contentType: input.contentType,
       status: "pending",
@@ -178,10 +180,33 @@ export async function initUpload(
   };
 }
 
+/**
+ * Refuses a direct upload's PUT unless its file is still pending: once finalized (ready) or rejected, the URL takes
+ * no more bytes, though its signature is still good until it expires.
+ */
+export async function assertUploadPending(db: DbOrTx, uploadKey: string): Promise<void> {
+  const storageKey = uploadKey.endsWith(UPLOAD_SUFFIX) ? uploadKey.slice(0, -UPLOAD_SUFFIX.length) : "";
+  const fileId = storageKey.split("/")[1] ?? "";
+  const [row] = fileId
+    ? await db
+        .select({ status: files.status })
+        .from(files)
+        .where(and(eq(files.id, fileId), eq(files.storageKey, storageKey)))
+        .limit(1)
+    : [];
+  if (!row) throw fileNotFound(fileId || uploadKey);
+  if (row.status !== "pending") {
+    throw new ApiError(
+      "signed_url_invalid",
+      `File ${fileId} is ${row.status}; this upload URL takes no more bytes. Start again with \`POST /files/init\`.`,
+    );
+  }
+}
+
 async function settle(
   db: DbOrTx,
   row: FileRow,
-  change: { status: "ready" | "rejected"; size: number | null; contentType?: string },
+  change: { status: "ready" | "rejected"; size: number | null; contentType?: string; filename?: string },
   now: Date,
 ): Promise<FileRow> {
   const [updated] = await db
@@ -242,7 +267,10 @@ export async function finalizeUpload(
     if (err instanceof ApiError) return reject(err);
     throw err;
   }
-  return toUploadedFile(await settle(ctx.db, row, { status: "ready", size, contentType }, ctx.clock.now()));
+  const filename = nameForType(row.filename, contentType);
+  return toUploadedFile(
+    await settle(ctx.db, row, { status: "ready", size, contentType, filename }, ctx.clock.now()),
+  );
 }
 
 /** A short-lived URL for the file's bytes, with the type read from them and its own name. */
@@ -250,7 +278,8 @@ export function signedUrlOf(storage: FileStorage, row: FileRow, clock: Clock = s
   const now = clock.now();
   return storage.signedGetUrl(row.storageKey, {
     contentType: row.contentType,
-    filename: row.filename,
+    // Files stored before names were set from their type are served under a safe name too.
+    filename: nameForType(row.filename, row.contentType),
     expiresAt: new Date(now.getTime() + FILE_URL_TTL_MS),
     now,
   });

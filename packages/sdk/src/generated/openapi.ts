@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * Look up a user by email
-         * @description Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email.
+         * @description Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email of someone you share a team or an evaluation with. Anyone else is the same 404 `user_not_found` as an address without an account; share with a new person by email instead.
          */
         get: operations["users-lookup"];
         put?: never;
@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Request access to an evaluation
-         * @description For signed-in users outside the team, on evaluations shared with ANYONE_WITH_LINK (those that answer 403 evaluation_no_access). One pending request per person and evaluation.
+         * @description For signed-in users outside the team, on evaluations shared with ANYONE_WITH_LINK (those that answer 403 evaluation_no_access). One pending request per person and evaluation. Asking again within 10 minutes of withdrawing is 429 `rate_limit_exceeded` with `Retry-After`; the inbox's owners are told (notification and e-mail) of one request per person and evaluation a day, later ones wait in the inbox.
          */
         post: operations["accessRequests-create"];
         delete?: never;
@@ -3740,6 +3740,7 @@ export interface components {
             id: string;
             /** @constant */
             object: "file";
+            /** @description The uploaded name with its extension set from `contentType` (a PNG sent as `x.html` is `x.png`), so a download never carries an extension a browser would run. */
             filename: string;
             contentType: string;
             /** @enum {string} */

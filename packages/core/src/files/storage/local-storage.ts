@@ -88,7 +88,7 @@ export class LocalFileStorage implements FileStorage {
           throw new ApiError(
             "file_too_large",
             `The upload is larger than the ${maxBytes} bytes declared for this file.`,
-            { headers: { Connection: "close" } },
+            { details: { limit: maxBytes }, headers: { Connection: "close" } },
           );
         yield chunk;
       }
