@@ -33,7 +33,7 @@ const FEATURE_SWITCH: Record<NonNullable<RouteMeta["feature"]>, string> = {
   webhooks: "WEBHOOKS_ENABLED",
 };
 
-const title = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1);
+const title = (plan: string) => (plan.charAt(0).toUpperCase() + plan.slice(1)).replace("_", "-");
 
 /**
  * Who may call a route and what it refuses, written from the same meta the server enforces it by (`assertMayCall`,

@@ -1752,7 +1752,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["webhooks-list"];
         put?: never;
@@ -1764,7 +1764,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         post: operations["webhooks-create"];
         delete?: never;
@@ -1788,7 +1788,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["webhooks-get"];
         put?: never;
@@ -1801,7 +1801,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         delete: operations["webhooks-delete"];
         options?: never;
@@ -1814,7 +1814,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         patch: operations["webhooks-update"];
         trace?: never;
@@ -1836,7 +1836,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         post: operations["webhooks-rotateSecret"];
         delete?: never;
@@ -1862,7 +1862,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          *
          *     Spends nothing of the team's per-minute budget.
          */
@@ -1888,7 +1888,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["webhooks-deliveries-list"];
         put?: never;
@@ -1914,7 +1914,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["webhooks-deliveries-get"];
         put?: never;
@@ -1942,7 +1942,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         post: operations["webhooks-deliveries-retry"];
         delete?: never;
@@ -2054,7 +2054,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["events-list"];
         put?: never;
@@ -2080,7 +2080,7 @@ export interface paths {
          *
          *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
          *
-         *     For teams on the Pro and Enterprise plans; other teams get 403 `plan_upgrade_required`.
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["events-get"];
         put?: never;
@@ -2574,7 +2574,7 @@ export interface components {
             name: string;
             description: string | null;
             /** @enum {string} */
-            plan: "free" | "team" | "pro" | "enterprise";
+            plan: "free" | "team" | "pro" | "enterprise" | "self_hosted";
             /**
              * @description The caller's role on this team.
              * @enum {string}
@@ -3746,7 +3746,7 @@ export interface components {
             object: "usage";
             teamId: string;
             /** @enum {string} */
-            plan: "free" | "team" | "pro" | "enterprise";
+            plan: "free" | "team" | "pro" | "enterprise" | "self_hosted";
             /** @description The billing period: the calendar month (UTC) holding now; `end` is exclusive. */
             period: {
                 /**
@@ -8616,7 +8616,7 @@ export interface operations {
                      * @description free, team or pro; Enterprise is set up by an operator.
                      * @enum {string}
                      */
-                    plan: "free" | "team" | "pro" | "enterprise";
+                    plan: "free" | "team" | "pro" | "enterprise" | "self_hosted";
                 };
             };
         };
