@@ -48,6 +48,8 @@ export default defineConfig({
       // Webhooks are a beta feature behind a flag; the webhooks spec delivers to a receiver on loopback.
       WEBHOOKS_ENABLED: "true",
       WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
+      // The plan page and quota specs test billing; a default install starts teams on the self-hosted plan.
+      BILLING_ENABLED: "true",
       // Model keys point at loopback provider servers the specs start.
       AUTOUSER_ALLOW_PRIVATE_URLS: "true",
     },

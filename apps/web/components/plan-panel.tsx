@@ -8,7 +8,13 @@ import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 
-const PLAN_NAMES: Record<Plan, string> = { free: "Free", team: "Team", pro: "Pro", enterprise: "Enterprise" };
+const PLAN_NAMES: Record<Plan, string> = {
+  free: "Free",
+  team: "Team",
+  pro: "Pro",
+  enterprise: "Enterprise",
+  self_hosted: "Self-hosted",
+};
 const PLANS: Plan[] = ["free", "team", "pro", "enterprise"];
 
 function quota(n: number | null): string {
@@ -116,11 +122,17 @@ function TeamPlan({ teamId, team }: { teamId: string; team: Team | undefined }) 
           </p>
         )}
         {!isOwner && <p className="muted">Only an owner of this team can change its plan.</p>}
-        {isOwner && !selfService && (
+        {isOwner && current === "enterprise" && (
           <p className="muted">This team's Enterprise plan is managed with us; contact us to change it.</p>
         )}
+        {current === "self_hosted" && (
+          <p className="muted">
+            This deployment does not bill (its operator has not set <code>BILLING_ENABLED</code>): teams have
+            no monthly quotas.
+          </p>
+        )}
         <div className="plan-grid">
-          {PLANS.map((plan) => {
+          {(current === "self_hosted" ? (["self_hosted"] as Plan[]) : PLANS).map((plan) => {
             const limits = PLAN_LIMITS[plan];
             const isCurrent = plan === current;
             const canSwitch =

@@ -1,5 +1,6 @@
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SESSION_COOKIE } from "../src/http/cookies";
 import { RouteTable } from "../src/http/route-table";
 import { appRouter } from "../src/routers/index";
 import { UUID_V7 } from "./helpers/assertions";
@@ -43,12 +44,12 @@ describe("OpenAPI document", () => {
     expect(doc.info).toMatchObject({ title: "API", version: "v1" });
   });
 
-  it("declares exactly one security scheme, http bearer, applied globally", () => {
-    const schemes = Object.values(doc.components.securitySchemes);
-    expect(schemes).toHaveLength(1);
-    expect(schemes[0]).toMatchObject({ type: "http", scheme: "bearer" });
-    const [name] = Object.keys(doc.components.securitySchemes);
-    expect(doc.security).toEqual([{ [name!]: [] }]);
+  it("declares the bearer scheme and the session cookie, either one accepted globally", () => {
+    expect(doc.components.securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }),
+      sessionCookie: expect.objectContaining({ type: "apiKey", in: "cookie", name: SESSION_COOKIE }),
+    });
+    expect(doc.security).toEqual([{ bearerAuth: [] }, { sessionCookie: [] }]);
   });
 
   it("documents every route of the route table with its method", () => {

@@ -84,17 +84,21 @@ describe(`requests per minute (${testRateLimitWindow} window)`, () => {
     expect((await list(bearer(key))).status).toBe(429);
   });
 
-  it("is one budget for all of a team's keys and its owner's session", async () => {
+  it("is one budget for all of a team's keys; the owner's dashboard session is metered apart", async () => {
     const { user, key } = await freeTeam("shared");
     clock.set(new Date(T0.getTime() - 3_600_000));
     const second = await mintApiKey(server, user, ["evaluations:read"]);
     clock.set(T0);
-    const callers = [bearer(key), bearer(second), sessionHeaders(server, user)];
-    for (let i = 0; i < 60; i++) expect((await list(callers[i % 3]!)).status).toBe(200);
+    const callers = [bearer(key), bearer(second)];
+    for (let i = 0; i < 60; i++) expect((await list(callers[i % 2]!)).status).toBe(200);
     for (const headers of callers) {
       const res = await list(headers);
       expectError(res, 429, { type: "rate_limit_error", code: "rate_limit_exceeded" });
     }
+    // The dashboard has a window of its own, at the same rate: the scripts' spent budget does not lock it out.
+    const dashboard = await list(sessionHeaders(server, user));
+    expect(dashboard.status).toBe(200);
+    expect(limitHeaders(dashboard)).toMatchObject({ limit: "60", remaining: "59" });
     // Another team is not affected.
     const other = await freeTeam("other-team");
     expect((await list(bearer(other.key))).status).toBe(200);
@@ -152,16 +156,17 @@ describe(`requests per minute (${testRateLimitWindow} window)`, () => {
   it("follows the plan: Team allows 120, and a plan switch applies at once", async () => {
     const { user, key } = await freeTeam("upgrade");
     for (let i = 0; i < 59; i++) await list(bearer(key));
-    // The switch is the 60th request, the last the Free budget allows.
+    // The switch is made from the dashboard, whose window is its own.
     const switched = await call(Usage, `${server.api}/teams/${user.teamId}/plan`, {
       method: "POST",
       headers: sessionHeaders(server, user),
       body: { plan: "team" },
     });
     expectStatus(switched, 200);
-    expect(limitHeaders(switched)).toMatchObject({ limit: "60", remaining: "0" });
+    expect(limitHeaders(switched)).toMatchObject({ limit: "60", remaining: "59" });
     expect(switched.body.limits.rpm).toBe(120);
-    for (let i = 0; i < 59; i++) expect((await list(bearer(key))).status).toBe(200);
+    // The key's 59 requests now count against 120.
+    for (let i = 0; i < 60; i++) expect((await list(bearer(key))).status).toBe(200);
     const last = await list(bearer(key));
     expect(last.status).toBe(200);
     expect(limitHeaders(last)).toMatchObject({ limit: "120", remaining: "0" });

@@ -14,6 +14,8 @@ import { events, webhookDeliveries, webhookEndpoints } from "@rubricon/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { RouteTable } from "../src/http/route-table";
+import { appRouter } from "../src/routers/index";
 import { expectError, expectStatus } from "./helpers/assertions";
 import {
   bearer,
@@ -77,11 +79,25 @@ describe("gates", () => {
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     }
     expect(await budget()).toBe(before);
-    // Off is off for everyone, credentials or not.
-    expectError(await call(z.never(), `${off.api}/webhooks`), 503, {
-      type: "api_error",
-      code: "feature_not_available",
-    });
+  });
+
+  it("authenticates before saying the feature is off: 401 without credentials, 403 without the scope", async () => {
+    const offUser = await signUp(off, "off-anon");
+    const unscoped = await mintApiKey(off, offUser, ["evaluations:read"]);
+    const routes = new RouteTable(appRouter).routes.filter((r) => r.meta.feature === "webhooks");
+    expect(routes).toHaveLength(12);
+    for (const route of routes) {
+      const path = route.path.replace(/\{(\w+)\}/g, "x_1");
+      const init = { method: route.method, body: route.method === "GET" ? undefined : {} };
+      expectError(await call(z.never(), `${off.api}${path}`, init), 401, {
+        type: "authentication_error",
+        code: "authentication_required",
+      });
+      expectError(await call(z.never(), `${off.api}${path}`, { ...init, headers: bearer(unscoped) }), 403, {
+        type: "authorization_error",
+        code: "missing_required_scope",
+      });
+    }
   });
 
   it("refuses Free and Team teams with 403 plan_upgrade_required, and serves Pro and Enterprise", async () => {

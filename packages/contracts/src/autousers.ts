@@ -59,7 +59,8 @@ const uniqueItems = <T extends z.ZodType>(item: T, max: number) =>
   z
     .array(item)
     .max(max)
-    .refine((list) => new Set(list).size === list.length, "Each value may appear once.");
+    .refine((list) => new Set(list).size === list.length, "Each value may appear once.")
+    .meta({ uniqueItems: true });
 
 /** The editable fields of an autouser, with their limits. Shared by create, update and duplicate. */
 export const AutouserFields = {

@@ -39,7 +39,11 @@ export const ShareCreateInput = z
     permission: SharePermission.default("VIEWER"),
   })
   .strict()
-  .meta({ description: "Give exactly one of `userId` or `email`." });
+  // The core refuses both or neither (`shares.ts`); `oneOf` says the same to OpenAPI tools and generated clients.
+  .meta({
+    description: "Give exactly one of `userId` or `email`.",
+    oneOf: [{ required: ["userId"] }, { required: ["email"] }],
+  });
 export const ShareUpdateInput = z.object({ permission: SharePermission }).strict();
 
 export const INVITE_PERMISSIONS = ["VIEWER", "EDITOR"] as const;

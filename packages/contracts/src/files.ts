@@ -35,6 +35,7 @@ export const FILE_SIZE_LIMITS: Record<Plan, number> = {
   team: 100 * MB,
   pro: 500 * MB,
   enterprise: 1024 * MB,
+  self_hosted: 1024 * MB,
 };
 
 export const FILE_STATUSES = ["pending", "ready", "rejected"] as const;

@@ -16,14 +16,18 @@ export const PageQueryShape = {
     .string()
     .min(1)
     .max(100)
-    .meta({ description: "Return items strictly after this id (next page)." })
+    .meta({
+      description:
+        "Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400).",
+    })
     .optional(),
   ending_before: z
     .string()
     .min(1)
     .max(100)
     .meta({
-      description: "Return items strictly before this id (previous page).",
+      description:
+        "Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400).",
     })
     .optional(),
   cursor: z
@@ -31,7 +35,8 @@ export const PageQueryShape = {
     .min(1)
     .max(100)
     .meta({
-      description: "Deprecated alias of `starting_after`; sunset 2027-04-04.",
+      description:
+        "Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400).",
       deprecated: true,
     })
     .optional(),

@@ -2,7 +2,11 @@ import { z } from "zod";
 import { DateTime } from "./common";
 import { listOf } from "./pagination";
 
-export const PLANS = ["free", "team", "pro", "enterprise"] as const;
+/**
+ * `self_hosted` is where new teams start on a deployment that does not bill (`BILLING_ENABLED` off, the default):
+ * no monthly quotas, a generous per-minute budget. Billing on, they start on `free`.
+ */
+export const PLANS = ["free", "team", "pro", "enterprise", "self_hosted"] as const;
 export const PlanSchema = z.enum(PLANS);
 export type Plan = (typeof PLANS)[number];
 

@@ -29,6 +29,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   team: { rpm: 120, autouser_ratings_mo: 500, human_ratings_mo: 5000, evals_mo: 100 },
   pro: { rpm: 600, autouser_ratings_mo: 2000, human_ratings_mo: 20000, evals_mo: null },
   enterprise: { rpm: 600, autouser_ratings_mo: 2000, human_ratings_mo: 20000, evals_mo: null },
+  self_hosted: { rpm: 600, autouser_ratings_mo: null, human_ratings_mo: null, evals_mo: null },
 };
 
 /** Plans a team owner can switch between without an operator; Enterprise is arranged with us. */

@@ -34,6 +34,7 @@ let work: string;
 /** The package as it is packed: package.json, README.md and a fresh build, away from the workspace's dist/. */
 let staged: string;
 let tarballFiles: string[];
+let tarballName: string;
 
 /**
  * The environment without the `npm_*` settings that `npx`, `pnpm` and turbo pass down: `npm_config_local_prefix`
@@ -88,6 +89,7 @@ beforeAll(async () => {
     files: { path: string }[];
   }[];
   tarballFiles = packed[0]!.files.map((f) => f.path).sort();
+  tarballName = packed[0]!.filename;
 
   const app = join(work, "app");
   write(join(app, "package.json"), JSON.stringify({ name: "sdk-smoke", private: true }));
@@ -125,6 +127,16 @@ function expectScenarioOutput(stdout: string) {
 }
 
 describe("the packed package", () => {
+  it("is installed as the README says while it is not published: packed from the repository, then the tarball", () => {
+    const readme = readFileSync(join(PACKAGE_DIR, "README.md"), "utf8");
+    expect(readme).toContain("pnpm --filter @rubricon/sdk build");
+    expect(readme).toContain("pnpm --filter @rubricon/sdk pack");
+    // The tarball the README names is the one packing makes, and the one the smoke projects install.
+    expect(tarballName).toBe(`rubricon-sdk-${pkg.version}.tgz`);
+    expect(readme).toContain(`npm install ../${tarballName}`);
+    expect(readme).not.toMatch(/^npm install @rubricon\/sdk/m);
+  });
+
   it("holds only the build, the readme and package.json, and has no runtime dependencies", () => {
     expect(tarballFiles).toEqual([
       "README.md",

@@ -23,6 +23,7 @@ const EnvSchema = z.object({
   PLUGIN_JWT_SECRET: Secret.optional(),
   EMBEDDED_WORKER: z.enum(["true", "false"]).default("true"),
   WEBHOOKS_ENABLED: z.enum(["true", "false"]).default("false"),
+  BILLING_ENABLED: z.enum(["true", "false"]).default("false"),
   WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
   PASSWORD_HASH_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
@@ -72,6 +73,11 @@ export interface Env {
   embeddedWorker: boolean;
   /** The webhooks and event-log feature (beta): off, their routes answer 503 and no deliveries are sent. */
   webhooksEnabled: boolean;
+  /**
+   * Plans and their quotas apply to new teams (they start on Free). Off, the default for a self-hosted install,
+   * new teams start on the unlimited `self_hosted` plan; teams already on a plan keep it.
+   */
+  billingEnabled: boolean;
   /** Local development and tests only: webhook URLs may use http and loopback or private addresses. */
   webhooksAllowPrivateUrls: boolean;
   /** scrypt's cost as log2(N): 17 (OWASP's guidance) unless lowered for tests. */
@@ -202,6 +208,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     encryptionKey: e.ENCRYPTION_KEY ?? generated!.ENCRYPTION_KEY,
     embeddedWorker: e.EMBEDDED_WORKER === "true",
     webhooksEnabled: e.WEBHOOKS_ENABLED === "true",
+    billingEnabled: e.BILLING_ENABLED === "true",
     webhooksAllowPrivateUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === "true",
     sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
     passwordHashLogN: e.PASSWORD_HASH_LOG_N,

@@ -8,7 +8,7 @@ import {
   SESSION_TTL_MS,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import type { AppServices } from "../trpc/context";
+import { type AppServices, newTeamPlan } from "../trpc/context";
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./cookies";
 import { assertSameOrigin } from "./csrf";
 import { parseJsonBody } from "./json-body";
@@ -25,6 +25,7 @@ export function createAuthEntry(services: AppServices): EntryPoint {
     db: services.db,
     clock: services.clock,
     baseUrl: services.env.baseUrl,
+    newTeamPlan: newTeamPlan(services.env),
   });
   // Secure cookies wherever the site is served over https (every real deployment); plain http only locally.
   const secure = services.env.baseUrl.startsWith("https://");

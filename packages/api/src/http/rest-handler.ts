@@ -270,10 +270,14 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       if (!match) return jsonReply(ex, 204, null);
       const { route, params } = match;
       applyDeprecation(route, params, ex);
-      // A feature that is off answers 503 before anything is metered: the caller spent nothing on it.
-      if (route.meta.feature) assertFeatureEnabled(services.env, route.meta.feature);
 
       const principal = await ex.principal();
+      if (route.meta.feature) {
+        // Credentials first, as on every other route: an anonymous or unscoped caller is told 401 or 403, and only
+        // a caller the route would serve learns the feature is off. Both come before metering: nothing is spent.
+        if (!route.meta.public) assertMayCall(principal, route.meta);
+        assertFeatureEnabled(services.env, route.meta.feature);
+      }
       if (principal?.kind === "session") assertSameOrigin(ex.req, services.env.baseUrl);
       // Limits apply once the caller is known: requests refused before (unknown route, no or bad credentials)
       // spend and report no budget.

@@ -8,8 +8,10 @@ export const RPM_WINDOW_MS = 60_000;
 
 /**
  * The team's requests-per-minute budget, spent by every `/api/v1` request of a known caller and shared by all of
- * the team's keys, tokens and sessions. An unmetered route (whoami, usage) only reports the budget. Sets the
- * `X-RateLimit-*` headers, which then ride on every response of the request, error or not.
+ * the team's keys and tokens. The dashboard (a signed-in session) is metered apart, per user at the same rate: a
+ * person clicking around must not eat the budget a team's scripts rely on, nor scripts lock the dashboard out.
+ * An unmetered route (whoami, usage) only reports the budget. Sets the `X-RateLimit-*` headers, which then ride
+ * on every response of the request, error or not.
  */
 export async function meterRequest(
   ctx: RequestContext,
@@ -23,7 +25,12 @@ export async function meterRequest(
   let state: WindowState;
   try {
     state = await limits.window.hit({
-      key: teamId ? `rpm:team:${teamId}` : `rpm:user:${principal.userId}`,
+      key:
+        principal.kind === "session"
+          ? `rpm:session:${principal.userId}`
+          : teamId
+            ? `rpm:team:${teamId}`
+            : `rpm:user:${principal.userId}`,
       // A user in no team can still call a few routes (whoami, creating a team): the Free budget.
       limit: team?.limits.rpm ?? PLAN_LIMITS.free.rpm,
       windowMs: RPM_WINDOW_MS,

@@ -2,11 +2,17 @@ import { ErrorEnvelope } from "@rubricon/contracts";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenApiRouter } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
+import { SESSION_COOKIE } from "../http/cookies";
 import type { Route, RouteTable } from "../http/route-table";
 import { procedureDef } from "../trpc/internals";
+import { accessNotes, TAGS } from "./descriptions";
 
 type Operation = {
   responses?: Record<string, unknown>;
+  description?: string;
+  summary?: string;
+  tags?: string[];
+  requestBody?: unknown;
   "x-unmetered"?: boolean;
   "x-route-limit"?: unknown;
   security?: unknown;
@@ -171,6 +177,23 @@ function multipartBody(route: Route): Record<string, unknown> {
 }
 
 /**
+ * Which fields go together, as the input schema's own meta says it (`oneOf: [{ required: [...] }, ...]`): trpc-to-openapi
+ * rebuilds the body schema from the input's fields without the path parameters, and drops those object-level rules.
+ */
+function carryBodyRules(route: Route, op: Operation): void {
+  const body = (
+    op.requestBody as { content?: Record<string, { schema?: Record<string, unknown> }> } | undefined
+  )?.content?.["application/json"]?.schema;
+  if (!body) return;
+  for (const input of procedureDef(route.procedure).inputs as {
+    meta?: () => Record<string, unknown> | undefined;
+  }[]) {
+    const meta = input.meta?.();
+    for (const rule of ["oneOf", "anyOf"] as const) if (meta?.[rule]) body[rule] = meta[rule];
+  }
+}
+
+/**
  * trpc-to-openapi's document plus one post-processing step: the real success status of each route, the error
  * envelope on every error response, the request-id header, and one global bearer scheme.
  */
@@ -192,6 +215,14 @@ export function buildOpenApiDocument(
         scheme: "bearer",
         description: "API key (`ak_live_...`) or OAuth access token.",
       },
+      sessionCookie: {
+        type: "apiKey",
+        in: "cookie",
+        name: SESSION_COOKIE,
+        description:
+          "The dashboard's signed-in session, set by signing in. Requests with it must come from the site's own " +
+          "origin. Some routes (account, keys, billing and consent) take only this.",
+      },
     },
   }) as unknown as {
     paths: Record<string, Record<string, Operation>>;
@@ -202,6 +233,7 @@ export function buildOpenApiDocument(
       headers?: Record<string, unknown>;
     };
     security?: unknown;
+    tags?: { name: string; description: string }[];
   };
 
   // ErrorEnvelope carries an id in its meta, so zod-openapi answers a $ref and puts the schema in components.
@@ -225,7 +257,8 @@ export function buildOpenApiDocument(
         description,
         headers: {
           "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
-          ...RATE_LIMIT_HEADERS,
+          // Budgets are metered once the caller is known: a request refused for its credentials spends none.
+          ...(status === "401" ? {} : RATE_LIMIT_HEADERS),
           ...(status === "429" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {}),
         },
         content: {
@@ -249,12 +282,30 @@ export function buildOpenApiDocument(
     },
     content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
   };
+  // Every POST, PATCH and PUT reads its body under a size cap and as JSON (or multipart, for uploads).
   doc.components.responses.Error413 = {
     description: "The file or body is larger than the route takes (`file_too_large`, `request_too_large`).",
-    headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+    headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" }, ...RATE_LIMIT_HEADERS },
     content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
   };
-  doc.security = [{ bearerAuth: [] }];
+  doc.components.responses.Error415 = {
+    description:
+      "The body is not in the media type the route reads: `application/json`, or `multipart/form-data` for an " +
+      "upload (`unsupported_media_type`).",
+    headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" }, ...RATE_LIMIT_HEADERS },
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+  };
+  doc.components.responses.Error410 = {
+    description: "A deprecated route past its sunset (`route_sunset`); the message names its successor.",
+    headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" }, ...RATE_LIMIT_HEADERS },
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+  };
+  // trpc-to-openapi registers its own error schemas; every error here answers the ErrorEnvelope instead.
+  for (const name of Object.keys(doc.components.schemas ?? {}))
+    if (name.startsWith("error.")) delete doc.components.schemas![name];
+  // A key or token, or the dashboard's session cookie; routes marked session-only take the cookie alone.
+  doc.security = [{ bearerAuth: [] }, { sessionCookie: [] }];
+  const usedTags = new Set<string>();
 
   for (const route of routes.routes) {
     const oasPath = route.path;
@@ -287,13 +338,20 @@ export function buildOpenApiDocument(
     const scopes = [route.meta.scope ?? []].flat();
     if (scopes.length === 1) op["x-required-scope"] = scopes[0];
     if (scopes.length > 1) op["x-required-scopes"] = scopes;
-    if (route.meta.sessionOnly) op["x-session-only"] = true;
+    // The same meta `assertMayCall` enforces: a session-only route refuses keys and tokens with 403.
+    if (route.meta.sessionOnly) {
+      op["x-session-only"] = true;
+      op.security = [{ sessionCookie: [] }];
+    }
     if (route.meta.public) {
       // Reached without credentials (device pairing): no security requirement.
       op["x-public"] = true;
       op.security = [];
     }
-    if (route.meta.deprecation) op.deprecated = true;
+    if (route.meta.deprecation) {
+      op.deprecated = true;
+      responses["410"] = { $ref: "#/components/responses/Error410" };
+    }
     if (route.meta.unmetered) op["x-unmetered"] = true;
     if (route.meta.routeLimit) op["x-route-limit"] = route.meta.routeLimit;
     if (route.meta.feature) {
@@ -301,10 +359,26 @@ export function buildOpenApiDocument(
       op["x-feature-flag"] = route.meta.feature;
     }
     if (route.meta.plans) op["x-plans"] = route.meta.plans;
-    if (route.meta.upload) {
-      (op as Record<string, unknown>).requestBody = multipartBody(route);
+    // zod-openapi puts a field's description on its schema; readers and tools look for it on the parameter.
+    for (const param of (op.parameters ?? []) as {
+      description?: string;
+      schema?: { description?: string };
+    }[])
+      if (!param.description && param.schema?.description) param.description = param.schema.description;
+    if (route.meta.upload) op.requestBody = multipartBody(route);
+    else carryBodyRules(route, op);
+    if (route.method === "POST" || route.method === "PATCH" || route.method === "PUT") {
       responses["413"] = { $ref: "#/components/responses/Error413" };
+      responses["415"] = { $ref: "#/components/responses/Error415" };
     }
+    op.description = [op.description, ...accessNotes(route.meta)].filter(Boolean).join("\n\n");
+    for (const tag of op.tags ?? []) usedTags.add(tag);
   }
+  doc.tags = [...usedTags].map((name) => {
+    const description = TAGS[name];
+    if (!description)
+      throw new Error(`The OpenAPI tag \`${name}\` has no description in openapi/descriptions.ts.`);
+    return { name, description };
+  });
   return doc as unknown as Record<string, unknown>;
 }

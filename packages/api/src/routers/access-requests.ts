@@ -47,6 +47,8 @@ export const accessRequestsRouter = router({
         path: "/evaluations/{id}/access-requests",
         tags,
         summary: "List an evaluation's access requests",
+        description:
+          "Requests for access to the evaluation from people outside the team, newest first. Owners and editors of the evaluation.",
       },
       scope: "evaluations:read",
     })
@@ -64,6 +66,8 @@ export const accessRequestsRouter = router({
         path: "/evaluations/{id}/access-requests/mine",
         tags,
         summary: "List your access requests for an evaluation",
+        description:
+          "The caller's own access requests for the evaluation, newest first, so the dashboard can show whether one is pending.",
       },
       sessionOnly: true,
     })
@@ -98,6 +102,8 @@ export const accessRequestsRouter = router({
         path: "/evaluations/{id}/access-requests/{requestId}/approve",
         tags,
         summary: "Approve an access request",
+        description:
+          "Grants the requester a share (viewer unless a permission is given) and closes the request; the requester is notified. Owners and editors of the evaluation; a request already answered or withdrawn is 400 `access_request_not_pending`.",
       },
       scope: "evaluations:write",
       idempotent: false,
@@ -116,6 +122,8 @@ export const accessRequestsRouter = router({
         path: "/evaluations/{id}/access-requests/{requestId}/decline",
         tags,
         summary: "Decline an access request",
+        description:
+          "Closes the request without giving access; the requester is notified. Owners and editors of the evaluation; a request already answered or withdrawn is 400 `access_request_not_pending`.",
       },
       scope: "evaluations:write",
       idempotent: false,
@@ -132,6 +140,8 @@ export const accessRequestsRouter = router({
         path: "/evaluations/{id}/access-requests/{requestId}/withdraw",
         tags,
         summary: "Withdraw your access request",
+        description:
+          "Withdraws the caller's own request. Only the requester may, and only while it is pending (else 400 `access_request_not_pending`).",
       },
       sessionOnly: true,
       idempotent: false,

@@ -45,6 +45,8 @@ export const apiKeysRouter = router({
         path: "/teams/{id}/api-keys/{keyId}",
         tags,
         summary: "Revoke a team's API key",
+        description:
+          "Revokes any API key acting on the team, whoever minted it; it stops working at once. Owners and admins only (else 403 `insufficient_role`).",
       },
       sessionOnly: true,
     })
@@ -60,6 +62,8 @@ export const apiKeysRouter = router({
         path: "/api-keys",
         tags,
         summary: "List API keys",
+        description:
+          "The API keys the signed-in user minted, on every team, revoked ones included; secrets are never shown again, only their prefixes.",
       },
       sessionOnly: true,
     })
@@ -76,6 +80,8 @@ export const apiKeysRouter = router({
         path: "/api-keys",
         tags,
         summary: "Create an API key",
+        description:
+          "Mints an API key on one of the user's teams with the scopes given. The plaintext key is in this answer only: store it, it cannot be shown again.",
       },
       sessionOnly: true,
       successStatus: 201,
@@ -92,6 +98,8 @@ export const apiKeysRouter = router({
         path: "/api-keys/{id}",
         tags,
         summary: "Revoke an API key",
+        description:
+          "Revokes one of the user's own API keys; requests with it are refused with 401 from then on.",
       },
       sessionOnly: true,
     })

@@ -12,6 +12,8 @@ export const authRouter = router({
         path: "/auth/whoami",
         tags: ["Auth"],
         summary: "Identify the caller",
+        description:
+          "The user, team, credential kind and scopes the request's key, token or session acts as. Use it to check a key before other calls; it answers 401 for missing, revoked or expired credentials.",
       },
       unmetered: true,
     })

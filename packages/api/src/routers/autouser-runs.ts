@@ -73,6 +73,8 @@ export const autouserRunsRouter = router({
         path: "/evaluations/{id}/autouser-runs",
         tags,
         summary: "List autouser runs",
+        description:
+          "The evaluation's autouser runs, newest first, with their status, ratings planned and made, and tokens spent.",
       },
       scope: "autousers:read",
     })
@@ -90,6 +92,8 @@ export const autouserRunsRouter = router({
         path: "/evaluations/{id}/autouser-runs/{runId}",
         tags,
         summary: "Retrieve an autouser run",
+        description:
+          "One autouser run: its autouser, agent, status, the comparisons it rated, tokens spent and any failure.",
       },
       scope: "autousers:read",
     })
@@ -122,6 +126,8 @@ export const autouserRunsRouter = router({
         path: "/evaluations/{id}/autouser-runs/{runId}/artifacts",
         tags,
         summary: "List a run's artifacts",
+        description:
+          "The screenshots a run captured, each with a signed download link valid until `expiresAt`.",
       },
       scope: "autousers:read",
     })
@@ -139,6 +145,8 @@ export const autouserRunsRouter = router({
         path: "/evaluations/{id}/autouser-status",
         tags,
         summary: "Autouser run status",
+        description:
+          "Counts of the evaluation's runs by status, overall progress and an estimate of the time left.",
       },
       scope: "autousers:read",
     })
@@ -206,6 +214,8 @@ export const autouserRunsRouter = router({
         path: "/autousers/{id}/calibration",
         tags,
         summary: "Retrieve the calibration",
+        description:
+          "The autouser's latest calibration: its status, the comparisons used and how well the autouser agreed with the human raters.",
       },
       scope: "autousers:read",
     })

@@ -26,44 +26,77 @@ const meta = (
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
   summary: string,
+  description: string,
   extra: Omit<RouteMeta, "openapi">,
 ): RouteMeta => ({
-  openapi: { method, path: `/autousers${path}` as `/${string}`, tags: ["Autousers"], summary },
+  openapi: { method, path: `/autousers${path}` as `/${string}`, tags: ["Autousers"], summary, description },
   ...extra,
 });
 
 export const autousersRouter = router({
   // GET /autousers — the team's autousers and the system personas
   list: apiProcedure
-    .meta(meta("GET", "", "List autousers", { scope: "autousers:read" }))
+    .meta(
+      meta("GET", "", "List autousers", "The team's autousers and the system personas, newest first.", {
+        scope: "autousers:read",
+      }),
+    )
     .input(AutouserListQuery)
     .output(AutouserList)
     .query(async ({ ctx, input }) => toList(ctx, await core.listAutousers(ctx.core, ctx.actor, input))),
 
   // POST /autousers — create a persona in a team
   create: apiProcedure
-    .meta(meta("POST", "", "Create an autouser", { scope: "autousers:write", successStatus: 201 }))
+    .meta(
+      meta(
+        "POST",
+        "",
+        "Create an autouser",
+        "Creates an autouser: a persona (role, goals, traits, expertise, accessibility needs) that rates evaluations as a simulated rater.",
+        { scope: "autousers:write", successStatus: 201 },
+      ),
+    )
     .input(AutouserCreateInput)
     .output(Autouser)
     .mutation(({ ctx, input }) => core.createAutouser(ctx.core, ctx.actor, input)),
 
   // GET /autousers/{id}
   get: apiProcedure
-    .meta(meta("GET", "/{id}", "Retrieve an autouser", { scope: "autousers:read" }))
+    .meta(
+      meta("GET", "/{id}", "Retrieve an autouser", "One autouser with its persona and device settings.", {
+        scope: "autousers:read",
+      }),
+    )
     .input(ById)
     .output(Autouser)
     .query(({ ctx, input }) => core.getAutouser(ctx.core, ctx.actor, input.id)),
 
   // PATCH /autousers/{id} — system personas are read-only
   update: apiProcedure
-    .meta(meta("PATCH", "/{id}", "Update an autouser", { scope: "autousers:write" }))
+    .meta(
+      meta(
+        "PATCH",
+        "/{id}",
+        "Update an autouser",
+        "Changes an autouser's fields. System personas are read-only (400 `autouser_read_only`): duplicate one to change it.",
+        { scope: "autousers:write" },
+      ),
+    )
     .input(AutouserUpdateInput.extend({ id: IdParam }))
     .output(Autouser)
     .mutation(({ ctx, input: { id, ...patch } }) => core.updateAutouser(ctx.core, ctx.actor, id, patch)),
 
   // DELETE /autousers/{id} — refused while a Draft or Running evaluation selects it
   delete: apiProcedure
-    .meta(meta("DELETE", "/{id}", "Delete an autouser", { scope: "autousers:write" }))
+    .meta(
+      meta(
+        "DELETE",
+        "/{id}",
+        "Delete an autouser",
+        "Deletes an autouser and its rubrics. Refused with 400 `autouser_in_use` while a Draft or Running evaluation selects it.",
+        { scope: "autousers:write" },
+      ),
+    )
     .input(ById)
     .output(DeletedObject)
     .mutation(({ ctx, input }) => core.deleteAutouser(ctx.core, ctx.actor, input.id)),
@@ -71,10 +104,16 @@ export const autousersRouter = router({
   // POST /autousers/{id}/duplicate — copy a persona (system ones included) and its rubrics into a team
   duplicate: apiProcedure
     .meta(
-      meta("POST", "/{id}/duplicate", "Duplicate an autouser", {
-        scope: "autousers:write",
-        successStatus: 201,
-      }),
+      meta(
+        "POST",
+        "/{id}/duplicate",
+        "Duplicate an autouser",
+        "Copies an autouser, system personas included, and its rubrics into a team.",
+        {
+          scope: "autousers:write",
+          successStatus: 201,
+        },
+      ),
     )
     .input(AutouserDuplicateInput.extend({ id: IdParam }))
     .output(Autouser)
@@ -82,7 +121,15 @@ export const autousersRouter = router({
 
   // GET /autousers/{id}/rubrics — every version, newest first
   rubrics: apiProcedure
-    .meta(meta("GET", "/{id}/rubrics", "List an autouser's rubrics", { scope: "autousers:read" }))
+    .meta(
+      meta(
+        "GET",
+        "/{id}/rubrics",
+        "List an autouser's rubrics",
+        "Every version of the autouser's rubrics, newest first.",
+        { scope: "autousers:read" },
+      ),
+    )
     .input(withCursorRules(z.object({ ...PageQueryShape, id: IdParam })))
     .output(AutouserRubricList)
     .query(async ({ ctx, input: { id, ...page } }) =>
@@ -91,21 +138,41 @@ export const autousersRouter = router({
 
   // POST /autousers/{id}/rubrics — how the persona rates one template (version 1)
   createRubric: apiProcedure
-    .meta(meta("POST", "/{id}/rubrics", "Create a rubric", { scope: "autousers:write", successStatus: 201 }))
+    .meta(
+      meta(
+        "POST",
+        "/{id}/rubrics",
+        "Create a rubric",
+        "Creates a rubric (version 1): how the persona rates one template.",
+        { scope: "autousers:write", successStatus: 201 },
+      ),
+    )
     .input(AutouserRubricCreateInput.extend({ id: IdParam }))
     .output(AutouserRubric)
     .mutation(({ ctx, input: { id, ...body } }) => core.createAutouserRubric(ctx.core, ctx.actor, id, body)),
 
   // GET /autousers/{id}/rubrics/{rubricId}
   getRubric: apiProcedure
-    .meta(meta("GET", "/{id}/rubrics/{rubricId}", "Retrieve a rubric", { scope: "autousers:read" }))
+    .meta(
+      meta("GET", "/{id}/rubrics/{rubricId}", "Retrieve a rubric", "One rubric version of the autouser.", {
+        scope: "autousers:read",
+      }),
+    )
     .input(ByRubric)
     .output(AutouserRubric)
     .query(({ ctx, input }) => core.getAutouserRubric(ctx.core, ctx.actor, input.id, input.rubricId)),
 
   // PATCH /autousers/{id}/rubrics/{rubricId} — a frozen rubric answers its next version
   updateRubric: apiProcedure
-    .meta(meta("PATCH", "/{id}/rubrics/{rubricId}", "Update a rubric", { scope: "autousers:write" }))
+    .meta(
+      meta(
+        "PATCH",
+        "/{id}/rubrics/{rubricId}",
+        "Update a rubric",
+        "Changes a rubric. A frozen (calibrated) rubric is kept as it was: the change is written as its next version, which the answer holds.",
+        { scope: "autousers:write" },
+      ),
+    )
     .input(AutouserRubricUpdateInput.extend({ id: IdParam, rubricId: IdParam }))
     .output(AutouserRubric)
     .mutation(({ ctx, input: { id, rubricId, ...patch } }) =>

@@ -52,7 +52,13 @@ export const conversationsRouter = router({
   // GET /conversations — the builder chats of the caller's teams, newest first
   list: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/conversations", tags, summary: "List conversations" },
+      openapi: {
+        method: "GET",
+        path: "/conversations",
+        tags,
+        summary: "List conversations",
+        description: "The builder chats of the caller's teams, newest first.",
+      },
       scope: "evaluations:read",
     })
     .input(ConversationListQuery)
@@ -80,7 +86,14 @@ export const conversationsRouter = router({
   // GET /conversations/{id} — one conversation with its drafts and what they still lack
   get: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/conversations/{id}", tags, summary: "Retrieve a conversation" },
+      openapi: {
+        method: "GET",
+        path: "/conversations/{id}",
+        tags,
+        summary: "Retrieve a conversation",
+        description:
+          "One builder chat with its drafts and what they still lack before an evaluation can be created.",
+      },
       scope: "evaluations:read",
     })
     .input(ById)
@@ -109,7 +122,13 @@ export const conversationsRouter = router({
   // GET /conversations/{id}/messages — the messages, newest first
   messages: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/conversations/{id}/messages", tags, summary: "List messages" },
+      openapi: {
+        method: "GET",
+        path: "/conversations/{id}/messages",
+        tags,
+        summary: "List messages",
+        description: "The chat's messages, newest first.",
+      },
       scope: "evaluations:read",
     })
     .input(withCursorRules(z.object({ ...PageQueryShape, id: IdParam })))

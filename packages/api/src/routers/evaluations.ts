@@ -32,6 +32,8 @@ export const evaluationsRouter = router({
         path: "/evaluations",
         tags,
         summary: "List evaluations",
+        description:
+          "The evaluations of the caller's teams, newest first; filter by `status`, and by `teamId` for a signed-in user in several teams.",
       },
       scope: "evaluations:read",
       trustedOutput: true,
@@ -71,6 +73,8 @@ export const evaluationsRouter = router({
         path: "/evaluations/{id}",
         tags,
         summary: "Retrieve an evaluation",
+        description:
+          "One evaluation with its settings, status, counts and links; 404 when it does not exist or the caller may not see it.",
       },
       scope: "evaluations:read",
       trustedOutput: true,
@@ -109,6 +113,8 @@ export const evaluationsRouter = router({
         path: "/evaluations/{id}",
         tags,
         summary: "Update an evaluation",
+        description:
+          "Edits an evaluation's fields or moves its status (Draft, Running, Paused, Completed). A move the status rules do not allow is 400 naming `status`.",
       },
       scope: "evaluations:write",
     })
@@ -124,6 +130,8 @@ export const evaluationsRouter = router({
         path: "/evaluations/{id}",
         tags,
         summary: "Delete an evaluation",
+        description:
+          "Deletes the evaluation with its comparisons, ratings, runs and shares. It cannot be undone.",
       },
       scope: "evaluations:write",
     })
@@ -140,6 +148,7 @@ export const evaluationsRouter = router({
           path: "/evaluations/{id}/comparisons",
           tags,
           summary: "List comparisons",
+          description: "The comparisons raters score, in the order they were added.",
         },
         scope: "evaluations:read",
       })
@@ -157,6 +166,8 @@ export const evaluationsRouter = router({
           path: "/evaluations/{id}/comparisons",
           tags,
           summary: "Add a comparison",
+          description:
+            "Adds a comparison (a URL or an uploaded file, or two for side by side) to a Draft evaluation; other statuses answer 400 `evaluation_not_editable`.",
         },
         scope: "evaluations:write",
         successStatus: 201,
@@ -175,6 +186,7 @@ export const evaluationsRouter = router({
           path: "/evaluations/{id}/comparisons/{comparisonId}",
           tags,
           summary: "Retrieve a comparison",
+          description: "One comparison of the evaluation with its options.",
         },
         scope: "evaluations:read",
       })
@@ -190,6 +202,8 @@ export const evaluationsRouter = router({
           path: "/evaluations/{id}/comparisons/{comparisonId}",
           tags,
           summary: "Update a comparison",
+          description:
+            "Changes a comparison of a Draft evaluation; other statuses answer 400 `evaluation_not_editable`.",
         },
         scope: "evaluations:write",
       })
@@ -207,6 +221,8 @@ export const evaluationsRouter = router({
           path: "/evaluations/{id}/comparisons/{comparisonId}",
           tags,
           summary: "Delete a comparison",
+          description:
+            "Removes a comparison from a Draft evaluation; other statuses answer 400 `evaluation_not_editable`.",
         },
         scope: "evaluations:write",
       })

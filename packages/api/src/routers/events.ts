@@ -30,7 +30,13 @@ export const eventsRouter = router({
   // GET /events/{id} — one event
   get: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/events/{id}", tags, summary: "Retrieve an event" },
+      openapi: {
+        method: "GET",
+        path: "/events/{id}",
+        tags,
+        summary: "Retrieve an event",
+        description: "One event exactly as webhook deliveries send it.",
+      },
       scope: "events:read",
       ...gates,
     })

@@ -107,7 +107,13 @@ export const filesRouter = router({
   // DELETE /files/{fileId} — delete a file and its bytes
   delete: apiProcedure
     .meta({
-      openapi: { method: "DELETE", path: "/files/{fileId}", tags, summary: "Delete a file" },
+      openapi: {
+        method: "DELETE",
+        path: "/files/{fileId}",
+        tags,
+        summary: "Delete a file",
+        description: "Deletes a file and its stored bytes.",
+      },
       scope: "evaluations:write",
     })
     .input(FileIdParam)

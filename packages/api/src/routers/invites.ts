@@ -25,6 +25,8 @@ export const invitesRouter = router({
         path: "/evaluations/{id}/invites",
         tags,
         summary: "List an evaluation's invites",
+        description:
+          "The evaluation's e-mail invites with their status (pending, accepted, revoked, expired). Owners and editors of the evaluation.",
       },
       scope: "evaluations:read",
     })
@@ -63,6 +65,8 @@ export const invitesRouter = router({
         path: "/evaluations/{id}/invites/{inviteId}",
         tags,
         summary: "Withdraw an invite",
+        description:
+          "Withdraws a pending invite; its link stops working. Owners and editors of the evaluation.",
       },
       scope: "evaluations:write",
     })

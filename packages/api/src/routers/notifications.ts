@@ -41,6 +41,8 @@ export const notificationsRouter = router({
         path: "/notifications/{id}/read",
         tags,
         summary: "Mark a notification read",
+        description:
+          "Marks one of the caller's notifications read; marking a read one again changes nothing.",
       },
       sessionOnly: true,
       idempotent: false,
@@ -57,6 +59,7 @@ export const notificationsRouter = router({
         path: "/notifications/read-all",
         tags,
         summary: "Mark all notifications read",
+        description: "Marks every unread notification of the caller read and answers how many changed.",
       },
       sessionOnly: true,
       idempotent: false,

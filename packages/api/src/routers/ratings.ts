@@ -22,7 +22,14 @@ export const ratingsRouter = router({
   // GET /evaluations/{id}/ratings — the evaluation's ratings, newest first
   list: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/evaluations/{id}/ratings", tags, summary: "List ratings" },
+      openapi: {
+        method: "GET",
+        path: "/evaluations/{id}/ratings",
+        tags,
+        summary: "List ratings",
+        description:
+          "The evaluation's ratings, newest first, from people and autousers, filterable by comparison and rater kind.",
+      },
       scope: "ratings:read",
     })
     .input(withCursorRules(z.object({ ...PageQueryShape, ...RatingFilterShape, id: IdParam })))
@@ -57,6 +64,7 @@ export const ratingsRouter = router({
         path: "/evaluations/{id}/ratings/{ratingId}",
         tags,
         summary: "Retrieve a rating",
+        description: "One rating with its scores per template and the rater's justification.",
       },
       scope: "ratings:read",
     })
@@ -72,6 +80,8 @@ export const ratingsRouter = router({
         path: "/evaluations/{id}/ratings/bulk-delete",
         tags,
         summary: "Delete ratings",
+        description:
+          "Deletes up to 100 ratings of a Running evaluation by id, and answers which were deleted and which were not found; results are computed without them.",
       },
       scope: "ratings:write",
     })
@@ -87,6 +97,8 @@ export const ratingsRouter = router({
         path: "/evaluations/{id}/public-raters",
         tags: ["Evaluations"],
         summary: "List public raters",
+        description:
+          "People who rated through the evaluation's share link, with how many ratings each gave and whether they are excluded.",
       },
       scope: "evaluations:read",
     })

@@ -25,6 +25,8 @@ export const sharesRouter = router({
         path: "/evaluations/{id}/shares",
         tags,
         summary: "List an evaluation's shares",
+        description:
+          "The people outside the team who were given access to the evaluation, with their permission. Owners and editors of the evaluation.",
       },
       scope: "evaluations:read",
     })
@@ -49,7 +51,8 @@ export const sharesRouter = router({
       scope: "evaluations:write",
       successStatus: 201,
     })
-    .input(ShareCreateInput.extend({ id: IdParam }))
+    // `.extend()` drops the schema's meta: carry its `oneOf` (exactly one of `userId` or `email`) to the document.
+    .input(ShareCreateInput.extend({ id: IdParam }).meta(ShareCreateInput.meta() ?? {}))
     .output(EvaluationShare)
     .mutation(({ ctx, input: { id, ...body } }) => core.createShare(ctx.core, ctx.actor, id, body)),
 
@@ -61,6 +64,8 @@ export const sharesRouter = router({
         path: "/evaluations/{id}/shares/{shareId}",
         tags,
         summary: "Update a share",
+        description:
+          "Changes a share's permission (viewer or editor). Owners and editors of the evaluation only.",
       },
       scope: "evaluations:write",
     })
@@ -78,6 +83,8 @@ export const sharesRouter = router({
         path: "/evaluations/{id}/shares/{shareId}",
         tags,
         summary: "Remove a share",
+        description:
+          "Ends a share: the person loses access at once. Owners and editors remove anyone's share; the person shared with may remove their own.",
       },
       scope: "evaluations:write",
     })

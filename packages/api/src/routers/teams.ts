@@ -29,7 +29,14 @@ export const teamsRouter = router({
   // GET /teams — teams the caller can act on
   list: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/teams", tags, summary: "List teams" },
+      openapi: {
+        method: "GET",
+        path: "/teams",
+        tags,
+        summary: "List teams",
+        description:
+          "The teams the caller can act on: a user's teams with their role, or the single team of an API key or token.",
+      },
     })
     .input(withCursorRules(PageQuery))
     .output(TeamList)
@@ -43,6 +50,7 @@ export const teamsRouter = router({
         path: "/teams",
         tags,
         summary: "Create a team",
+        description: "Creates a team owned by the caller, on the deployment's default plan.",
       },
       successStatus: 201,
     })
@@ -58,6 +66,8 @@ export const teamsRouter = router({
         path: "/teams/{id}",
         tags,
         summary: "Retrieve a team",
+        description:
+          "One team the caller belongs to, with its plan and the caller's role; 404 for teams the caller is not in.",
       },
     })
     .input(ById)
@@ -72,6 +82,8 @@ export const teamsRouter = router({
         path: "/teams/{id}",
         tags,
         summary: "Update a team",
+        description:
+          "Renames a team or changes its description. Owners and admins only (else 403 `insufficient_role`).",
       },
     })
     .input(TeamUpdateInput.extend({ id: IdParam }))
@@ -86,6 +98,8 @@ export const teamsRouter = router({
         path: "/teams/{id}/leave",
         tags,
         summary: "Leave a team",
+        description:
+          "Removes the caller from the team and revokes the caller's API keys on it. The last owner cannot leave (400 `last_owner_cannot_leave`): hand ownership over first.",
       },
       idempotent: false,
     })
@@ -139,6 +153,8 @@ export const teamsRouter = router({
           path: "/teams/{id}/members/{userId}",
           tags,
           summary: "Change a member's role",
+          description:
+            "Changes a member's role. Owners and admins only (else 403 `insufficient_role`), and only owners grant or take away ownership; the last owner stays an owner (400 `last_owner_required`).",
         },
         sessionOnly: true,
       })

@@ -31,6 +31,7 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     method: "GET" | "POST" | "PATCH" | "DELETE",
     path: string,
     summary: string,
+    description: string,
     extra: Omit<RouteMeta, "openapi"> = {},
   ): RouteMeta => ({
     openapi: {
@@ -38,6 +39,7 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
       path: `${prefix}${path}` as `/${string}`,
       tags,
       summary,
+      description,
       ...(deprecated ? { deprecated: true } : {}),
     },
     ...extra,
@@ -54,7 +56,11 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
   return router({
     // GET /templates — the team's templates and the system ones
     list: apiProcedure
-      .meta(meta("GET", "", "List templates", { scope: "templates:read" }))
+      .meta(
+        meta("GET", "", "List templates", "The team's templates and the system ones, newest first.", {
+          scope: "templates:read",
+        }),
+      )
       .input(TemplateListQuery)
       .output(TemplateList)
       .query(async ({ ctx, input }) => toList(ctx, await core.listTemplates(ctx.core, ctx.actor, input))),
@@ -62,10 +68,16 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     // POST /templates — create a template (version 1)
     create: apiProcedure
       .meta(
-        meta("POST", "", "Create a template", {
-          scope: "templates:write",
-          successStatus: 201,
-        }),
+        meta(
+          "POST",
+          "",
+          "Create a template",
+          "Creates a template (version 1): the questions and scales raters answer.",
+          {
+            scope: "templates:write",
+            successStatus: 201,
+          },
+        ),
       )
       .input(TemplateCreateInput)
       .output(Template)
@@ -74,7 +86,7 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     // GET /templates/{id} — one template
     get: apiProcedure
       .meta(
-        meta("GET", "/{id}", "Retrieve a template", {
+        meta("GET", "/{id}", "Retrieve a template", "One template at its current version.", {
           scope: "templates:read",
         }),
       )
@@ -85,9 +97,15 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     // PATCH /templates/{id} — change fields; writes the next version
     update: apiProcedure
       .meta(
-        meta("PATCH", "/{id}", "Update a template", {
-          scope: "templates:write",
-        }),
+        meta(
+          "PATCH",
+          "/{id}",
+          "Update a template",
+          "Changes a template's fields and writes its next version. System templates are read-only (400 `template_read_only`): duplicate one to change it.",
+          {
+            scope: "templates:write",
+          },
+        ),
       )
       .input(TemplateUpdateInput.extend({ id: IdParam }))
       .output(Template)
@@ -96,9 +114,15 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     // DELETE /templates/{id} — delete a template no evaluation uses
     delete: apiProcedure
       .meta(
-        meta("DELETE", "/{id}", "Delete a template", {
-          scope: "templates:write",
-        }),
+        meta(
+          "DELETE",
+          "/{id}",
+          "Delete a template",
+          "Deletes a template no evaluation uses; one in use answers 400 `template_in_use`.",
+          {
+            scope: "templates:write",
+          },
+        ),
       )
       .input(ById)
       .output(DeletedObject)
@@ -107,10 +131,16 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     // POST /templates/{id}/duplicate — copy a template (system ones included) into a team
     duplicate: apiProcedure
       .meta(
-        meta("POST", "/{id}/duplicate", "Duplicate a template", {
-          scope: "templates:write",
-          successStatus: 201,
-        }),
+        meta(
+          "POST",
+          "/{id}/duplicate",
+          "Duplicate a template",
+          "Copies a template, system ones included, into a team as a new template at version 1.",
+          {
+            scope: "templates:write",
+            successStatus: 201,
+          },
+        ),
       )
       .input(
         z
@@ -127,9 +157,15 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     // GET /templates/{id}/versions — the version history, newest first
     versions: apiProcedure
       .meta(
-        meta("GET", "/{id}/versions", "List template versions", {
-          scope: "templates:read",
-        }),
+        meta(
+          "GET",
+          "/{id}/versions",
+          "List template versions",
+          "The template's version history, newest first.",
+          {
+            scope: "templates:read",
+          },
+        ),
       )
       .input(withCursorRules(z.object({ ...PageQueryShape, id: IdParam })))
       .output(TemplateVersionList)
@@ -140,10 +176,16 @@ function templateRoutes(prefix: "/templates" | "/dimensions") {
     // POST /templates/{id}/revert — restore an earlier version as a new one
     revert: apiProcedure
       .meta(
-        meta("POST", "/{id}/revert", "Revert a template to a version", {
-          scope: "templates:write",
-          idempotent: false,
-        }),
+        meta(
+          "POST",
+          "/{id}/revert",
+          "Revert a template to a version",
+          "Restores an earlier version's content as a new, latest version; the history is kept.",
+          {
+            scope: "templates:write",
+            idempotent: false,
+          },
+        ),
       )
       .input(z.object({ id: IdParam, versionId: IdParam }).strict())
       .output(Template)

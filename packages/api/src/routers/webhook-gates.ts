@@ -3,10 +3,11 @@ import type { RequestContext } from "../trpc/context";
 import { coreContext } from "../trpc/context";
 import type { RouteMeta } from "../trpc/init";
 
-/** Webhooks and the event log are a beta feature behind `WEBHOOKS_ENABLED`, for Pro and Enterprise teams. */
+/** Webhooks and the event log are a beta feature behind `WEBHOOKS_ENABLED`, for Pro and Enterprise teams, and
+ * every team of a deployment that does not bill. */
 export const WEBHOOK_ROUTE_GATES = {
   feature: "webhooks",
-  plans: ["pro", "enterprise"],
+  plans: ["pro", "enterprise", "self_hosted"],
 } satisfies Pick<RouteMeta, "feature" | "plans">;
 
 /** The core context plus the webhook settings taken from the deployment's configuration. */

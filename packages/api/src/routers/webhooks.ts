@@ -29,7 +29,14 @@ export const webhooksRouter = router({
   // GET /webhooks — the team's endpoints
   list: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/webhooks", tags, summary: "List webhook endpoints" },
+      openapi: {
+        method: "GET",
+        path: "/webhooks",
+        tags,
+        summary: "List webhook endpoints",
+        description:
+          "The team's webhook endpoints with their subscribed events and status; secrets are not shown.",
+      },
       scope: "webhooks:read",
       ...gates,
     })
@@ -63,7 +70,13 @@ export const webhooksRouter = router({
   // GET /webhooks/{id} — one endpoint
   get: apiProcedure
     .meta({
-      openapi: { method: "GET", path: "/webhooks/{id}", tags, summary: "Retrieve a webhook endpoint" },
+      openapi: {
+        method: "GET",
+        path: "/webhooks/{id}",
+        tags,
+        summary: "Retrieve a webhook endpoint",
+        description: "One webhook endpoint with its subscribed events and status.",
+      },
       scope: "webhooks:read",
       ...gates,
     })
@@ -95,7 +108,13 @@ export const webhooksRouter = router({
   // DELETE /webhooks/{id} — stop deliveries for good; its delivery log goes with it
   delete: apiProcedure
     .meta({
-      openapi: { method: "DELETE", path: "/webhooks/{id}", tags, summary: "Delete a webhook endpoint" },
+      openapi: {
+        method: "DELETE",
+        path: "/webhooks/{id}",
+        tags,
+        summary: "Delete a webhook endpoint",
+        description: "Stops deliveries to the endpoint for good; its delivery log is deleted with it.",
+      },
       scope: "webhooks:write",
       ...gates,
     })
@@ -158,6 +177,7 @@ export const webhooksRouter = router({
           path: "/webhooks/{id}/deliveries",
           tags,
           summary: "List deliveries",
+          description: "The endpoint's delivery log, newest first, filterable by status.",
         },
         scope: "webhooks:read",
         ...gates,

@@ -35,6 +35,11 @@ export function limitPolicy(ctx: RequestContext): LimitPolicy {
   return { mode: ctx.services.limits.mode, requestId: ctx.requestId, route: ctx.route ?? null };
 }
 
+/** Where a team created now starts: Free where the deployment bills, the unlimited self-hosted plan otherwise. */
+export function newTeamPlan(env: { billingEnabled: boolean }): "free" | "self_hosted" {
+  return env.billingEnabled ? "free" : "self_hosted";
+}
+
 export function coreContext(ctx: RequestContext): CoreContext {
   return {
     db: ctx.services.db,
@@ -42,5 +47,6 @@ export function coreContext(ctx: RequestContext): CoreContext {
     baseUrl: ctx.services.env.baseUrl,
     request: { id: ctx.requestId, idempotencyKey: ctx.idempotencyKey },
     limits: limitPolicy(ctx),
+    newTeamPlan: newTeamPlan(ctx.services.env),
   };
 }

@@ -56,6 +56,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     REDIS_KEY_PREFIX: `rubricon-test:${randomBytes(6).toString("hex")}:`,
     // A cheap password hash keeps the suite fast; the production cost has tests of its own.
     PASSWORD_HASH_LOG_N: "12",
+    // Plans and quotas are what most limit suites test; `BILLING_ENABLED: "false"` gives the default install.
+    BILLING_ENABLED: "true",
     ...opts.env,
   });
   app = await createRubricon({

@@ -1,3 +1,4 @@
+import type { Plan } from "@rubricon/contracts";
 import type { Db } from "@rubricon/db";
 import type { LimitPolicy } from "../usage/enforcement";
 import type { Clock } from "./clock";
@@ -12,6 +13,8 @@ export interface CoreContext {
   request?: { id: string | null; idempotencyKey: string | null };
   /** How the request's quotas are treated (the deployment's mode) and what a log line about them names. */
   limits?: LimitPolicy;
+  /** The plan a team created now starts on: `free` where the deployment bills, `self_hosted` where it does not. */
+  newTeamPlan?: Plan;
 }
 
 /**

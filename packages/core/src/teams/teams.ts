@@ -76,7 +76,7 @@ export async function createTeam(
         id: newId("team"),
         name: input.name,
         description: input.description ?? null,
-        plan: "free",
+        plan: ctx.newTeamPlan ?? "free",
         createdAt: now,
         updatedAt: now,
       })

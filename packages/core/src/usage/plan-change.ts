@@ -33,7 +33,8 @@ export async function changeTeamPlan(
     if (!isSelfService(plan) || !isSelfService(membership.team.plan)) {
       throw new ApiError(
         "plan_not_self_service",
-        "Enterprise plans are arranged with us and set up by an operator; they cannot be switched here.",
+        "Enterprise and self-hosted plans are set up by an operator (`pnpm admin set-plan`); they cannot be " +
+          "switched here.",
         { param: "plan" },
       );
     }

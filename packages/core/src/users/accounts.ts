@@ -57,7 +57,7 @@ export async function createUser(
     await tx.insert(teams).values({
       id: teamId,
       name: `${label}'s team`,
-      plan: "free",
+      plan: ctx.newTeamPlan ?? "free",
       personalOwnerId: user.id,
       createdAt: now,
       updatedAt: now,

@@ -6,7 +6,7 @@ export const teams = pgTable("teams", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   description: text("description"),
-  plan: text("plan", { enum: ["free", "team", "pro", "enterprise"] })
+  plan: text("plan", { enum: ["free", "team", "pro", "enterprise", "self_hosted"] })
     .notNull()
     .default("free"),
   /** Enterprise limits set by an operator; null means the plan's defaults. */

@@ -8,7 +8,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Identify the caller */
+        /**
+         * Identify the caller
+         * @description The user, team, credential kind and scopes the request's key, token or session acts as. Use it to check a key before other calls; it answers 401 for missing, revoked or expired credentials.
+         *
+         *     Spends nothing of the team's per-minute budget.
+         */
         get: operations["auth-whoami"];
         put?: never;
         post?: never;
@@ -28,6 +33,8 @@ export interface paths {
         /**
          * List the team's API keys
          * @description Every key acting on the team, whoever minted it, revoked ones included. Owners and admins only; a signed-in session only.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         get: operations["apiKeys-listForTeam"];
         put?: never;
@@ -48,7 +55,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a team's API key */
+        /**
+         * Revoke a team's API key
+         * @description Revokes any API key acting on the team, whoever minted it; it stops working at once. Owners and admins only (else 403 `insufficient_role`).
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         delete: operations["apiKeys-revokeForTeam"];
         options?: never;
         head?: never;
@@ -62,10 +74,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys */
+        /**
+         * List API keys
+         * @description The API keys the signed-in user minted, on every team, revoked ones included; secrets are never shown again, only their prefixes.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         get: operations["apiKeys-list"];
         put?: never;
-        /** Create an API key */
+        /**
+         * Create an API key
+         * @description Mints an API key on one of the user's teams with the scopes given. The plaintext key is in this answer only: store it, it cannot be shown again.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         post: operations["apiKeys-create"];
         delete?: never;
         options?: never;
@@ -83,7 +105,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key */
+        /**
+         * Revoke an API key
+         * @description Revokes one of the user's own API keys; requests with it are refused with 401 from then on.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         delete: operations["apiKeys-revoke"];
         options?: never;
         head?: never;
@@ -97,10 +124,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List teams */
+        /**
+         * List teams
+         * @description The teams the caller can act on: a user's teams with their role, or the single team of an API key or token.
+         */
         get: operations["teams-list"];
         put?: never;
-        /** Create a team */
+        /**
+         * Create a team
+         * @description Creates a team owned by the caller, on the deployment's default plan.
+         */
         post: operations["teams-create"];
         delete?: never;
         options?: never;
@@ -115,14 +148,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a team */
+        /**
+         * Retrieve a team
+         * @description One team the caller belongs to, with its plan and the caller's role; 404 for teams the caller is not in.
+         */
         get: operations["teams-get"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a team */
+        /**
+         * Update a team
+         * @description Renames a team or changes its description. Owners and admins only (else 403 `insufficient_role`).
+         */
         patch: operations["teams-update"];
         trace?: never;
     };
@@ -135,7 +174,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Leave a team */
+        /**
+         * Leave a team
+         * @description Removes the caller from the team and revokes the caller's API keys on it. The last owner cannot leave (400 `last_owner_cannot_leave`): hand ownership over first.
+         */
         post: operations["teams-leave"];
         delete?: never;
         options?: never;
@@ -159,6 +201,8 @@ export interface paths {
         /**
          * Add or invite a team member
          * @description Owners and admins (only owners add owners). An email with an account becomes a member at once; any other gets an emailed invite, valid for 14 days, that makes its accepter a member.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         post: operations["teams-members-add"];
         delete?: never;
@@ -180,11 +224,18 @@ export interface paths {
         /**
          * Remove a team member
          * @description Revokes the member's API keys on the team. The last owner cannot be removed.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         delete: operations["teams-members-remove"];
         options?: never;
         head?: never;
-        /** Change a member's role */
+        /**
+         * Change a member's role
+         * @description Changes a member's role. Owners and admins only (else 403 `insufficient_role`), and only owners grant or take away ownership; the last owner stays an owner (400 `last_owner_required`).
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         patch: operations["teams-members-update"];
         trace?: never;
     };
@@ -198,6 +249,10 @@ export interface paths {
         /**
          * Look up a user by email
          * @description Exact email matches only, for signed-in users, at most 30 lookups a minute; answers id, name and email of someone you share a team or an evaluation with. Anyone else is the same 404 `user_not_found` as an address without an account; share with a new person by email instead.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         *
+         *     At most 30 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         get: operations["users-lookup"];
         put?: never;
@@ -215,12 +270,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an evaluation's shares */
+        /**
+         * List an evaluation's shares
+         * @description The people outside the team who were given access to the evaluation, with their permission. Owners and editors of the evaluation.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["shares-list"];
         put?: never;
         /**
          * Share an evaluation
          * @description Gives an existing user outside the team access, named by `userId` or exact `email`. Owners and editors share; only owners grant OWNER. People without an account are invited with POST /evaluations/{id}/invites.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["shares-create"];
         delete?: never;
@@ -239,11 +301,21 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a share */
+        /**
+         * Remove a share
+         * @description Ends a share: the person loses access at once. Owners and editors remove anyone's share; the person shared with may remove their own.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         delete: operations["shares-delete"];
         options?: never;
         head?: never;
-        /** Update a share */
+        /**
+         * Update a share
+         * @description Changes a share's permission (viewer or editor). Owners and editors of the evaluation only.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         patch: operations["shares-update"];
         trace?: never;
     };
@@ -254,12 +326,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an evaluation's invites */
+        /**
+         * List an evaluation's invites
+         * @description The evaluation's e-mail invites with their status (pending, accepted, revoked, expired). Owners and editors of the evaluation.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["invites-list"];
         put?: never;
         /**
          * Invite someone to an evaluation by email
          * @description Emails a single-use link, valid for 14 days; whoever signs in with that address and accepts it gets a share with the invite's permission. A new invite to the same address replaces the pending one.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["invites-create"];
         delete?: never;
@@ -278,7 +357,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Withdraw an invite */
+        /**
+         * Withdraw an invite
+         * @description Withdraws a pending invite; its link stops working. Owners and editors of the evaluation.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         delete: operations["invites-delete"];
         options?: never;
         head?: never;
@@ -297,6 +381,8 @@ export interface paths {
         /**
          * Accept an invite
          * @description Signed-in users only, with the address the invite was sent to. An evaluation invite becomes a share, a team invite a membership. Wrong tokens are throttled per user and per address.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         post: operations["invites-accept"];
         delete?: never;
@@ -312,12 +398,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an evaluation's access requests */
+        /**
+         * List an evaluation's access requests
+         * @description Requests for access to the evaluation from people outside the team, newest first. Owners and editors of the evaluation.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["accessRequests-list"];
         put?: never;
         /**
          * Request access to an evaluation
          * @description For signed-in users outside the team, on evaluations shared with ANYONE_WITH_LINK (those that answer 403 evaluation_no_access). One pending request per person and evaluation. Asking again within 10 minutes of withdrawing is 429 `rate_limit_exceeded` with `Retry-After`; the inbox's owners are told (notification and e-mail) of one request per person and evaluation a day, later ones wait in the inbox.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         post: operations["accessRequests-create"];
         delete?: never;
@@ -333,7 +426,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your access requests for an evaluation */
+        /**
+         * List your access requests for an evaluation
+         * @description The caller's own access requests for the evaluation, newest first, so the dashboard can show whether one is pending.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         get: operations["accessRequests-mine"];
         put?: never;
         post?: never;
@@ -353,6 +451,8 @@ export interface paths {
         /**
          * Access-request inbox
          * @description Requests to the evaluations of your teams, newest first; pending unless `status` says otherwise.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["accessRequests-inbox"];
         put?: never;
@@ -372,7 +472,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve an access request */
+        /**
+         * Approve an access request
+         * @description Grants the requester a share (viewer unless a permission is given) and closes the request; the requester is notified. Owners and editors of the evaluation; a request already answered or withdrawn is 400 `access_request_not_pending`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["accessRequests-approve"];
         delete?: never;
         options?: never;
@@ -389,7 +494,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline an access request */
+        /**
+         * Decline an access request
+         * @description Closes the request without giving access; the requester is notified. Owners and editors of the evaluation; a request already answered or withdrawn is 400 `access_request_not_pending`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["accessRequests-decline"];
         delete?: never;
         options?: never;
@@ -406,7 +516,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Withdraw your access request */
+        /**
+         * Withdraw your access request
+         * @description Withdraws the caller's own request. Only the requester may, and only while it is pending (else 400 `access_request_not_pending`).
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         post: operations["accessRequests-withdraw"];
         delete?: never;
         options?: never;
@@ -424,6 +539,8 @@ export interface paths {
         /**
          * List your notifications
          * @description Unread first, newest first within each; `unread_count` counts all unread ones.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         get: operations["notifications-list"];
         put?: never;
@@ -443,7 +560,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark a notification read */
+        /**
+         * Mark a notification read
+         * @description Marks one of the caller's notifications read; marking a read one again changes nothing.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         post: operations["notifications-read"];
         delete?: never;
         options?: never;
@@ -460,7 +582,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark all notifications read */
+        /**
+         * Mark all notifications read
+         * @description Marks every unread notification of the caller read and answers how many changed.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
         post: operations["notifications-readAll"];
         delete?: never;
         options?: never;
@@ -475,12 +602,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List evaluations */
+        /**
+         * List evaluations
+         * @description The evaluations of the caller's teams, newest first; filter by `status`, and by `teamId` for a signed-in user in several teams.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["evaluations-list"];
         put?: never;
         /**
          * Create an evaluation
          * @description Answers 201 with the evaluation, or 200 with a price and nothing persisted when `dryRun` is true.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["evaluations-create"];
         delete?: never;
@@ -496,15 +630,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an evaluation */
+        /**
+         * Retrieve an evaluation
+         * @description One evaluation with its settings, status, counts and links; 404 when it does not exist or the caller may not see it.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["evaluations-get"];
         put?: never;
         post?: never;
-        /** Delete an evaluation */
+        /**
+         * Delete an evaluation
+         * @description Deletes the evaluation with its comparisons, ratings, runs and shares. It cannot be undone.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         delete: operations["evaluations-delete"];
         options?: never;
         head?: never;
-        /** Update an evaluation */
+        /**
+         * Update an evaluation
+         * @description Edits an evaluation's fields or moves its status (Draft, Running, Paused, Completed). A move the status rules do not allow is 400 naming `status`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         patch: operations["evaluations-update"];
         trace?: never;
     };
@@ -520,6 +669,8 @@ export interface paths {
         /**
          * Rotate the share token
          * @description Issues a new share token, so `links.share` changes and the old link answers 404 at once. Public raters who started on the old link start again on the new one.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["evaluations-rotateShareToken"];
         delete?: never;
@@ -535,10 +686,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List comparisons */
+        /**
+         * List comparisons
+         * @description The comparisons raters score, in the order they were added.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["evaluations-comparisons-list"];
         put?: never;
-        /** Add a comparison */
+        /**
+         * Add a comparison
+         * @description Adds a comparison (a URL or an uploaded file, or two for side by side) to a Draft evaluation; other statuses answer 400 `evaluation_not_editable`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["evaluations-comparisons-create"];
         delete?: never;
         options?: never;
@@ -553,15 +714,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a comparison */
+        /**
+         * Retrieve a comparison
+         * @description One comparison of the evaluation with its options.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["evaluations-comparisons-get"];
         put?: never;
         post?: never;
-        /** Delete a comparison */
+        /**
+         * Delete a comparison
+         * @description Removes a comparison from a Draft evaluation; other statuses answer 400 `evaluation_not_editable`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         delete: operations["evaluations-comparisons-delete"];
         options?: never;
         head?: never;
-        /** Update a comparison */
+        /**
+         * Update a comparison
+         * @description Changes a comparison of a Draft evaluation; other statuses answer 400 `evaluation_not_editable`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         patch: operations["evaluations-comparisons-update"];
         trace?: never;
     };
@@ -572,12 +748,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List ratings */
+        /**
+         * List ratings
+         * @description The evaluation's ratings, newest first, from people and autousers, filterable by comparison and rater kind.
+         *
+         *     API keys and OAuth tokens need the `ratings:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["ratings-list"];
         put?: never;
         /**
          * Submit a rating
          * @description Rates one comparison as the caller. Only Running evaluations take ratings; one per rater and comparison unless `allowMultipleRatings`.
+         *
+         *     API keys and OAuth tokens need the `ratings:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["ratings-create"];
         delete?: never;
@@ -593,7 +776,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a rating */
+        /**
+         * Retrieve a rating
+         * @description One rating with its scores per template and the rater's justification.
+         *
+         *     API keys and OAuth tokens need the `ratings:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["ratings-get"];
         put?: never;
         post?: never;
@@ -612,7 +800,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete ratings */
+        /**
+         * Delete ratings
+         * @description Deletes up to 100 ratings of a Running evaluation by id, and answers which were deleted and which were not found; results are computed without them.
+         *
+         *     API keys and OAuth tokens need the `ratings:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["ratings-bulkDelete"];
         delete?: never;
         options?: never;
@@ -627,7 +820,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List public raters */
+        /**
+         * List public raters
+         * @description People who rated through the evaluation's share link, with how many ratings each gave and whether they are excluded.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["ratings-publicRaters"];
         put?: never;
         post?: never;
@@ -649,6 +847,8 @@ export interface paths {
         /**
          * Exclude a public rater
          * @description The rater can no longer rate through the link (403 `share_rater_excluded`), and their ratings leave the results and agreement. Their ratings stay stored and exported.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["ratings-excludePublicRater"];
         delete?: never;
@@ -669,6 +869,8 @@ export interface paths {
         /**
          * Run autousers on an evaluation
          * @description Queues one run per autouser and agent; each rates every chosen comparison once. Answers 202 with the queued runs; a Draft evaluation moves to Running. Refused with 429 `quota_exceeded` when the team's autouser ratings left this month (less those its unfinished runs will make) cannot cover the plan.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["autouserRuns-run"];
         delete?: never;
@@ -689,6 +891,8 @@ export interface paths {
         /**
          * Stop autouser runs
          * @description Cancels the named runs (every queued and running one when `runIds` is absent). A running agent stops within seconds; ratings it made stay, and a cancelled run spends no quota.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["autouserRuns-stop"];
         delete?: never;
@@ -704,7 +908,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List autouser runs */
+        /**
+         * List autouser runs
+         * @description The evaluation's autouser runs, newest first, with their status, ratings planned and made, and tokens spent.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autouserRuns-list"];
         put?: never;
         post?: never;
@@ -721,7 +930,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an autouser run */
+        /**
+         * Retrieve an autouser run
+         * @description One autouser run: its autouser, agent, status, the comparisons it rated, tokens spent and any failure.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autouserRuns-get"];
         put?: never;
         post?: never;
@@ -741,6 +955,8 @@ export interface paths {
         /**
          * List a run's turns
          * @description Per turn: the action, the address, the screenshot's artifact name, tokens in and out, latency, cost.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["autouserRuns-turns"];
         put?: never;
@@ -758,7 +974,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a run's artifacts */
+        /**
+         * List a run's artifacts
+         * @description The screenshots a run captured, each with a signed download link valid until `expiresAt`.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autouserRuns-artifacts"];
         put?: never;
         post?: never;
@@ -775,7 +996,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Autouser run status */
+        /**
+         * Autouser run status
+         * @description Counts of the evaluation's runs by status, overall progress and an estimate of the time left.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autouserRuns-status"];
         put?: never;
         post?: never;
@@ -792,12 +1018,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve the calibration */
+        /**
+         * Retrieve the calibration
+         * @description The autouser's latest calibration: its status, the comparisons used and how well the autouser agreed with the human raters.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autouserRuns-calibration"];
         put?: never;
         /**
          * Calibrate an autouser
          * @description Runs the autouser on up to `sampleSize` comparisons of the evaluation that humans rated (202); `GET /autousers/{id}/calibration` shows progress, then Krippendorff's alpha against the humans and the bias per template with bootstrap intervals. Its verdicts are not ratings of the evaluation.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["autouserRuns-calibrate"];
         delete?: never;
@@ -818,6 +1051,8 @@ export interface paths {
         /**
          * Freeze the calibrated rubric
          * @description Freezes the rubric the latest completed calibration measured, with its alpha, makes it the autouser's active rubric and emits `calibration.frozen`. A frozen rubric never changes; a new version replaces it.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["autouserRuns-freeze"];
         delete?: never;
@@ -836,12 +1071,18 @@ export interface paths {
         /**
          * Retrieve AI insights
          * @description The latest summary of the results and raters' justifications: recurring themes, and strengths and problems per comparison, each backed by quotes with their rating ids. `generator` says who wrote it: the team's model, or (with no model configured) the extractive summarizer, which picks raters' own words by term frequency and by the highest and lowest ratings. `stale` is true once ratings changed since; `status: not_started` until one is asked for with POST.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["results-insights"];
         put?: never;
         /**
          * Regenerate AI insights
          * @description Queues a new summary for the worker and answers 202 with its state (`queued`). While the latest summary (or the one being written) is of the current ratings, nothing new is queued: summaries are cached by the ratings' fingerprint, like results. 10 a minute per user.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     At most 10 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["results-regenerateInsights"];
         delete?: never;
@@ -860,6 +1101,8 @@ export interface paths {
         /**
          * Retrieve results
          * @description SSE: distribution, mean, standard deviation and 95% interval per template. SxS: wins, ties, mean preference with its 95% interval and a winner. Skipped ratings are excluded and counted.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["results-results"];
         put?: never;
@@ -880,6 +1123,8 @@ export interface paths {
         /**
          * Retrieve rater agreement
          * @description Krippendorff's alpha overall and per template, for all raters, humans, autousers, and humans against autousers, with a seeded bootstrap 95% interval.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["results-agreement"];
         put?: never;
@@ -900,6 +1145,8 @@ export interface paths {
         /**
          * Export ratings
          * @description `format=csv` answers `text/csv` with one row per rating and template; `json` the ratings.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` and `ratings:read` scopes (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["results-export"];
         put?: never;
@@ -917,10 +1164,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List templates */
+        /**
+         * List templates
+         * @description The team's templates and the system ones, newest first.
+         *
+         *     API keys and OAuth tokens need the `templates:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["templates-list"];
         put?: never;
-        /** Create a template */
+        /**
+         * Create a template
+         * @description Creates a template (version 1): the questions and scales raters answer.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["templates-create"];
         delete?: never;
         options?: never;
@@ -935,15 +1192,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a template */
+        /**
+         * Retrieve a template
+         * @description One template at its current version.
+         *
+         *     API keys and OAuth tokens need the `templates:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["templates-get"];
         put?: never;
         post?: never;
-        /** Delete a template */
+        /**
+         * Delete a template
+         * @description Deletes a template no evaluation uses; one in use answers 400 `template_in_use`.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         delete: operations["templates-delete"];
         options?: never;
         head?: never;
-        /** Update a template */
+        /**
+         * Update a template
+         * @description Changes a template's fields and writes its next version. System templates are read-only (400 `template_read_only`): duplicate one to change it.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         patch: operations["templates-update"];
         trace?: never;
     };
@@ -956,7 +1228,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Duplicate a template */
+        /**
+         * Duplicate a template
+         * @description Copies a template, system ones included, into a team as a new template at version 1.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["templates-duplicate"];
         delete?: never;
         options?: never;
@@ -971,7 +1248,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List template versions */
+        /**
+         * List template versions
+         * @description The template's version history, newest first.
+         *
+         *     API keys and OAuth tokens need the `templates:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["templates-versions"];
         put?: never;
         post?: never;
@@ -990,7 +1272,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revert a template to a version */
+        /**
+         * Revert a template to a version
+         * @description Restores an earlier version's content as a new, latest version; the history is kept.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["templates-revert"];
         delete?: never;
         options?: never;
@@ -1008,12 +1295,22 @@ export interface paths {
         /**
          * List templates
          * @deprecated
+         * @description The team's templates and the system ones, newest first.
+         *
+         *     API keys and OAuth tokens need the `templates:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         get: operations["dimensions-list"];
         put?: never;
         /**
          * Create a template
          * @deprecated
+         * @description Creates a template (version 1): the questions and scales raters answer.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         post: operations["dimensions-create"];
         delete?: never;
@@ -1032,6 +1329,11 @@ export interface paths {
         /**
          * Retrieve a template
          * @deprecated
+         * @description One template at its current version.
+         *
+         *     API keys and OAuth tokens need the `templates:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates/{id}`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         get: operations["dimensions-get"];
         put?: never;
@@ -1039,6 +1341,11 @@ export interface paths {
         /**
          * Delete a template
          * @deprecated
+         * @description Deletes a template no evaluation uses; one in use answers 400 `template_in_use`.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates/{id}`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         delete: operations["dimensions-delete"];
         options?: never;
@@ -1046,6 +1353,11 @@ export interface paths {
         /**
          * Update a template
          * @deprecated
+         * @description Changes a template's fields and writes its next version. System templates are read-only (400 `template_read_only`): duplicate one to change it.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates/{id}`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         patch: operations["dimensions-update"];
         trace?: never;
@@ -1062,6 +1374,11 @@ export interface paths {
         /**
          * Duplicate a template
          * @deprecated
+         * @description Copies a template, system ones included, into a team as a new template at version 1.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates/{id}/duplicate`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         post: operations["dimensions-duplicate"];
         delete?: never;
@@ -1080,6 +1397,11 @@ export interface paths {
         /**
          * List template versions
          * @deprecated
+         * @description The template's version history, newest first.
+         *
+         *     API keys and OAuth tokens need the `templates:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates/{id}/versions`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         get: operations["dimensions-versions"];
         put?: never;
@@ -1102,6 +1424,11 @@ export interface paths {
         /**
          * Revert a template to a version
          * @deprecated
+         * @description Restores an earlier version's content as a new, latest version; the history is kept.
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Deprecated: use `/templates/{id}/revert`. From 2027-04-04 it answers 410 `route_sunset`.
          */
         post: operations["dimensions-revert"];
         delete?: never;
@@ -1117,10 +1444,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List autousers */
+        /**
+         * List autousers
+         * @description The team's autousers and the system personas, newest first.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autousers-list"];
         put?: never;
-        /** Create an autouser */
+        /**
+         * Create an autouser
+         * @description Creates an autouser: a persona (role, goals, traits, expertise, accessibility needs) that rates evaluations as a simulated rater.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["autousers-create"];
         delete?: never;
         options?: never;
@@ -1135,15 +1472,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an autouser */
+        /**
+         * Retrieve an autouser
+         * @description One autouser with its persona and device settings.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autousers-get"];
         put?: never;
         post?: never;
-        /** Delete an autouser */
+        /**
+         * Delete an autouser
+         * @description Deletes an autouser and its rubrics. Refused with 400 `autouser_in_use` while a Draft or Running evaluation selects it.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         delete: operations["autousers-delete"];
         options?: never;
         head?: never;
-        /** Update an autouser */
+        /**
+         * Update an autouser
+         * @description Changes an autouser's fields. System personas are read-only (400 `autouser_read_only`): duplicate one to change it.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         patch: operations["autousers-update"];
         trace?: never;
     };
@@ -1156,7 +1508,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Duplicate an autouser */
+        /**
+         * Duplicate an autouser
+         * @description Copies an autouser, system personas included, and its rubrics into a team.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["autousers-duplicate"];
         delete?: never;
         options?: never;
@@ -1171,10 +1528,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an autouser's rubrics */
+        /**
+         * List an autouser's rubrics
+         * @description Every version of the autouser's rubrics, newest first.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autousers-rubrics"];
         put?: never;
-        /** Create a rubric */
+        /**
+         * Create a rubric
+         * @description Creates a rubric (version 1): how the persona rates one template.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         post: operations["autousers-createRubric"];
         delete?: never;
         options?: never;
@@ -1189,14 +1556,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a rubric */
+        /**
+         * Retrieve a rubric
+         * @description One rubric version of the autouser.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["autousers-getRubric"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a rubric */
+        /**
+         * Update a rubric
+         * @description Changes a rubric. A frozen (calibrated) rubric is kept as it was: the change is written as its next version, which the answer holds.
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         patch: operations["autousers-updateRubric"];
         trace?: never;
     };
@@ -1210,6 +1587,8 @@ export interface paths {
         /**
          * Retrieve usage and limits
          * @description Limits and remaining quota are integers; -1 means unlimited. The billing period is the calendar month (UTC).
+         *
+         *     Spends nothing of the team's per-minute budget.
          */
         get: operations["usage-get"];
         put?: never;
@@ -1232,6 +1611,8 @@ export interface paths {
         /**
          * Change a team's plan
          * @description Self-service switch between free, team and pro for a team owner; no payment is taken. Answers the team's usage under the new plan.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         post: operations["usage-changePlan"];
         delete?: never;
@@ -1250,6 +1631,8 @@ export interface paths {
         /**
          * List connected apps
          * @description Third-party apps you authorized, with the teams, scopes and resources (REST API, MCP server) of their grants. A signed-in session only.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         get: operations["oauth-listConnectedApps"];
         put?: never;
@@ -1273,6 +1656,8 @@ export interface paths {
         /**
          * Disconnect an app
          * @description Ends every grant you gave the app: its refresh tokens stop refreshing and its access tokens stop working at once. A signed-in session only.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         delete: operations["oauth-disconnect"];
         options?: never;
@@ -1292,6 +1677,10 @@ export interface paths {
         /**
          * Start pairing the design-tool plugin
          * @description Answers a short code to show the user and a polling secret. The user approves the code on the dashboard within 10 minutes; the plugin polls `/auth/figma/pair/{code}/poll` meanwhile.
+         *
+         *     Callable without credentials.
+         *
+         *     At most 10 calls per minute per client address, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["figma-pair"];
         delete?: never;
@@ -1312,6 +1701,10 @@ export interface paths {
         /**
          * Poll a pairing
          * @description With the polling secret: `pending` until the user approves, then `approved` with the 7-day plugin token, once; the code is then spent.
+         *
+         *     Callable without credentials.
+         *
+         *     At most 10 calls per minute per client address, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["figma-poll"];
         delete?: never;
@@ -1332,6 +1725,10 @@ export interface paths {
         /**
          * Approve a pairing
          * @description The plugin showing this code then acts as you. A signed-in session only.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         *
+         *     At most 10 calls per minute per client address, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["figma-approve"];
         delete?: never;
@@ -1347,12 +1744,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description The team's webhook endpoints with their subscribed events and status; secrets are not shown.
+         *
+         *     API keys and OAuth tokens need the `webhooks:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
+         */
         get: operations["webhooks-list"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description The URL must be https and resolve only to public addresses. The answer carries the signing secret (`whsec_...`); it is not shown again (rotate it to get a new one).
+         *
+         *     API keys and OAuth tokens need the `webhooks:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         post: operations["webhooks-create"];
         delete?: never;
@@ -1368,17 +1780,41 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a webhook endpoint */
+        /**
+         * Retrieve a webhook endpoint
+         * @description One webhook endpoint with its subscribed events and status.
+         *
+         *     API keys and OAuth tokens need the `webhooks:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
+         */
         get: operations["webhooks-get"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description Stops deliveries to the endpoint for good; its delivery log is deleted with it.
+         *
+         *     API keys and OAuth tokens need the `webhooks:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
+         */
         delete: operations["webhooks-delete"];
         options?: never;
         head?: never;
         /**
          * Update a webhook endpoint
          * @description `status: disabled` pauses deliveries (queued ones wait); `status: enabled` resumes them and clears an automatic `disabled_reason`.
+         *
+         *     API keys and OAuth tokens need the `webhooks:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         patch: operations["webhooks-update"];
         trace?: never;
@@ -1395,6 +1831,12 @@ export interface paths {
         /**
          * Rotate the signing secret
          * @description Answers the new secret, once. For the next 24 hours (`previousSecretValidUntil`) every delivery's `Service-Signature` is still signed with the previous secret and `Service-Signature-Next` (same `t=...,v1=...` format, same `t`) with the new one; afterwards only the new secret signs `Service-Signature`. Deploy the new secret next to the old one (`@rubricon/webhooks` `verify` accepts both), then drop the old one once the window has passed. Rotating again within the window replaces the previous secret with the one current until then.
+         *
+         *     API keys and OAuth tokens need the `webhooks:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         post: operations["webhooks-rotateSecret"];
         delete?: never;
@@ -1415,6 +1857,14 @@ export interface paths {
         /**
          * Send a test event
          * @description Queues a real, signed delivery of a representative event of `type` (event id `event_test_...`, `data.object.id` with a `_test_` infix) and answers 202 at once; follow it in the delivery log. Nothing else is written. Free: no request budget or quota is spent. The normal retry schedule applies.
+         *
+         *     API keys and OAuth tokens need the `webhooks:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
+         *
+         *     Spends nothing of the team's per-minute budget.
          */
         post: operations["webhooks-test"];
         delete?: never;
@@ -1430,7 +1880,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List deliveries */
+        /**
+         * List deliveries
+         * @description The endpoint's delivery log, newest first, filterable by status.
+         *
+         *     API keys and OAuth tokens need the `webhooks:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
+         */
         get: operations["webhooks-deliveries-list"];
         put?: never;
         post?: never;
@@ -1450,6 +1909,12 @@ export interface paths {
         /**
          * Retrieve a delivery
          * @description With every attempt (status, time, the first 1 KB of the answer) and the event sent.
+         *
+         *     API keys and OAuth tokens need the `webhooks:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["webhooks-deliveries-get"];
         put?: never;
@@ -1472,6 +1937,12 @@ export interface paths {
         /**
          * Retry a delivery
          * @description Schedules an attempt now, whatever the delivery's state (a delivered one is sent again). Answers 202 with the delivery; a failure continues the retry schedule where it left off.
+         *
+         *     API keys and OAuth tokens need the `webhooks:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         post: operations["webhooks-deliveries-retry"];
         delete?: never;
@@ -1490,17 +1961,23 @@ export interface paths {
         /**
          * Retrieve BYOK settings
          * @description The team's own model provider and key status, and what autousers and the builder use now: these settings, the platform default, or none. Any member; API keys and tokens need `autousers:read`.
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["byok-get"];
         /**
          * Replace BYOK settings
          * @description Sets the team's provider, model, base URL and key. Owners and admins only, from a signed-in session. The key is write only: answers carry `hasKey` and the key's last four characters, never the key.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         put: operations["byok-put"];
         post?: never;
         /**
          * Delete BYOK settings
          * @description Removes the team's settings and key; the platform default applies again. Answers the settings as they now are. Owners and admins only, from a signed-in session.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         delete: operations["byok-delete"];
         options?: never;
@@ -1508,6 +1985,8 @@ export interface paths {
         /**
          * Update BYOK settings
          * @description Changes the fields sent. A new provider or base URL needs `apiKey` again. Owners and admins only, from a signed-in session. The key is write only: answers carry `hasKey` and the key's last four characters, never the key.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
         patch: operations["byok-patch"];
         trace?: never;
@@ -1524,6 +2003,10 @@ export interface paths {
         /**
          * Test a model key
          * @description Makes one minimal call to the provider with the stored key or the one sent, and answers whether it works and, if not, why (`error.code`). A provider's refusal is a 200 with `ok: false`. Owners and admins, from a signed-in session; 5 per minute per user.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         *
+         *     At most 5 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["byok-test"];
         delete?: never;
@@ -1544,6 +2027,10 @@ export interface paths {
         /**
          * Probe a model's capabilities
          * @description Reports whether the model takes images and answers structured output: structured output by a real call, image input from Rubricon's capability table (by a real call for models the table does not know). Owners and admins, from a signed-in session; 5 per minute per user.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         *
+         *     At most 5 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["byok-probe"];
         delete?: never;
@@ -1562,6 +2049,12 @@ export interface paths {
         /**
          * List events
          * @description Every event of the team, newest first, each exactly as webhook deliveries send it. Filter by `type` or `object_id`. Events stay in the log whether or not any endpoint received them.
+         *
+         *     API keys and OAuth tokens need the `events:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          */
         get: operations["events-list"];
         put?: never;
@@ -1579,7 +2072,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description One event exactly as webhook deliveries send it.
+         *
+         *     API keys and OAuth tokens need the `events:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
+         */
         get: operations["events-get"];
         put?: never;
         post?: never;
@@ -1601,6 +2103,8 @@ export interface paths {
         /**
          * Upload a file
          * @description A `multipart/form-data` body with the file in the `file` part (at most 10 MB) and optional `teamId` and `evaluationId` parts. The type is read from the file's bytes: PNG, JPEG, WebP, GIF, MP4, WebM or PDF, and it must agree with the part's type and the name's extension. Larger files: `POST /files/init`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["files-upload"];
         delete?: never;
@@ -1621,6 +2125,8 @@ export interface paths {
         /**
          * Start a direct upload
          * @description Answers a pending file and `uploadUrl`: PUT exactly `size` bytes there with `headers`, before `expiresAt`, then call `POST /files/{fileId}/finalize`. The largest file depends on the plan.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["files-init"];
         delete?: never;
@@ -1641,6 +2147,8 @@ export interface paths {
         /**
          * Finish a direct upload
          * @description Checks the uploaded bytes: the declared size, and the declared type against the type read from the bytes. The file becomes `ready`, or `rejected` (its bytes deleted) with the reason as the error.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["files-finalize"];
         delete?: never;
@@ -1659,11 +2167,18 @@ export interface paths {
         /**
          * Download a file
          * @description After a permission check, a 302 to a signed URL valid for five minutes. The response is never cached.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["files-get"];
         put?: never;
         post?: never;
-        /** Delete a file */
+        /**
+         * Delete a file
+         * @description Deletes a file and its stored bytes.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         delete: operations["files-delete"];
         options?: never;
         head?: never;
@@ -1680,6 +2195,10 @@ export interface paths {
         /**
          * Preview a link
          * @description Reads a public page's Open Graph and HTML meta (for design-tool links). Pages on private or loopback addresses are refused, redirects are checked the same way, and the fetch stops after 5 s or 1 MB. A URL's preview is kept for an hour.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     At most 60 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         get: operations["linkPreview-get"];
         put?: never;
@@ -1697,12 +2216,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List conversations */
+        /**
+         * List conversations
+         * @description The builder chats of the caller's teams, newest first.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["conversations-list"];
         put?: never;
         /**
          * Start a conversation
          * @description A builder chat: describe what you want to learn, and the assistant drafts the evaluation, its templates and autousers.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["conversations-create"];
         delete?: never;
@@ -1718,7 +2244,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a conversation */
+        /**
+         * Retrieve a conversation
+         * @description One builder chat with its drafts and what they still lack before an evaluation can be created.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["conversations-get"];
         put?: never;
         post?: never;
@@ -1728,6 +2259,8 @@ export interface paths {
         /**
          * Update a conversation
          * @description `drafts` replaces the drafts (the dashboard's editable forms); the status follows them: `needs_review` while anything is missing or invalid (see `issues`), `ready` when they can be materialized. `status: archived` closes the conversation; `status: active` reopens it.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         patch: operations["conversations-update"];
         trace?: never;
@@ -1739,7 +2272,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List messages */
+        /**
+         * List messages
+         * @description The chat's messages, newest first.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
         get: operations["conversations-messages"];
         put?: never;
         /**
@@ -1752,6 +2290,10 @@ export interface paths {
          *     - `drafts`: the Conversation after the reply: drafts, `issues` and status
          *     - `message`: the stored ConversationMessage of the reply; the last event
          *     - `error`: an ErrorEnvelope (`model_error`, `details.reason`); the reply failed and the stream ends
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     At most 20 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["conversations-send"];
         delete?: never;
@@ -1772,6 +2314,8 @@ export interface paths {
         /**
          * Create the drafted evaluation
          * @description Creates the drafted templates and a Draft evaluation in one transaction, with the same rules as `POST /templates` and `POST /evaluations`; the conversation becomes `materialized`. Idempotent: later calls answer 200 with what the first created. Drafts with issues are refused with 400 `conversation_not_ready` (`details.issues`).
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         post: operations["conversations-materialize"];
         delete?: never;
@@ -1801,6 +2345,8 @@ export interface paths {
          *     - `failed`: `{run}`: a run failed (its `error` says why)
          *     - `cancelled`: `{run}`: a run was stopped
          *     - `done`: `AutouserStatus`: no run is queued or running; the stream ends
+         *
+         *     API keys and OAuth tokens need the `autousers:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
         get: operations["autouserRuns-stream"];
         put?: never;
@@ -1953,146 +2499,6 @@ export interface components {
             /** @description Present for API keys and OAuth tokens only. */
             scopes?: ("*" | "templates:read" | "templates:write" | "templates:*" | "evaluations:read" | "evaluations:write" | "evaluations:*" | "autousers:read" | "autousers:write" | "autousers:*" | "ratings:read" | "ratings:write" | "ratings:*" | "webhooks:read" | "webhooks:write" | "webhooks:*" | "events:read")[];
         };
-        /**
-         * Invalid input data error (400)
-         * @description The error information
-         * @example {
-         *       "code": "BAD_REQUEST",
-         *       "message": "Invalid input data",
-         *       "issues": []
-         *     }
-         */
-        "error.BAD_REQUEST": {
-            /**
-             * @description The error message
-             * @example Invalid input data
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example BAD_REQUEST
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Authorization not provided error (401)
-         * @description The error information
-         * @example {
-         *       "code": "UNAUTHORIZED",
-         *       "message": "Authorization not provided",
-         *       "issues": []
-         *     }
-         */
-        "error.UNAUTHORIZED": {
-            /**
-             * @description The error message
-             * @example Authorization not provided
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example UNAUTHORIZED
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Insufficient access error (403)
-         * @description The error information
-         * @example {
-         *       "code": "FORBIDDEN",
-         *       "message": "Insufficient access",
-         *       "issues": []
-         *     }
-         */
-        "error.FORBIDDEN": {
-            /**
-             * @description The error message
-             * @example Insufficient access
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example FORBIDDEN
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Not found error (404)
-         * @description The error information
-         * @example {
-         *       "code": "NOT_FOUND",
-         *       "message": "Not found",
-         *       "issues": []
-         *     }
-         */
-        "error.NOT_FOUND": {
-            /**
-             * @description The error message
-             * @example Not found
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example NOT_FOUND
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Internal server error error (500)
-         * @description The error information
-         * @example {
-         *       "code": "INTERNAL_SERVER_ERROR",
-         *       "message": "Internal server error",
-         *       "issues": []
-         *     }
-         */
-        "error.INTERNAL_SERVER_ERROR": {
-            /**
-             * @description The error message
-             * @example Internal server error
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example INTERNAL_SERVER_ERROR
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
         ApiKeyList: {
             /** @constant */
             object: "list";
@@ -2168,7 +2574,7 @@ export interface components {
             name: string;
             description: string | null;
             /** @enum {string} */
-            plan: "free" | "team" | "pro" | "enterprise";
+            plan: "free" | "team" | "pro" | "enterprise" | "self_hosted";
             /**
              * @description The caller's role on this team.
              * @enum {string}
@@ -3340,7 +3746,7 @@ export interface components {
             object: "usage";
             teamId: string;
             /** @enum {string} */
-            plan: "free" | "team" | "pro" | "enterprise";
+            plan: "free" | "team" | "pro" | "enterprise" | "self_hosted";
             /** @description The billing period: the calendar month (UTC) holding now; `end` is exclusive. */
             period: {
                 /**
@@ -3947,9 +4353,6 @@ export interface components {
         Error401: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -4038,6 +4441,35 @@ export interface components {
         Error413: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The body is not in the media type the route reads: `application/json`, or `multipart/form-data` for an upload (`unsupported_media_type`). */
+        Error415: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A deprecated route past its sunset (`route_sunset`); the message names its successor. */
+        Error410: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -4097,9 +4529,13 @@ export interface operations {
     "apiKeys-listForTeam": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -4169,9 +4605,13 @@ export interface operations {
     "apiKeys-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -4240,6 +4680,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4280,9 +4722,13 @@ export interface operations {
     "teams-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -4347,6 +4793,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4420,6 +4868,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4453,6 +4903,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4460,9 +4912,13 @@ export interface operations {
     "teams-members-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -4536,6 +4992,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4611,6 +5069,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4651,9 +5111,13 @@ export interface operations {
     "shares-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -4710,7 +5174,7 @@ export interface operations {
                      * @enum {string}
                      */
                     permission?: "VIEWER" | "EDITOR" | "OWNER";
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -4732,6 +5196,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4810,6 +5276,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4817,9 +5285,13 @@ export interface operations {
     "invites-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -4893,6 +5365,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4960,6 +5434,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4968,9 +5444,13 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "approved" | "declined" | "withdrawn";
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -5038,6 +5518,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5045,9 +5527,13 @@ export interface operations {
     "accessRequests-mine": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -5084,9 +5570,13 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "approved" | "declined" | "withdrawn";
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -5157,6 +5647,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5191,6 +5683,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5225,6 +5719,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5232,9 +5728,13 @@ export interface operations {
     "notifications-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -5294,6 +5794,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5329,6 +5831,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5336,11 +5840,17 @@ export interface operations {
     "evaluations-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Session callers: only this team. */
                 teamId?: string;
+                /** @description Only evaluations in this status. */
                 status?: "Draft" | "Running" | "Ended" | "Archived";
             };
             header?: never;
@@ -5477,6 +5987,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5608,6 +6120,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5641,6 +6155,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5648,9 +6164,13 @@ export interface operations {
     "evaluations-comparisons-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -5729,6 +6249,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5848,6 +6370,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5855,11 +6379,17 @@ export interface operations {
     "ratings-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Only ratings of this comparison. */
                 comparisonId?: string;
+                /** @description Only ratings by this kind of rater. */
                 raterType?: "user" | "public" | "autouser";
             };
             header?: never;
@@ -5946,6 +6476,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6019,6 +6551,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6026,9 +6560,13 @@ export interface operations {
     "ratings-publicRaters": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -6091,6 +6629,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6139,6 +6679,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6179,6 +6721,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6186,9 +6730,13 @@ export interface operations {
     "autouserRuns-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -6427,6 +6975,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6460,6 +7010,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6526,6 +7078,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6566,6 +7120,7 @@ export interface operations {
     "results-agreement": {
         parameters: {
             query?: {
+                /** @description Distance metric; default ordinal for SSE scales and interval for SxS preferences. */
                 metric?: "nominal" | "ordinal" | "interval" | "ratio";
             };
             header?: never;
@@ -6637,10 +7192,15 @@ export interface operations {
     "templates-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Session callers: this team's templates (plus system ones). */
                 teamId?: string;
             };
             header?: never;
@@ -6768,6 +7328,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6935,6 +7497,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6975,6 +7539,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6982,9 +7548,13 @@ export interface operations {
     "templates-versions": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -7052,6 +7622,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7059,10 +7631,15 @@ export interface operations {
     "dimensions-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Session callers: this team's templates (plus system ones). */
                 teamId?: string;
             };
             header?: never;
@@ -7089,6 +7666,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7190,6 +7768,9 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7223,6 +7804,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7256,6 +7838,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7357,6 +7940,9 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7397,6 +7983,9 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7404,9 +7993,13 @@ export interface operations {
     "dimensions-versions": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -7435,6 +8028,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7474,6 +8068,9 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7481,13 +8078,19 @@ export interface operations {
     "autousers-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
                 visibility?: "private" | "public";
                 status?: "draft" | "published";
+                /** @description `system`: the shared personas only; `team`: the team's own only; default both. */
                 source?: "system" | "team";
+                /** @description Session callers: this team's autousers (plus system ones). */
                 teamId?: string;
             };
             header?: never;
@@ -7594,6 +8197,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7728,6 +8333,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7776,6 +8383,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7783,9 +8392,13 @@ export interface operations {
     "autousers-rubrics": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -7868,6 +8481,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7947,6 +8562,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8000,7 +8617,7 @@ export interface operations {
                      * @description free, team or pro; Enterprise is set up by an operator.
                      * @enum {string}
                      */
-                    plan: "free" | "team" | "pro" | "enterprise";
+                    plan: "free" | "team" | "pro" | "enterprise" | "self_hosted";
                 };
             };
         };
@@ -8023,6 +8640,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8122,6 +8741,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8162,6 +8783,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8196,6 +8819,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8203,10 +8828,15 @@ export interface operations {
     "webhooks-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Team to act on (signed-in callers in several teams); keys and OAuth tokens act on their own team. */
                 teamId?: string;
             };
             header?: never;
@@ -8280,6 +8910,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8400,6 +9032,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8434,6 +9068,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8478,6 +9114,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8486,10 +9124,15 @@ export interface operations {
     "webhooks-deliveries-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Only deliveries in this state. */
                 status?: "pending" | "retrying" | "delivered" | "abandoned";
             };
             header?: never;
@@ -8588,6 +9231,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8596,6 +9241,7 @@ export interface operations {
     "byok-get": {
         parameters: {
             query?: {
+                /** @description Team whose settings to act on; default: the credential's team (for users, the personal team). */
                 teamId?: string;
             };
             header?: never;
@@ -8672,6 +9318,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8679,6 +9327,7 @@ export interface operations {
     "byok-delete": {
         parameters: {
             query?: {
+                /** @description Team whose settings to act on; default: the credential's team (for users, the personal team). */
                 teamId?: string;
             };
             header?: never;
@@ -8753,6 +9402,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8801,6 +9452,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8849,6 +9502,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8856,12 +9511,19 @@ export interface operations {
     "events-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Team to act on (signed-in callers in several teams); keys and OAuth tokens act on their own team. */
                 teamId?: string;
+                /** @description Only events of this type. */
                 type?: "evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen";
+                /** @description Only events about this object (`data.object.id`). */
                 object_id?: string;
             };
             header?: never;
@@ -8967,6 +9629,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -9010,6 +9673,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -9043,6 +9708,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -9152,10 +9819,15 @@ export interface operations {
     "conversations-list": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
+                /** @description Session callers: only this team. */
                 teamId?: string;
             };
             header?: never;
@@ -9221,6 +9893,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -9300,6 +9974,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -9307,9 +9983,13 @@ export interface operations {
     "conversations-messages": {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100. */
                 limit?: number;
+                /** @description Return items strictly after this id (next page). Not with `ending_before` or `cursor` (400). */
                 starting_after?: string;
+                /** @description Return items strictly before this id (previous page). Not with `starting_after` or `cursor` (400). */
                 ending_before?: string;
+                /** @description Deprecated alias of `starting_after`; sunset 2027-04-04. Not with `starting_after` or `ending_before` (400). */
                 cursor?: string;
             };
             header?: never;
@@ -9388,6 +10068,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -9421,6 +10103,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
