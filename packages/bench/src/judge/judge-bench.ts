@@ -3,6 +3,10 @@
  * installed from npm (corpus.ts), served on loopback with their twins (site.ts, degrade.ts), captured by the same
  * browser code a worker runs, once per persona device, and rated by the judge a worker would use for every system
  * autouser with the system "overall" template (SSE, its real scale).
+ *
+ * Options: `--corpus tuning|heldout|all`, `--limit N` (pages per package), `--page <id part>`, `--twins a,b`,
+ * `--personas a,b` (id parts), `--one-desktop`, `--concurrency N`, and `--url <address>` to rate one page and
+ * print every persona's score and evidence.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,8 +29,17 @@ import { type Figure, figuresOf, type PairResult, tally } from "./summary";
 
 export interface JudgeBenchOptions {
   corpus: CorpusName | "all";
-  /** At most this many pages per corpus (a quick run). */
+  /** At most this many pages of each package (a quick run). */
   limit: number | null;
+  /** Only personas whose id contains one of these; all when empty. */
+  personas: string[];
+  /** Only these degradations; all when empty. */
+  twins: Degradation[];
+  /**
+   * Desktop personas share one capture at the first desktop viewport instead of one per viewport: about half the
+   * captures, for quick tuning runs (the figures are then not quite the worker's).
+   */
+  oneDesktop: boolean;
   /** Only pages whose id (`<package>/<path>`) contains this. */
   page: string | null;
   /** Rate this one address (no twins) and print every persona's score and evidence. */
@@ -41,10 +54,24 @@ export function judgeBenchOptions(flags: Record<string, string>): JudgeBenchOpti
   const limit = flags.limit === undefined ? null : Number(flags.limit);
   if (limit !== null && !(Number.isInteger(limit) && limit > 0))
     throw new Error("--limit takes a whole number above 0");
+  const list = (v: string | undefined) =>
+    v
+      ? v
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : [];
+  const twins = list(flags.twins);
+  const unknown = twins.filter((t) => !(DEGRADATIONS as readonly string[]).includes(t));
+  if (unknown.length > 0)
+    throw new Error(`unknown --twins ${unknown.join(", ")}; twins: ${DEGRADATIONS.join(", ")}`);
   const concurrency = Number(flags.concurrency ?? process.env.BENCH_JUDGE_CONCURRENCY ?? 3);
   return {
     corpus: corpus as JudgeBenchOptions["corpus"],
     limit,
+    personas: list(flags.personas),
+    twins: twins as Degradation[],
+    oneDesktop: flags["one-desktop"] === "true",
     page: flags.page ?? null,
     url: flags.url ?? null,
     concurrency: Math.max(1, Math.min(8, Math.floor(concurrency) || 3)),
@@ -156,7 +183,12 @@ function fmt(n: number): string {
   return Number.isNaN(n) ? "-" : n.toFixed(2);
 }
 
-function printCorpus(corpus: CorpusName, pairs: PairResult[], personas: string[]): void {
+function printCorpus(
+  corpus: CorpusName,
+  pairs: PairResult[],
+  personas: string[],
+  degradations: readonly Degradation[],
+): void {
   const inCorpus = pairs.filter((p) => p.corpus === corpus);
   if (inCorpus.length === 0) return;
   const header = [
@@ -180,7 +212,7 @@ function printCorpus(corpus: CorpusName, pairs: PairResult[], personas: string[]
       fmt(t.degradedMedian),
     ];
   };
-  const body = DEGRADATIONS.map((d) =>
+  const body = degradations.map((d) =>
     row(
       DEGRADATION_LABELS[d],
       inCorpus.filter((p) => p.degradation === d),
@@ -233,16 +265,25 @@ export async function benchJudge(
     let chosen = opts.page ? pages.filter((p) => p.id.includes(opts.page!)) : pages;
     if (opts.limit !== null) {
       const limit = opts.limit;
-      chosen = (["tuning", "heldout"] as const).flatMap((c) =>
-        chosen.filter((p) => p.corpus === c).slice(0, limit),
-      );
+      chosen = ready.flatMap((pkg) => chosen.filter((p) => p.id.startsWith(`${pkg.name}/`)).slice(0, limit));
     }
     if (chosen.length === 0) throw new Error("no corpus page matches the options");
     const isAllowedUrl = loopbackOnly(sites.map((s) => s.url));
 
+    const raters =
+      opts.personas.length > 0
+        ? personas.filter((p) => opts.personas.some((s) => p.id.includes(s)))
+        : personas;
+    if (raters.length === 0) throw new Error("no system persona matches --personas");
+    const firstDesktop = raters.find((p) => p.persona.device.kind === "desktop")?.persona.device;
+    const deviceOf = (p: SystemPersona) =>
+      opts.oneDesktop && firstDesktop && p.persona.device.kind === "desktop"
+        ? firstDesktop
+        : p.persona.device;
     const devices = new Map<string, PersonaDevice>();
-    for (const p of personas) devices.set(deviceKey(p.persona.device), p.persona.device);
-    const variants: (Degradation | null)[] = [null, ...DEGRADATIONS];
+    for (const p of raters) devices.set(deviceKey(deviceOf(p)), deviceOf(p));
+    const degradations = opts.twins.length > 0 ? opts.twins : DEGRADATIONS;
+    const variants: (Degradation | null)[] = [null, ...degradations];
     const jobs = chosen.flatMap((page) =>
       variants.flatMap((variant) => [...devices.values()].map((device) => ({ page, variant, device }))),
     );
@@ -263,8 +304,8 @@ export async function benchJudge(
         failures.push(`${page.id} ${variant ?? "intact"} ${deviceKey(device)}: ${(err as Error).message}`);
         return;
       }
-      for (const p of personas) {
-        if (deviceKey(p.persona.device) !== deviceKey(device)) continue;
+      for (const p of raters) {
+        if (deviceKey(deviceOf(p)) !== deviceKey(device)) continue;
         scores.set(`${page.id}|${variant ?? "intact"}|${p.id}`, await rate(judge, p, shot));
       }
       done++;
@@ -276,10 +317,10 @@ export async function benchJudge(
     const pairs: PairResult[] = [];
     const detail: unknown[] = [];
     for (const page of chosen) {
-      for (const p of personas) {
+      for (const p of raters) {
         const intact = scores.get(`${page.id}|intact|${p.id}`);
         if (!intact) continue;
-        for (const d of DEGRADATIONS) {
+        for (const d of degradations) {
           const twin = scores.get(`${page.id}|${d}|${p.id}`);
           if (!twin) continue;
           pairs.push({
@@ -302,10 +343,10 @@ export async function benchJudge(
         }
       }
     }
-    const personaIds = personas.map((p) => short(p.id));
-    for (const c of ["tuning", "heldout"] as const) printCorpus(c, pairs, personaIds);
+    const personaIds = raters.map((p) => short(p.id));
+    for (const c of ["tuning", "heldout"] as const) printCorpus(c, pairs, personaIds, degradations);
     const model = [...new Set([...scores.values()].map((s) => s.model))].join(", ");
-    const figures = figuresOf(pairs, personaIds, DEGRADATIONS);
+    const figures = figuresOf(pairs, personaIds, degradations);
     const pass = figures.every((f) => f.pass !== false) && failures.length === 0;
     const resultsDir = join(BENCH_DIR, "results");
     mkdirSync(resultsDir, { recursive: true });
@@ -319,6 +360,14 @@ export async function benchJudge(
           date: new Date().toISOString(),
           judge: model,
           corpus: opts.corpus,
+          options: {
+            limit: opts.limit,
+            page: opts.page,
+            personas: opts.personas,
+            twins: opts.twins,
+            oneDesktop: opts.oneDesktop,
+          },
+          devices: [...devices.keys()],
           pages: chosen.map((p) => ({ corpus: p.corpus, id: p.id, kind: p.kind })),
           captureFailures: failures,
           localisedLinks: rewrites,
