@@ -124,10 +124,13 @@ export interface RenderingSignals {
    * background colours, weighted by characters; text over an image or gradient is not measured.
    */
   contrast: { measuredChars: number; below45Share: number; below3Share: number };
-  /** Document width over viewport width (1 when it fits). */
-  layout: { overflowRatio: number };
+  /**
+   * Document width over viewport width (1 when it fits), and the share of the first screen's text (by
+   * characters) drawn over other text.
+   */
+  layout: { overflowRatio: number; overlappingTextShare: number };
   /** Visible controls to activate (links, buttons, ARIA widgets; form fields are `unlabelledFields`), those without an accessible name, and elements with a positive tabindex. */
-  controls: { total: number; unnamed: number; positiveTabindex: number };
+  controls: { total: number; unnamed: number; fields: number; positiveTabindex: number };
 }
 
 /** Measures of the viewport screenshot, read at about one sample per CSS pixel. */

@@ -99,6 +99,7 @@ export function measureRendering(): RenderingSignals {
   let defaultFontChars = 0;
   const sizes: [number, number][] = [];
   const range = document.createRange();
+  const firstScreenText: { rect: DOMRect; chars: number; el: Element }[] = [];
   if (body) {
     const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -126,7 +127,10 @@ export function measureRendering(): RenderingSignals {
         if (ratio < 4.5) below45 += chars;
         if (ratio < 3) below3 += chars;
       }
-      if (onFirstScreen(rect)) for (const r of range.getClientRects()) if (r.width > 0) mark(r);
+      if (onFirstScreen(rect)) {
+        for (const r of range.getClientRects()) if (r.width > 0) mark(r);
+        if (firstScreenText.length < 600) firstScreenText.push({ rect, chars, el: parent });
+      }
     }
   }
   sizes.sort((a, b) => a[0] - b[0]);
@@ -137,6 +141,24 @@ export function measureRendering(): RenderingSignals {
     if (seen * 2 >= textChars) {
       medianSize = size;
       break;
+    }
+  }
+
+  // Text drawn over other text: blocks stacked on each other. A node counts when another node's box covers a
+  // quarter of its own (a node nested in the other's element, like a link in a sentence, does not count).
+  let overlapChars = 0;
+  let firstScreenChars = 0;
+  for (const a of firstScreenText) {
+    firstScreenChars += a.chars;
+    const areaA = a.rect.width * a.rect.height;
+    for (const b of firstScreenText) {
+      if (a === b || a.el === b.el || a.el.contains(b.el) || b.el.contains(a.el)) continue;
+      const w = Math.min(a.rect.right, b.rect.right) - Math.max(a.rect.left, b.rect.left);
+      const h = Math.min(a.rect.bottom, b.rect.bottom) - Math.max(a.rect.top, b.rect.top);
+      if (w > 0 && h > 0 && w * h > 0.25 * areaA) {
+        overlapChars += a.chars;
+        break;
+      }
     }
   }
 
@@ -256,6 +278,13 @@ export function measureRendering(): RenderingSignals {
     return textOf(el).trim().length > 0;
   };
   const unnamed = controls.filter((el) => !named(el)).length;
+  const fields = body
+    ? [
+        ...body.querySelectorAll(
+          'input:not([type="hidden"]):not([type="submit"]):not([type="button"]):not([type="reset"]):not([type="image"]), select, textarea',
+        ),
+      ].filter((el) => shown(el)).length
+    : 0;
   const positiveTabindex = body
     ? [...body.querySelectorAll("[tabindex]")].filter((el) => Number(el.getAttribute("tabindex")) > 0).length
     : 0;
@@ -290,7 +319,10 @@ export function measureRendering(): RenderingSignals {
       below45Share: share(below45, contrastChars),
       below3Share: share(below3, contrastChars),
     },
-    layout: { overflowRatio: round3(Math.max(1, root.scrollWidth / Math.max(1, root.clientWidth))) },
-    controls: { total: controls.length, unnamed, positiveTabindex },
+    layout: {
+      overlappingTextShare: share(overlapChars, firstScreenChars),
+      overflowRatio: round3(Math.max(1, root.scrollWidth / Math.max(1, root.clientWidth))),
+    },
+    controls: { total: controls.length, unnamed, fields, positiveTabindex },
   };
 }

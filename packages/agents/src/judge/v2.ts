@@ -1,5 +1,12 @@
 import type { JudgeTemplate, PageSignals, Persona, RenderingSignals, VisualSignals } from "../types";
-import { COMPONENTS, type Component, type ComponentScores, componentScores, speedScore } from "./components";
+import {
+  axePoints,
+  COMPONENTS,
+  type Component,
+  type ComponentScores,
+  componentScores,
+  speedScore,
+} from "./components";
 import { personaWeights, templateWeights } from "./weights";
 
 /**
@@ -44,15 +51,17 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
   const r = s.rendering;
   const scores = componentScores(s);
   if (!r) return scores;
+  // Published pages rarely pass axe clean; v1's half-at-10-points put nearly every real page near 0.2, where
+  // it no longer told pages apart. Half at 25 points keeps it discriminating (the gates carry the severe cases).
+  const axeTotal = s.axeViolations.reduce((sum, v) => sum + axePoints(v), 0);
+  scores.axe = 25 / (25 + axeTotal);
   scores.contrast =
     r.contrast.measuredChars === 0 ? null : 1 - 0.5 * r.contrast.below45Share - 0.5 * r.contrast.below3Share;
   scores.textSize = r.text.chars === 0 ? null : 1 - 0.6 * r.text.smallShare - 0.4 * r.text.tinyShare;
   scores.tapTargets =
     s.interactiveElements === 0 ? null : clamp01(1 - 0.8 * (s.smallTapTargets / s.interactiveElements));
   scores.overflow = r.layout.overflowRatio <= 1.01 ? 1 : clamp01(0.5 - (r.layout.overflowRatio - 1));
-  const items = r.images.total + r.controls.total + s.unlabelledFields;
-  const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
-  scores.labels = Math.min(1 - clamp01((2 * missing) / Math.max(1, items)), 5 / (5 + missing));
+  scores.labels = 1 - namesSeverity(s, r);
   scores.integrity =
     (1 - (r.images.total === 0 ? 0 : r.images.failed / r.images.total)) * (3 / (3 + s.consoleErrors));
   const paint = s.timings.largestContentfulPaint ?? s.timings.load;
@@ -62,6 +71,21 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
     if (v !== null) scores[c] = round3(v);
   }
   return scores;
+}
+
+/**
+ * Share of unnamed things, averaged over the kinds the page has: images without a text alternative, form
+ * fields without a label, controls without a name. Per kind, so stripping every alt text moves it as much on
+ * a page with many links as on one with few.
+ */
+export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
+  const kinds: number[] = [];
+  const images = Math.max(r.images.total, s.imagesWithoutAlt);
+  if (images > 0) kinds.push(s.imagesWithoutAlt / images);
+  const fields = Math.max(r.controls.fields ?? 0, s.unlabelledFields);
+  if (fields > 0) kinds.push(s.unlabelledFields / fields);
+  if (r.controls.total > 0) kinds.push(r.controls.unnamed / r.controls.total);
+  return kinds.length === 0 ? 0 : round3(kinds.reduce((a, b) => a + b, 0) / kinds.length);
 }
 
 /** Author styling 0..1 from the defaults a page without styles keeps; null when there is too little text to tell. */
@@ -112,7 +136,7 @@ export function visualAppeal(v: VisualSignals): { appeal: number; parts: Record<
 }
 
 export interface Gate {
-  name: "content" | "images" | "styles" | "readability" | "overflow" | "names" | "appeal";
+  name: "content" | "images" | "styles" | "readability" | "overflow" | "layout" | "names" | "appeal";
   factor: number;
   /** What drove it, in words. */
   reason: string;
@@ -195,11 +219,19 @@ export function gatesFor(
     });
   }
 
-  const items = r.images.total + r.controls.total + s.unlabelledFields;
+  const overlap = r.layout.overlappingTextShare ?? 0;
+  if (overlap > 0.02) {
+    gates.push({
+      name: "layout",
+      factor: 1 - 0.8 * overlap,
+      reason: `${pct(overlap)} of the first screen's text is drawn over other text`,
+    });
+  }
+
   const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
   if (missing > 0) {
-    const severityNames = Math.max(clamp01((2 * missing) / Math.max(1, items)), 1 - 6 / (6 + missing));
-    const k = reader.screenReader ? 0.65 : reader.keyboard ? 0.5 : 0.35;
+    const severityNames = namesSeverity(s, r);
+    const k = reader.screenReader ? 0.75 : reader.keyboard ? 0.6 : 0.45;
     const parts: string[] = [];
     if (s.imagesWithoutAlt > 0) parts.push(`${s.imagesWithoutAlt} images without a text alternative`);
     if (s.unlabelledFields > 0) parts.push(`${s.unlabelledFields} form fields without a label`);
