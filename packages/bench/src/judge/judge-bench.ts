@@ -167,7 +167,9 @@ async function rateOneUrl(
   log: (line: string) => void,
 ): Promise<number> {
   const url = opts.url!;
-  for (const p of personas) {
+  const raters =
+    opts.personas.length > 0 ? personas.filter((p) => opts.personas.some((s) => p.id.includes(s))) : personas;
+  for (const p of raters) {
     const shot = await capture(browser, p.persona.device, url, anyWebAddress);
     const r = await rate(judge, p, shot);
     process.stdout.write(
@@ -175,7 +177,7 @@ async function rateOneUrl(
         `  ${r.justification}\n${r.evidence.map((e) => `  - ${e}`).join("\n")}\n`,
     );
   }
-  log(`rated ${url} for ${personas.length} personas`);
+  log(`rated ${url} for ${raters.length} personas`);
   return 0;
 }
 
