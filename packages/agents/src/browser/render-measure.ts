@@ -19,12 +19,15 @@ export function measureRendering(): RenderingSignals {
     }
     return s;
   };
+  const shownCache = new Map<Element, boolean>();
   const shown = (el: Element): boolean => {
-    for (let e: Element | null = el; e; e = e.parentElement) {
-      const s = styleOf(e);
-      if (s.display === "none" || s.visibility === "hidden" || s.opacity === "0") return false;
-    }
-    return true;
+    const cached = shownCache.get(el);
+    if (cached !== undefined) return cached;
+    const s = styleOf(el);
+    const own = s.display !== "none" && s.visibility !== "hidden" && s.opacity !== "0";
+    const result = own && (el.parentElement ? shown(el.parentElement) : true);
+    shownCache.set(el, result);
+    return result;
   };
   const parseColor = (c: string): [number, number, number, number] | null => {
     const m = c.match(/rgba?\(([^)]+)\)/);

@@ -220,7 +220,7 @@ export function gatesFor(
   }
 
   const overlap = r.layout.overlappingTextShare ?? 0;
-  if (overlap > 0.02) {
+  if (overlap > 0.05) {
     gates.push({
       name: "layout",
       factor: 1 - 0.8 * overlap,
