@@ -98,7 +98,10 @@ export interface PageSignals {
  * stored before they existed lack them; a judge treats a missing group as "not measured".
  */
 export interface RenderingSignals {
-  /** `img` elements with a source that finished loading (lazy ones not yet fetched are left out). */
+  /**
+   * `img` elements with a source that finished loading (lazy ones not yet fetched are left out) and background
+   * images style sheets fetched (from resource timing); `failedAreaShare` is over `img` elements only.
+   */
   images: { total: number; loaded: number; failed: number; failedAreaShare: number };
   /** Whether author styles apply, against Chromium's defaults. */
   styles: {

@@ -80,6 +80,30 @@ export function measureRendering(): RenderingSignals {
     return result;
   };
 
+  // On the first screen, what is painted under the text is read from the hit-test stack, as axe does: it
+  // finds an overlay or card positioned behind the text that is not its ancestor. Elements that ignore the
+  // pointer are missing from the stack; then, and when the text's own element is covered, the ancestors are used.
+  const backdropAt = (el: Element, rect: DOMRect): [number, number, number] | null => {
+    const x = Math.min(vw - 1, Math.max(0, rect.left + rect.width / 2));
+    const y = Math.min(vh - 1, Math.max(0, rect.top + rect.height / 2));
+    const stack = document.elementsFromPoint(x, y);
+    const at = stack.indexOf(el);
+    if (at < 0) return backdrop(el);
+    const layers: [number, number, number, number][] = [];
+    for (const under of stack.slice(at)) {
+      const s = styleOf(under);
+      if (s.backgroundImage !== "none" && under !== document.documentElement) return null;
+      const layer = parseColor(s.backgroundColor);
+      if (layer && layer[3] > 0) {
+        layers.push(layer);
+        if (layer[3] >= 1) break;
+      }
+    }
+    let color: [number, number, number] = canvas;
+    for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i]!, color);
+    return color;
+  };
+
   // --- Text: size, contrast and where it sits on the first screen ---
   const COLS = 64;
   const ROWS = 40;
@@ -123,7 +147,7 @@ export function measureRendering(): RenderingSignals {
       const family = s.fontFamily.split(",")[0]!.trim().replace(/["']/g, "").toLowerCase();
       if (family === "times new roman" || family === "serif" || family === "times") defaultFontChars += chars;
       const fg = parseColor(s.color);
-      const bg = backdrop(parent);
+      const bg = onFirstScreen(rect) ? backdropAt(parent, rect) : backdrop(parent);
       if (fg && bg) {
         const ratio = contrast(over(fg, bg), bg);
         contrastChars += chars;
@@ -187,6 +211,17 @@ export function measureRendering(): RenderingSignals {
       imagesLoaded++;
       if (onFirstScreen(rect) && area > 0) mark(rect);
     }
+  }
+
+  // Images a style sheet asked for (backgrounds): the resource timing entries say which answered with an error.
+  let backgroundsLoaded = 0;
+  let backgroundsFailed = 0;
+  for (const entry of performance.getEntriesByType("resource") as PerformanceResourceTiming[]) {
+    if (entry.initiatorType !== "css") continue;
+    if (!/\.(png|jpe?g|gif|webp|avif|svg)(\?|#|$)/i.test(entry.name)) continue;
+    const status = (entry as PerformanceResourceTiming & { responseStatus?: number }).responseStatus ?? 0;
+    if (status >= 400) backgroundsFailed++;
+    else if (status >= 200) backgroundsLoaded++;
   }
 
   // --- Author styles and decoration; backgrounds and media on the first screen ---
@@ -297,9 +332,9 @@ export function measureRendering(): RenderingSignals {
   for (const c of cells) covered += c;
   return {
     images: {
-      total: imagesTotal,
-      loaded: imagesLoaded,
-      failed: imagesFailed,
+      total: imagesTotal + backgroundsLoaded + backgroundsFailed,
+      loaded: imagesLoaded + backgroundsLoaded,
+      failed: imagesFailed + backgroundsFailed,
       failedAreaShare: share(failedArea, imageArea),
     },
     styles: {

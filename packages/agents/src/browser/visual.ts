@@ -147,7 +147,8 @@ const BLOCK = 8;
 
 /**
  * Edge map measures over a downsampled greyscale image: edge density (the share of pixels at an edge, a
- * standard proxy for visual complexity), whitespace (the share of blocks with no edge at all), balance of the
+ * standard proxy for visual complexity), whitespace (the share of blocks with no edge in the background's
+ * brightness), balance of the
  * edge mass between left and right and top and bottom halves, and left-right mirror symmetry of the edges
  * (after Miniukovich & De Angeli 2015, who compute balance and symmetry from the same kind of map).
  */
@@ -179,14 +180,28 @@ export function edgeMeasures(g: { width: number; height: number; grey: Float32Ar
       }
     }
   }
+  // Whitespace: blocks with no edge whose brightness is the page's background (the commonest block
+  // brightness), so a smooth photo or gradient does not count as empty space.
   const bw = Math.ceil(w / BLOCK);
   const bh = Math.ceil(h / BLOCK);
   const busy = new Uint8Array(bw * bh);
+  const sum = new Float64Array(bw * bh);
+  const count = new Uint32Array(bw * bh);
   for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++)
-      if (edge[y * w + x]) busy[Math.floor(y / BLOCK) * bw + Math.floor(x / BLOCK)] = 1;
-  let busyBlocks = 0;
-  for (const b of busy) busyBlocks += b;
+    for (let x = 0; x < w; x++) {
+      const b = Math.floor(y / BLOCK) * bw + Math.floor(x / BLOCK);
+      if (edge[y * w + x]) busy[b] = 1;
+      sum[b] = sum[b]! + grey[y * w + x]!;
+      count[b] = count[b]! + 1;
+    }
+  const levels = new Uint32Array(64);
+  for (let b = 0; b < bw * bh; b++)
+    if (!busy[b]) levels[Math.min(63, Math.floor(sum[b]! / count[b]! / 4))]!++;
+  let background = 0;
+  for (let l = 1; l < 64; l++) if (levels[l]! > levels[background]!) background = l;
+  let emptyBlocks = 0;
+  for (let b = 0; b < bw * bh; b++)
+    if (!busy[b] && Math.abs(sum[b]! / count[b]! - (background * 4 + 2)) <= 8) emptyBlocks++;
   let mirrored = 0;
   for (let y = 0; y < h; y++)
     for (let x = 0; x < Math.floor(w / 2); x++)
@@ -195,7 +210,7 @@ export function edgeMeasures(g: { width: number; height: number; grey: Float32Ar
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
     edgeDensity: r3(edges / (w * h)),
-    whitespace: r3(1 - busyBlocks / (bw * bh)),
+    whitespace: r3(emptyBlocks / (bw * bh)),
     balance: r3((even(left, right) + even(top, bottom)) / 2),
     symmetry: r3(edges === 0 ? 1 : mirrored / edges),
   };
