@@ -192,7 +192,11 @@ export function gatesFor(
     });
   }
 
-  const { below3Share: c3, below45Share: c45 } = r.contrast;
+  // Two measures must agree before text is called illegible: when axe, which resolves what is painted behind
+  // text its own way and leaves doubtful cases out, finds no contrast failure, the rendered shares count a quarter.
+  const agree = s.contrastFailures > 0 ? 1 : 0.25;
+  const c3 = r.contrast.below3Share * agree;
+  const c45 = r.contrast.below45Share * agree;
   const { tinyShare: tiny, smallShare: small } = r.text;
   const severity = 0.65 * c3 + 0.15 * Math.max(0, c45 - c3) + 0.6 * tiny + 0.15 * Math.max(0, small - tiny);
   if (severity > 0.02 && r.text.chars > 0) {
