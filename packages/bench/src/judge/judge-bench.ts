@@ -286,11 +286,27 @@ export async function benchJudge(
     for (const p of raters) devices.set(deviceKey(deviceOf(p)), deviceOf(p));
     const degradations = opts.twins.length > 0 ? opts.twins : DEGRADATIONS;
     const variants: (Degradation | null)[] = [null, ...degradations];
+    // A twin whose transform changes nothing (no images to break, nothing labelled) is not a worse page: its
+    // pairs are left out rather than counted as ties.
+    const unchanged: string[] = [];
+    const applies = new Set<string>();
+    for (const page of chosen) {
+      const intactHtml = await fetch(page.url).then((r) => r.text());
+      for (const d of degradations) {
+        const twinHtml = await fetch(`${page.url}?twin=${d}`).then((r) => r.text());
+        if (twinHtml === intactHtml) unchanged.push(`${page.id} ${d}`);
+        else applies.add(`${page.id}|${d}`);
+      }
+    }
     const jobs = chosen.flatMap((page) =>
-      variants.flatMap((variant) => [...devices.values()].map((device) => ({ page, variant, device }))),
+      variants
+        .filter((variant) => variant === null || applies.has(`${page.id}|${variant}`))
+        .flatMap((variant) => [...devices.values()].map((device) => ({ page, variant, device }))),
     );
+    if (unchanged.length > 0)
+      log(`${unchanged.length} twins change nothing and are left out: ${unchanged.join(", ")}`);
     log(
-      `${chosen.length} pages × ${variants.length} variants × ${devices.size} devices = ${jobs.length} captures, ` +
+      `${chosen.length} pages, up to ${variants.length} variants each × ${devices.size} devices = ${jobs.length} captures, ` +
         `${opts.concurrency} at a time`,
     );
     const scores = new Map<string, Rated>();
@@ -372,6 +388,7 @@ export async function benchJudge(
           devices: [...devices.keys()],
           pages: chosen.map((p) => ({ corpus: p.corpus, id: p.id, kind: p.kind })),
           captureFailures: failures,
+          twinsLeftOut: unchanged,
           localisedLinks: rewrites,
           figures,
         },
