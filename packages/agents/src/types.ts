@@ -87,6 +87,69 @@ export interface PageSignals {
   unlabelledFields: number;
   headings: number;
   landmarks: number;
+  /** Rendering measures; absent on captures made before they existed. */
+  rendering?: RenderingSignals | null;
+  /** Screenshot measures; null when there was no screenshot, absent on older captures. */
+  visual?: VisualSignals | null;
+}
+
+/**
+ * What the page looks like as rendered (browser v2 measures). Optional on `PageSignals` because captures
+ * stored before they existed lack them; a judge treats a missing group as "not measured".
+ */
+export interface RenderingSignals {
+  /**
+   * `img` elements with a source that finished loading (lazy ones not yet fetched are left out) and background
+   * images style sheets fetched (from resource timing); `failedAreaShare` is over `img` elements only.
+   */
+  images: { total: number; loaded: number; failed: number; failedAreaShare: number };
+  /** Whether author styles apply, against Chromium's defaults. */
+  styles: {
+    /** CSS rules in the document's style sheets (a cross-origin sheet counts as one). */
+    stylesheetRules: number;
+    /** Share of visible text (by characters) in the default serif face; null without text. */
+    defaultFontShare: number | null;
+    /** Share of visible links in the default link colours; null without links. */
+    defaultLinkShare: number | null;
+    /** The body keeps the browser's 8 px margin. */
+    bodyMargin8: boolean;
+    /** Share of visible elements (form controls aside) with a background, border, radius, shadow, flex/grid or positioned layout. */
+    decoratedShare: number;
+    /** Visible elements counted. */
+    elements: number;
+  };
+  /** Share of the first viewport covered by visible text, loaded images, form controls and painted backgrounds. */
+  firstScreenCoverage: number;
+  /** Visible text by characters: how much, the median font size (px) and shares under 12 px and under 9 px. */
+  text: { chars: number; medianSize: number | null; smallShare: number; tinyShare: number };
+  /**
+   * Rendered text contrast: each text node's colour against the background found by compositing its ancestors'
+   * background colours, weighted by characters; text over an image or gradient is not measured.
+   */
+  contrast: { measuredChars: number; below45Share: number; below3Share: number };
+  /**
+   * Document width over viewport width (1 when it fits), and the share of the first screen's text (by
+   * characters) drawn over other text.
+   */
+  layout: { overflowRatio: number; overlappingTextShare: number };
+  /** Visible controls to activate (links, buttons, ARIA widgets; form fields are `unlabelledFields`), those without an accessible name, and elements with a positive tabindex. */
+  controls: { total: number; unnamed: number; fields: number; positiveTabindex: number };
+}
+
+/** Measures of the viewport screenshot, read at about one sample per CSS pixel. */
+export interface VisualSignals {
+  /** Hasler & Süsstrunk (2003) colourfulness M (0 grey; 33 moderately, 59 quite, 82 highly colourful). */
+  colourfulness: number;
+  /** Share of pixels on a luminance edge: visual complexity. */
+  edgeDensity: number;
+  /** Share of ~16 px blocks with no edge at all. */
+  whitespace: number;
+  /** 1 when the edge mass is evenly spread left/right and top/bottom, towards 0 when it sits on one side. */
+  balance: number;
+  /** Share of edge pixels mirrored by an edge pixel across the vertical centre line. */
+  symmetry: number;
+  /** PNG bytes per pixel: compressed size as a second complexity measure. */
+  bytesPerPixel: number;
 }
 
 /** One page as the agent saw it. */
@@ -145,7 +208,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v1` for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v2` (formerly `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

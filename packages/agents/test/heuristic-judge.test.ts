@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentBrowser,
   createHeuristicJudge,
+  HEURISTIC_MODEL_V1,
   type JudgeTemplate,
   launchAgentBrowser,
   type PageCapture,
@@ -57,7 +58,8 @@ const PERSONAS: Record<string, Persona> = {
   novice: persona({ expertise: "novice" }),
 };
 
-const judge = createHeuristicJudge();
+// These pin the v1 formulas, which ratings stored before v2 carry; heuristic-v2.test.ts covers the current judge.
+const judge = createHeuristicJudge({ model: HEURISTIC_MODEL_V1 });
 const rateSse = (capture: PageCapture, who: Persona, templates = TEMPLATES) =>
   judge.rate({ persona: who, instructions: null, scenario: null, templates, task: { type: "SSE", capture } });
 
@@ -90,7 +92,7 @@ const captureOf = (signals: Partial<PageSignals>): PageCapture => ({
   capturedAt: "2026-11-23T00:00:00.000Z",
 });
 
-describe("heuristic judge formulas", () => {
+describe("heuristic-v1 formulas", () => {
   it("gives a flawless page the top of every scale and says it is a measurement, not a model", async () => {
     const result = await rateSse(captureOf({}), PERSONAS.baseline!);
     expect(result.ratings).toEqual({
@@ -152,7 +154,7 @@ describe("heuristic judge formulas", () => {
   });
 });
 
-describe("heuristic judge on real captures", () => {
+describe("heuristic-v1 on real captures", () => {
   let site: FixtureSite;
   let browser: AgentBrowser;
   const captures: Record<string, PageCapture> = {};

@@ -154,6 +154,69 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
       expect(sent).toContain("tpl_access");
     });
 
+    it("sends the measured rendering and screenshot evidence beside the screenshot, with calibration anchors", async () => {
+      server.enqueue({
+        type: "json",
+        value: { ratings: { tpl_overall: 2, tpl_access: 1 }, justification: "Half the images are broken." },
+      });
+      const degraded = input();
+      if (degraded.task.type !== "SSE") throw new Error("an SSE task");
+      degraded.task.capture.signals = {
+        ...degraded.task.capture.signals,
+        rendering: {
+          images: { total: 8, loaded: 4, failed: 4, failedAreaShare: 0.62 },
+          styles: {
+            stylesheetRules: 0,
+            defaultFontShare: 0.97,
+            defaultLinkShare: 1,
+            bodyMargin8: true,
+            decoratedShare: 0.01,
+            elements: 140,
+          },
+          firstScreenCoverage: 0.18,
+          text: { chars: 5200, medianSize: 16, smallShare: 0.05, tinyShare: 0 },
+          contrast: { measuredChars: 5000, below45Share: 0.9, below3Share: 0.8 },
+          layout: { overflowRatio: 1.56, overlappingTextShare: 0.12 },
+          controls: { total: 30, unnamed: 7, fields: 3, positiveTabindex: 0 },
+        } as NonNullable<PageCapture["signals"]["rendering"]>,
+        visual: {
+          colourfulness: 4.2,
+          edgeDensity: 0.031,
+          whitespace: 0.74,
+          balance: 0.41,
+          symmetry: 0.22,
+          bytesPerPixel: 0.05,
+        },
+      };
+      const result = await createLlmJudge(config).rate(degraded);
+      expect(result.ratings).toEqual({ tpl_overall: 2, tpl_access: 1 });
+      const request = server.requests.at(-1)!;
+      expect(request.images).toBe(1);
+      const sent = JSON.stringify(request.body);
+      // The screenshot's own bytes, not only an image part.
+      expect(sent).toContain(Buffer.from(PNG).toString("base64"));
+      for (const fact of [
+        "4 of 8 loaded, 4 failed to load (62% of the image area left empty)",
+        "0 CSS rules; text in the browser's default serif font: 97%",
+        "first screen covered by content (text, images, controls, backgrounds): 18%",
+        "80% below 3:1",
+        "1.56× the viewport's width",
+        "7 of 30 without an accessible name",
+        "colourfulness (Hasler & Süsstrunk): 4",
+        "74% of the screen empty",
+      ]) {
+        expect(sent).toContain(fact);
+        expect(result.evidence.some((line) => line.includes(fact))).toBe(true);
+      }
+      expect(sent).toContain("Do not default to the middle of the scale");
+      expect(sent).toContain(
+        "Anchors: intact, designed page 5–7; degraded page 3–4; broken or empty page 1–2.",
+      );
+      expect(sent).toContain(
+        "Anchors: intact, designed page 4–5; degraded page 3; broken or empty page 1–2.",
+      );
+    });
+
     it("compares two sides on -3..+3 with both screenshots", async () => {
       server.enqueue({
         type: "json",

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchAutousers, printAutousersRows } from "./autousers-bench";
 import { compareResponses, type Probe } from "./check-responses";
+import { benchJudge } from "./judge/judge-bench";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
 import { benchPool, printPoolRows } from "./pool-bench";
@@ -343,7 +344,41 @@ async function benchPoolSection(): Promise<number> {
   return result.pass ? 0 : 1;
 }
 
-/** Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. */
+/** `--name value` or `--name=value` options after the section names (`pnpm bench judge --corpus heldout`). */
+function parseArgs(argv: string[]): { sections: string[]; flags: Record<string, string> } {
+  const sections: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") continue;
+    if (!arg.startsWith("--")) {
+      sections.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    if (eq > 0) flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--")) flags[arg.slice(2)] = argv[++i]!;
+    else flags[arg.slice(2)] = "true";
+  }
+  return { sections, flags };
+}
+
+const { sections: wantedSections, flags } = parseArgs(process.argv.slice(2));
+
+async function benchJudgeSection(): Promise<number> {
+  const bench = await createBenchDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL);
+  try {
+    const result = await benchJudge(bench.database, flags, log);
+    return result.pass ? 0 : 1;
+  } finally {
+    await bench.drop();
+  }
+}
+
+/**
+ * Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. `judge` runs only when named: it
+ * installs page templates from npm and rates hundreds of captures.
+ */
 const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
   scale: benchScaleSection,
@@ -352,10 +387,12 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   pool: benchPoolSection,
   webhooks: benchWebhooksSection,
   autousers: benchAutousersSection,
+  judge: benchJudgeSection,
 };
+const ON_REQUEST = new Set(["judge"]);
 
 async function main(): Promise<number> {
-  const wanted = process.argv.slice(2).filter((a) => a !== "--");
+  const wanted = wantedSections;
   const unknown = wanted.filter((name) => !(name in SECTIONS));
   if (unknown.length > 0) {
     log(`unknown section ${unknown.join(", ")}; sections: ${Object.keys(SECTIONS).join(", ")}`);
@@ -363,7 +400,7 @@ async function main(): Promise<number> {
   }
   let code = 0;
   for (const [name, run] of Object.entries(SECTIONS)) {
-    if (wanted.length > 0 && !wanted.includes(name)) continue;
+    if (wanted.length > 0 ? !wanted.includes(name) : ON_REQUEST.has(name)) continue;
     log(`section ${name}`);
     code = Math.max(code, await run());
   }

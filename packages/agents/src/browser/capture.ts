@@ -3,6 +3,8 @@ import type { Page } from "playwright-core";
 import type { AxeImpact, PageCapture, PageSignals } from "../types";
 import { largestContentfulPaint, measureDom } from "./measure";
 import { countWords, fleschReadingEase } from "./readability";
+import { measureRendering } from "./render-measure";
+import { visualSignals } from "./visual";
 
 /** Bounds on what a capture carries, so a huge page cannot blow up a run's storage or a model's prompt. */
 export const VISIBLE_TEXT_LIMIT = 20_000;
@@ -43,12 +45,22 @@ async function axeViolations(page: Page): Promise<PageSignals["axeViolations"]> 
     .sort((a, b) => a.id.localeCompare(b.id));
 }
 
+function screenshotMeasures(png: Uint8Array, viewportWidth: number): PageSignals["visual"] {
+  try {
+    const width = png.byteLength > 24 ? Buffer.from(png.buffer, png.byteOffset, 24).readUInt32BE(16) : 0;
+    return visualSignals(png, viewportWidth > 0 ? width / viewportWidth : 1);
+  } catch {
+    return null;
+  }
+}
+
 /** Captures the page as it is now; `consoleErrors` is counted by the caller since the last navigation. */
 export async function capturePage(
   page: Page,
   opts: { requestedUrl: string; consoleErrors: number },
 ): Promise<PageCapture> {
   const dom = await page.evaluate(measureDom, { textChars: VISIBLE_TEXT_LIMIT });
+  const rendering = await page.evaluate(measureRendering).catch(() => null);
   // A sandboxed document (an image served with `Content-Security-Policy: sandbox`) never fires a timer, and the
   // paint figure and axe both wait on timers: such a page is measured without them.
   const timersRun = await within(
@@ -64,6 +76,7 @@ export async function capturePage(
     .catch(() => "");
   const screenshot = await page.screenshot({ type: "png", timeout: 10_000 }).catch(() => null);
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
+  const visual = screenshot ? screenshotMeasures(screenshot, viewport.width) : null;
   const signals: PageSignals = {
     axeViolations: violations,
     contrastFailures: violations.find((v) => v.id === "color-contrast")?.nodes ?? 0,
@@ -80,6 +93,8 @@ export async function capturePage(
     unlabelledFields: dom.unlabelledFields,
     headings: dom.headings,
     landmarks: dom.landmarks,
+    rendering,
+    visual,
   };
   return {
     requestedUrl: opts.requestedUrl,

@@ -2,3 +2,11 @@ export { DEFAULT_PAGE_TIMEOUT_MS } from "./agent-page";
 export { ACCESSIBILITY_TREE_LIMIT, VISIBLE_TEXT_LIMIT } from "./capture";
 export { DEFAULT_CHROMIUM_PATH, launchAgentBrowser } from "./launch";
 export { fleschReadingEase } from "./readability";
+export {
+  colourfulness,
+  decodePng,
+  downsampleGrey,
+  edgeMeasures,
+  type RgbaImage,
+  visualSignals,
+} from "./visual";

@@ -1,8 +1,13 @@
 import type { Judge, JudgeInput, JudgeResult, JudgeTemplate, PageSignals, Persona } from "../types";
 import { COMPONENTS, type Component, componentScores, evidenceFor } from "./components";
+import { qualityV2, renderingEvidence } from "./v2";
 import { personaWeights, templateWeights } from "./weights";
 
-export const HEURISTIC_MODEL = "heuristic-v1";
+/** The heuristic judge's current formulas; ratings keep the name of the formulas that made them. */
+export const HEURISTIC_MODEL = "heuristic-v2";
+/** The defect-only formulas ratings made before v2 carry; kept so they can be reproduced. */
+export const HEURISTIC_MODEL_V1 = "heuristic-v1";
+export type HeuristicModel = typeof HEURISTIC_MODEL | typeof HEURISTIC_MODEL_V1;
 
 /** SxS: quality differences below this read as "about the same". */
 export const SXS_DEAD_ZONE = 0.05;
@@ -54,7 +59,8 @@ export function sxsScore(qA: number, qB: number): number {
   return Math.sign(d) * step;
 }
 
-const NOTE = `Heuristic measurement, not a model: fixed formulas (${HEURISTIC_MODEL}) over what the browser measured.`;
+const noteFor = (model: HeuristicModel) =>
+  `Heuristic measurement, not a model: fixed formulas (${model}) over what the browser measured.`;
 
 function personaNote(factors: string[]): string {
   return factors.length > 0 ? ` Weighted for: ${factors.join(", ")}.` : "";
@@ -72,6 +78,7 @@ function sxsWords(score: number): string {
 }
 
 function rateSse(input: JudgeInput, signals: PageSignals): JudgeResult {
+  const NOTE = noteFor(HEURISTIC_MODEL_V1);
   const ratings: Record<string, number> = {};
   const lines: string[] = [];
   let factors: string[] = [];
@@ -88,13 +95,14 @@ function rateSse(input: JudgeInput, signals: PageSignals): JudgeResult {
     ratings,
     justification: `${NOTE}${personaNote(factors)} ${lines.join(" ")} Evidence: ${evidence.join("; ")}.`,
     judge: "heuristic",
-    model: HEURISTIC_MODEL,
+    model: HEURISTIC_MODEL_V1,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     evidence,
   };
 }
 
 function rateSxs(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResult {
+  const NOTE = noteFor(HEURISTIC_MODEL_V1);
   const ratings: Record<string, number> = {};
   const lines: string[] = [];
   let factors: string[] = [];
@@ -113,6 +121,81 @@ function rateSxs(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResult
     ratings,
     justification: `${NOTE}${personaNote(factors)} ${lines.join(" ")} Evidence: ${evidence.join("; ")}.`,
     judge: "heuristic",
+    model: HEURISTIC_MODEL_V1,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    evidence,
+  };
+}
+
+function gateWords(gates: { factor: number; reason: string; name: string }[]): string {
+  const drivers = gates.filter((g) => g.factor < 0.95 && g.name !== "appeal");
+  return drivers.length === 0
+    ? ""
+    : `; held down by: ${drivers.map((g) => `${g.reason} (×${g.factor})`).join("; ")}`;
+}
+
+/** What drove a page's ratings: the gates that bit across the templates, strongest first, without repeats. */
+function drivers(input: JudgeInput, signals: PageSignals): string[] {
+  const seen = new Map<string, number>();
+  for (const t of input.templates) {
+    for (const g of qualityV2(signals, t, input.persona).gates) {
+      if (g.factor >= 0.95 || g.name === "appeal") continue;
+      seen.set(g.reason, Math.min(seen.get(g.reason) ?? 1, g.factor));
+    }
+  }
+  return [...seen.entries()].sort((a, b) => a[1] - b[1]).map(([reason]) => reason);
+}
+
+function evidenceV2(input: JudgeInput, signals: PageSignals): string[] {
+  return [...new Set([...drivers(input, signals), ...renderingEvidence(signals), ...evidenceFor(signals)])];
+}
+
+function rateSseV2(input: JudgeInput, signals: PageSignals): JudgeResult {
+  const ratings: Record<string, number> = {};
+  const lines: string[] = [];
+  let factors: string[] = [];
+  for (const t of input.templates) {
+    const q = qualityV2(signals, t, input.persona);
+    factors = q.personaFactors;
+    ratings[t.id] = sseScore(q.quality, t);
+    lines.push(
+      `${t.name}: ${ratings[t.id]} of ${t.scaleMax} (quality ${q.quality} from defects ${q.base}${gateWords(q.gates)})` +
+        `${formulaNote(t, q.formula, q.direct)}.`,
+    );
+  }
+  const evidence = evidenceV2(input, signals);
+  return {
+    ratings,
+    justification: `${noteFor(HEURISTIC_MODEL)}${personaNote(factors)} ${lines.join(" ")} Evidence: ${evidence.join("; ")}.`,
+    judge: "heuristic",
+    model: HEURISTIC_MODEL,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    evidence,
+  };
+}
+
+function rateSxsV2(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResult {
+  const ratings: Record<string, number> = {};
+  const lines: string[] = [];
+  let factors: string[] = [];
+  for (const t of input.templates) {
+    const qa = qualityV2(a, t, input.persona);
+    const qb = qualityV2(b, t, input.persona);
+    factors = qa.personaFactors;
+    ratings[t.id] = sxsScore(qa.quality, qb.quality);
+    lines.push(
+      `${t.name}: ${ratings[t.id]} (${sxsWords(ratings[t.id]!)}; quality A ${qa.quality}${gateWords(qa.gates)}; ` +
+        `B ${qb.quality}${gateWords(qb.gates)})${formulaNote(t, qa.formula, qa.direct)}.`,
+    );
+  }
+  const evidence = [
+    ...evidenceV2(input, a).map((e) => `A: ${e}`),
+    ...evidenceV2(input, b).map((e) => `B: ${e}`),
+  ];
+  return {
+    ratings,
+    justification: `${noteFor(HEURISTIC_MODEL)}${personaNote(factors)} ${lines.join(" ")} Evidence: ${evidence.join("; ")}.`,
+    judge: "heuristic",
     model: HEURISTIC_MODEL,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     evidence,
@@ -121,15 +204,21 @@ function rateSxs(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResult
 
 /**
  * The offline judge: deterministic scores from page signals, for teams without a model and as a baseline
- * beside one. The same signals, persona and templates always give the same ratings.
+ * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v2` (the
+ * default) adds gates for empty, broken, unstyled and unreadable pages and the screenshot's visual appeal;
+ * `heuristic-v1` reproduces ratings stored before it.
  */
-export function createHeuristicJudge(): Judge {
+export function createHeuristicJudge(options: { model?: HeuristicModel } = {}): Judge {
+  const v1 = options.model === HEURISTIC_MODEL_V1;
   return {
     kind: "heuristic",
     async rate(input: JudgeInput): Promise<JudgeResult> {
-      return input.task.type === "SSE"
-        ? rateSse(input, input.task.capture.signals)
-        : rateSxs(input, input.task.sideA.signals, input.task.sideB.signals);
+      if (input.task.type === "SSE")
+        return v1 ? rateSse(input, input.task.capture.signals) : rateSseV2(input, input.task.capture.signals);
+      const { sideA, sideB } = input.task;
+      return v1
+        ? rateSxs(input, sideA.signals, sideB.signals)
+        : rateSxsV2(input, sideA.signals, sideB.signals);
     },
   };
 }

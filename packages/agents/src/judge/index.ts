@@ -2,9 +2,22 @@ export { AXE_IMPACT_POINTS, COMPONENTS, type Component, componentScores, evidenc
 export {
   createHeuristicJudge,
   HEURISTIC_MODEL,
+  HEURISTIC_MODEL_V1,
+  type HeuristicModel,
   quality,
   SXS_DEAD_ZONE,
   sseScore,
   sxsScore,
 } from "./heuristic-judge";
+export {
+  componentScoresV2,
+  type Gate,
+  gatesFor,
+  qualityV2,
+  type Reader,
+  readerOf,
+  renderingEvidence,
+  styledIndex,
+  visualAppeal,
+} from "./v2";
 export { PERSONA_MULTIPLIERS, TEMPLATE_WEIGHTS } from "./weights";

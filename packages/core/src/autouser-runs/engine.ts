@@ -4,6 +4,7 @@ import {
   type AgentBrowser,
   type AgentPage,
   type CredentialSource,
+  HEURISTIC_MODEL,
   type Judge,
   JudgeError,
   type JudgeResult,
@@ -324,7 +325,7 @@ export class AutouserRunEngine {
         .update(autouserRuns)
         .set({
           credentialSource: source,
-          model: source === "heuristic" ? "heuristic-v1" : `${config!.provider}/${config!.model}`,
+          model: source === "heuristic" ? HEURISTIC_MODEL : `${config!.provider}/${config!.model}`,
           rubricVersion: ctx.rubricVersion,
           artifactsPath: artifactsPathOf(claimed.evaluationId, claimed.id),
           updatedAt: now,

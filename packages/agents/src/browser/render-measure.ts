@@ -1,0 +1,366 @@
+import type { RenderingSignals } from "../types";
+
+/**
+ * What the page looks like as rendered, measured in the page (serialised by `page.evaluate`, so it uses only
+ * the DOM and what it defines inside). Every figure comes from layout and computed styles, never from time,
+ * so the same page at the same viewport measures the same.
+ */
+export function measureRendering(): RenderingSignals {
+  const vw = document.documentElement.clientWidth || window.innerWidth;
+  const vh = window.innerHeight;
+  const round3 = (x: number) => Math.round(x * 1000) / 1000;
+  const share = (part: number, whole: number) => (whole === 0 ? 0 : round3(part / whole));
+  const styleCache = new Map<Element, CSSStyleDeclaration>();
+  const styleOf = (el: Element) => {
+    let s = styleCache.get(el);
+    if (!s) {
+      s = getComputedStyle(el);
+      styleCache.set(el, s);
+    }
+    return s;
+  };
+  const shownCache = new Map<Element, boolean>();
+  const shown = (el: Element): boolean => {
+    const cached = shownCache.get(el);
+    if (cached !== undefined) return cached;
+    const s = styleOf(el);
+    const own = s.display !== "none" && s.visibility !== "hidden" && s.opacity !== "0";
+    const result = own && (el.parentElement ? shown(el.parentElement) : true);
+    shownCache.set(el, result);
+    return result;
+  };
+  const parseColor = (c: string): [number, number, number, number] | null => {
+    const m = c.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const parts = m[1]!
+      .split(/[\s,/]+/)
+      .filter(Boolean)
+      .map(Number);
+    if (parts.length < 3 || parts.some((p) => Number.isNaN(p))) return null;
+    return [parts[0]!, parts[1]!, parts[2]!, parts.length > 3 ? parts[3]! : 1];
+  };
+  const over = (top: [number, number, number, number], below: [number, number, number]) =>
+    [0, 1, 2].map((i) => top[i]! * top[3] + below[i]! * (1 - top[3])) as [number, number, number];
+  const luminance = ([r, g, b]: [number, number, number]) => {
+    const lin = (v: number) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const contrast = (a: [number, number, number], b: [number, number, number]) => {
+    const la = luminance(a);
+    const lb = luminance(b);
+    return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+  };
+
+  // The canvas colour: the root's background, else the body's (CSS propagates it), else the UA's white.
+  const body = document.body;
+  const rootBg = parseColor(styleOf(document.documentElement).backgroundColor);
+  const bodyBg = body ? parseColor(styleOf(body).backgroundColor) : null;
+  const canvasLayer = rootBg && rootBg[3] > 0 ? rootBg : bodyBg && bodyBg[3] > 0 ? bodyBg : null;
+  const canvas: [number, number, number] = canvasLayer ? over(canvasLayer, [255, 255, 255]) : [255, 255, 255];
+
+  // The colour behind an element, from its own and its ancestors' background colours; null when an image or
+  // gradient is painted behind it, whose colour under the text the DOM cannot tell.
+  const bgCache = new Map<Element, [number, number, number] | null>();
+  const backdrop = (el: Element): [number, number, number] | null => {
+    const cached = bgCache.get(el);
+    if (cached !== undefined) return cached;
+    const s = styleOf(el);
+    let result: [number, number, number] | null;
+    if (s.backgroundImage !== "none" && el !== document.documentElement) result = null;
+    else {
+      const layer = parseColor(s.backgroundColor);
+      const below = el.parentElement ? backdrop(el.parentElement) : canvas;
+      result = below === null ? null : layer && layer[3] > 0 ? over(layer, below) : below;
+      if (layer && layer[3] >= 1) result = over(layer, [0, 0, 0]);
+    }
+    bgCache.set(el, result);
+    return result;
+  };
+
+  // On the first screen, what is painted under the text is read from the hit-test stack, as axe does: it
+  // finds an overlay or card positioned behind the text that is not its ancestor. Elements that ignore the
+  // pointer are missing from the stack; then, and when the text's own element is covered, the ancestors are used.
+  const backdropAt = (el: Element, rect: DOMRect): [number, number, number] | null => {
+    const x = Math.min(vw - 1, Math.max(0, rect.left + rect.width / 2));
+    const y = Math.min(vh - 1, Math.max(0, rect.top + rect.height / 2));
+    const stack = document.elementsFromPoint(x, y);
+    const at = stack.indexOf(el);
+    if (at < 0) return backdrop(el);
+    const layers: [number, number, number, number][] = [];
+    for (const under of stack.slice(at)) {
+      const s = styleOf(under);
+      if (s.backgroundImage !== "none" && under !== document.documentElement) return null;
+      const layer = parseColor(s.backgroundColor);
+      if (layer && layer[3] > 0) {
+        layers.push(layer);
+        if (layer[3] >= 1) break;
+      }
+    }
+    let color: [number, number, number] = canvas;
+    for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i]!, color);
+    return color;
+  };
+
+  // --- Text: size, contrast and where it sits on the first screen ---
+  const COLS = 64;
+  const ROWS = 40;
+  const cells = new Uint8Array(COLS * ROWS);
+  const mark = (r: { left: number; top: number; right: number; bottom: number }) => {
+    const x0 = Math.max(0, Math.floor((r.left / vw) * COLS));
+    const x1 = Math.min(COLS - 1, Math.floor(((r.right - 0.01) / vw) * COLS));
+    const y0 = Math.max(0, Math.floor((r.top / vh) * ROWS));
+    const y1 = Math.min(ROWS - 1, Math.floor(((r.bottom - 0.01) / vh) * ROWS));
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) cells[y * COLS + x] = 1;
+  };
+  const onFirstScreen = (r: DOMRect) => r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
+
+  let textChars = 0;
+  let smallChars = 0;
+  let tinyChars = 0;
+  let contrastChars = 0;
+  let below45 = 0;
+  let below3 = 0;
+  let defaultFontChars = 0;
+  const sizes: [number, number][] = [];
+  const range = document.createRange();
+  const firstScreenText: { rect: DOMRect; chars: number; el: Element }[] = [];
+  if (body) {
+    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      const chars = (node.textContent ?? "").replace(/\s+/g, "").length;
+      if (!parent || chars === 0) continue;
+      if (["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "OPTION"].includes(parent.tagName)) continue;
+      range.selectNodeContents(node);
+      const rect = range.getBoundingClientRect();
+      // Text clipped to a pixel (the usual "visually hidden" pattern) is for screen readers only.
+      if (rect.width < 2 || rect.height < 2 || !shown(parent)) continue;
+      const s = styleOf(parent);
+      const size = Number.parseFloat(s.fontSize) || 16;
+      textChars += chars;
+      sizes.push([size, chars]);
+      if (size < 12) smallChars += chars;
+      if (size < 9) tinyChars += chars;
+      const family = s.fontFamily.split(",")[0]!.trim().replace(/["']/g, "").toLowerCase();
+      if (family === "times new roman" || family === "serif" || family === "times") defaultFontChars += chars;
+      const fg = parseColor(s.color);
+      const bg = onFirstScreen(rect) ? backdropAt(parent, rect) : backdrop(parent);
+      if (fg && bg) {
+        const ratio = contrast(over(fg, bg), bg);
+        contrastChars += chars;
+        if (ratio < 4.5) below45 += chars;
+        if (ratio < 3) below3 += chars;
+      }
+      if (onFirstScreen(rect)) {
+        for (const r of range.getClientRects()) if (r.width > 0) mark(r);
+        if (firstScreenText.length < 600) firstScreenText.push({ rect, chars, el: parent });
+      }
+    }
+  }
+  sizes.sort((a, b) => a[0] - b[0]);
+  let medianSize: number | null = null;
+  let seen = 0;
+  for (const [size, chars] of sizes) {
+    seen += chars;
+    if (seen * 2 >= textChars) {
+      medianSize = size;
+      break;
+    }
+  }
+
+  // Text drawn over other text: blocks stacked on each other. A node counts when another node's box covers a
+  // quarter of its own (a node nested in the other's element, like a link in a sentence, does not count).
+  let overlapChars = 0;
+  let firstScreenChars = 0;
+  for (const a of firstScreenText) {
+    firstScreenChars += a.chars;
+    const areaA = a.rect.width * a.rect.height;
+    for (const b of firstScreenText) {
+      if (a === b || a.el === b.el || a.el.contains(b.el) || b.el.contains(a.el)) continue;
+      const w = Math.min(a.rect.right, b.rect.right) - Math.max(a.rect.left, b.rect.left);
+      const h = Math.min(a.rect.bottom, b.rect.bottom) - Math.max(a.rect.top, b.rect.top);
+      if (w > 0 && h > 0 && w * h > 0.25 * areaA) {
+        overlapChars += a.chars;
+        break;
+      }
+    }
+  }
+
+  // --- Images: loaded, failed, and the layout they leave empty ---
+  let imagesTotal = 0;
+  let imagesLoaded = 0;
+  let imagesFailed = 0;
+  let failedArea = 0;
+  let imageArea = 0;
+  for (const img of document.images) {
+    if (!img.getAttribute("src") && !img.getAttribute("srcset")) continue;
+    // A lazy image not yet loaded is neither: the visitor has not scrolled to it.
+    if (!img.complete) continue;
+    if (!shown(img)) continue;
+    const rect = img.getBoundingClientRect();
+    const area = Math.max(0, rect.width) * Math.max(0, rect.height);
+    imagesTotal++;
+    imageArea += area;
+    if (img.naturalWidth === 0) {
+      imagesFailed++;
+      failedArea += area;
+    } else {
+      imagesLoaded++;
+      if (onFirstScreen(rect) && area > 0) mark(rect);
+    }
+  }
+
+  // Images a style sheet asked for (backgrounds): the resource timing entries say which answered with an error.
+  let backgroundsLoaded = 0;
+  let backgroundsFailed = 0;
+  for (const entry of performance.getEntriesByType("resource") as PerformanceResourceTiming[]) {
+    if (entry.initiatorType !== "css") continue;
+    if (!/\.(png|jpe?g|gif|webp|avif|svg)(\?|#|$)/i.test(entry.name)) continue;
+    const status = (entry as PerformanceResourceTiming & { responseStatus?: number }).responseStatus ?? 0;
+    if (status >= 400) backgroundsFailed++;
+    else if (status >= 200) backgroundsLoaded++;
+  }
+
+  // --- Author styles and decoration; backgrounds and media on the first screen ---
+  let elements = 0;
+  let decorated = 0;
+  const UA_STYLED = new Set(["INPUT", "BUTTON", "SELECT", "TEXTAREA", "HR", "FIELDSET", "MARK", "IFRAME"]);
+  const canvasKey = canvas.join(",");
+  for (const el of body ? body.querySelectorAll("*") : []) {
+    if (["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "BR", "WBR", "OPTION"].includes(el.tagName)) continue;
+    const s = styleOf(el);
+    if (s.display === "none" || s.visibility === "hidden") continue;
+    const rect = el.getBoundingClientRect();
+    if (rect.width < 2 || rect.height < 2) continue;
+    elements++;
+    const bg = parseColor(s.backgroundColor);
+    const hasBg = (bg !== null && bg[3] > 0.05) || s.backgroundImage !== "none";
+    if (!UA_STYLED.has(el.tagName)) {
+      const styled =
+        hasBg ||
+        Number.parseFloat(s.borderTopWidth) + Number.parseFloat(s.borderLeftWidth) > 0 ||
+        s.borderRadius !== "0px" ||
+        s.boxShadow !== "none" ||
+        s.display.includes("flex") ||
+        s.display.includes("grid") ||
+        s.position === "absolute" ||
+        s.position === "fixed" ||
+        s.position === "sticky" ||
+        s.float !== "none";
+      if (styled) decorated++;
+    }
+    if (!onFirstScreen(rect)) continue;
+    const paintsBg =
+      s.backgroundImage !== "none" ||
+      (bg !== null &&
+        bg[3] > 0.05 &&
+        over(bg, backdrop(el.parentElement ?? el) ?? canvas).join(",") !== canvasKey);
+    if (
+      paintsBg ||
+      UA_STYLED.has(el.tagName) ||
+      ["SVG", "svg", "CANVAS", "VIDEO", "PICTURE"].includes(el.tagName)
+    )
+      mark(rect);
+  }
+  let rules = 0;
+  for (const sheet of document.styleSheets) {
+    try {
+      rules += sheet.cssRules.length;
+    } catch {
+      // A cross-origin sheet hides its rules, but it applies: count it as one.
+      rules += 1;
+    }
+  }
+  const links = body
+    ? [...body.querySelectorAll("a[href]")].filter((a) => a.getBoundingClientRect().width > 0)
+    : [];
+  const defaultLinks = links.filter((a) => {
+    const c = styleOf(a).color;
+    return c === "rgb(0, 0, 238)" || c === "rgb(85, 26, 139)";
+  }).length;
+  const bodyMargin = body ? styleOf(body).margin : "0px";
+
+  // --- Controls: names, focus order ---
+  // Form fields are counted apart (unlabelledFields): a control here is something to activate.
+  const CONTROLS =
+    'a[href], button, input[type="button"], input[type="submit"], input[type="reset"], input[type="image"], summary, [role="button"], [role="link"], ' +
+    '[role="checkbox"], [role="radio"], [role="tab"], [role="menuitem"], [role="switch"], [role="combobox"]';
+  const controls = body ? [...body.querySelectorAll(CONTROLS)].filter((el) => shown(el)) : [];
+  const textOf = (el: Element): string => {
+    let out = "";
+    for (const child of el.childNodes) {
+      if (child.nodeType === Node.TEXT_NODE) out += child.textContent ?? "";
+      else if (child instanceof Element) {
+        if (child.getAttribute("aria-hidden") === "true") continue;
+        if (child.tagName === "IMG") out += child.getAttribute("alt") ?? "";
+        else if (child.tagName.toLowerCase() === "svg")
+          out += child.getAttribute("aria-label") ?? child.querySelector("title")?.textContent ?? "";
+        else out += child.getAttribute("aria-label") ?? textOf(child);
+      }
+    }
+    return out;
+  };
+  const named = (el: Element): boolean => {
+    if (el.getAttribute("aria-label")?.trim()) return true;
+    const by = el.getAttribute("aria-labelledby");
+    if (by?.split(/\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
+    if (el.getAttribute("title")?.trim()) return true;
+    if (el instanceof HTMLInputElement) {
+      if (["submit", "reset"].includes(el.type)) return true;
+      if (el.type === "image") return Boolean(el.alt.trim());
+      return Boolean(el.value.trim());
+    }
+    return textOf(el).trim().length > 0;
+  };
+  const unnamed = controls.filter((el) => !named(el)).length;
+  const fields = body
+    ? [
+        ...body.querySelectorAll(
+          'input:not([type="hidden"]):not([type="submit"]):not([type="button"]):not([type="reset"]):not([type="image"]), select, textarea',
+        ),
+      ].filter((el) => shown(el)).length
+    : 0;
+  const positiveTabindex = body
+    ? [...body.querySelectorAll("[tabindex]")].filter((el) => Number(el.getAttribute("tabindex")) > 0).length
+    : 0;
+  const root = document.documentElement;
+
+  let covered = 0;
+  for (const c of cells) covered += c;
+  return {
+    images: {
+      total: imagesTotal + backgroundsLoaded + backgroundsFailed,
+      loaded: imagesLoaded + backgroundsLoaded,
+      failed: imagesFailed + backgroundsFailed,
+      failedAreaShare: share(failedArea, imageArea),
+    },
+    styles: {
+      stylesheetRules: rules,
+      defaultFontShare: textChars === 0 ? null : share(defaultFontChars, textChars),
+      defaultLinkShare: links.length === 0 ? null : share(defaultLinks, links.length),
+      bodyMargin8: bodyMargin === "8px",
+      decoratedShare: share(decorated, elements),
+      elements,
+    },
+    firstScreenCoverage: share(covered, COLS * ROWS),
+    text: {
+      chars: textChars,
+      medianSize: medianSize === null ? null : Math.round(medianSize * 10) / 10,
+      smallShare: share(smallChars, textChars),
+      tinyShare: share(tinyChars, textChars),
+    },
+    contrast: {
+      measuredChars: contrastChars,
+      below45Share: share(below45, contrastChars),
+      below3Share: share(below3, contrastChars),
+    },
+    layout: {
+      overlappingTextShare: share(overlapChars, firstScreenChars),
+      overflowRatio: round3(Math.max(1, root.scrollWidth / Math.max(1, root.clientWidth))),
+    },
+    controls: { total: controls.length, unnamed, fields, positiveTabindex },
+  };
+}

@@ -1,0 +1,340 @@
+import type { JudgeTemplate, PageSignals, Persona, RenderingSignals, VisualSignals } from "../types";
+import {
+  axePoints,
+  COMPONENTS,
+  type Component,
+  type ComponentScores,
+  componentScores,
+  speedScore,
+} from "./components";
+import { personaWeights, templateWeights } from "./weights";
+
+/**
+ * heuristic-v2: a weighted mean of defect components (as in v1, with rendered-text measures in place of axe's
+ * node counts) multiplied by gates. A gate is a factor in (0, 1] for a problem that spoils the whole page for a
+ * persona — nothing on it, images broken, no author styles, unreadable text, a layout wider than the screen,
+ * controls without names — so one severe problem drags every template's score down instead of being averaged
+ * away among components that are fine. Sighted personas also weigh the screenshot's visual appeal, so pages
+ * with the same DOM (a page that is one big image) still differ by their design.
+ */
+
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** A share with one decimal, for the small ones that round to 0%. */
+const share1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
+const words = (n: number) => `${n} ${n === 1 ? "word" : "words"}`;
+
+/** What kind of reader a persona is, as far as the gates care. */
+export interface Reader {
+  /** Perceives the page through a screen reader: names and structure, not looks. */
+  screenReader: boolean;
+  keyboard: boolean;
+  lowVision: boolean;
+  phone: boolean;
+  motor: boolean;
+}
+
+export function readerOf(p: Persona): Reader {
+  const needs = p.accessibilityNeeds;
+  return {
+    screenReader: needs.includes("screen-reader"),
+    keyboard: needs.includes("keyboard-only"),
+    lowVision: needs.includes("low-vision"),
+    phone: p.device.kind === "mobile",
+    motor: needs.includes("motor"),
+  };
+}
+
+/** v2 component scores: v1's formulas, with shares measured on the rendered page where the capture has them. */
+export function componentScoresV2(s: PageSignals): ComponentScores {
+  const r = s.rendering;
+  const scores = componentScores(s);
+  if (!r) return scores;
+  // Published pages rarely pass axe clean; v1's half-at-10-points put nearly every real page near 0.2, where
+  // it no longer told pages apart. Half at 25 points keeps it discriminating (the gates carry the severe cases).
+  const axeTotal = s.axeViolations.reduce((sum, v) => sum + axePoints(v), 0);
+  scores.axe = 25 / (25 + axeTotal);
+  scores.contrast =
+    r.contrast.measuredChars === 0 ? null : 1 - 0.5 * r.contrast.below45Share - 0.5 * r.contrast.below3Share;
+  scores.textSize = r.text.chars === 0 ? null : 1 - 0.6 * r.text.smallShare - 0.4 * r.text.tinyShare;
+  scores.tapTargets =
+    s.interactiveElements === 0 ? null : clamp01(1 - 0.8 * (s.smallTapTargets / s.interactiveElements));
+  scores.overflow = r.layout.overflowRatio <= 1.01 ? 1 : clamp01(0.5 - (r.layout.overflowRatio - 1));
+  scores.labels = 1 - namesSeverity(s, r);
+  scores.integrity =
+    (1 - (r.images.total === 0 ? 0 : r.images.failed / r.images.total)) * (3 / (3 + s.consoleErrors));
+  const paint = s.timings.largestContentfulPaint ?? s.timings.load;
+  scores.speed = paint === null ? null : speedScore(paint);
+  for (const c of COMPONENTS) {
+    const v = scores[c];
+    if (v !== null) scores[c] = round3(v);
+  }
+  return scores;
+}
+
+/**
+ * Share of unnamed things, averaged over the kinds the page has: images without a text alternative, form
+ * fields without a label, controls without a name. Per kind, so stripping every alt text moves it as much on
+ * a page with many links as on one with few.
+ */
+export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
+  const kinds: number[] = [];
+  const images = Math.max(r.images.total, s.imagesWithoutAlt);
+  if (images > 0) kinds.push(s.imagesWithoutAlt / images);
+  const fields = Math.max(r.controls.fields ?? 0, s.unlabelledFields);
+  if (fields > 0) kinds.push(s.unlabelledFields / fields);
+  if (r.controls.total > 0) kinds.push(r.controls.unnamed / r.controls.total);
+  return kinds.length === 0 ? 0 : round3(kinds.reduce((a, b) => a + b, 0) / kinds.length);
+}
+
+/** Author styling 0..1 from the defaults a page without styles keeps; null when there is too little text to tell. */
+export function styledIndex(r: RenderingSignals): number | null {
+  if (r.text.chars < 40) return null;
+  const parts: [number | null, number][] = [
+    [r.styles.defaultFontShare === null ? null : 1 - r.styles.defaultFontShare, 3],
+    [r.styles.defaultLinkShare === null ? null : 1 - r.styles.defaultLinkShare, 2],
+    [r.styles.bodyMargin8 ? 0 : 1, 1],
+    [clamp01(r.styles.decoratedShare / 0.1), 2],
+    [clamp01(r.styles.stylesheetRules / 30), 2],
+  ];
+  let sum = 0;
+  let total = 0;
+  for (const [v, w] of parts) {
+    if (v === null) continue;
+    sum += v * w;
+    total += w;
+  }
+  return total === 0 ? null : round3(sum / total);
+}
+
+/**
+ * Visual appeal 0..1 from the screenshot, after Reinecke et al. (2013): appeal rises with colourfulness up to
+ * a point and is highest at low-to-moderate complexity; whitespace and balance after Miniukovich & De Angeli
+ * (2015). Each part is a score in 0..1:
+ * - colour: 0.4 for a grey page, rising linearly to 1 at M = 40 (between "moderately" and "averagely"
+ *   colourful), falling again past M = 80 ("highly colourful") to 0.6 at M = 120;
+ * - complexity: a log-normal bump on edge density peaking at 5% (σ = 1 in ln units);
+ * - whitespace: 1 between 30% and 80% empty blocks, falling to 0 at none and at all;
+ * - balance: as measured.
+ */
+export function visualAppeal(v: VisualSignals): { appeal: number; parts: Record<string, number> } {
+  const m = v.colourfulness;
+  const colour = m <= 80 ? 0.4 + 0.6 * clamp01(m / 40) : 1 - 0.4 * clamp01((m - 80) / 40);
+  const ed = Math.max(v.edgeDensity, 1e-4);
+  const complexity = Math.exp(-(Math.log(ed / 0.05) ** 2) / 2);
+  const ws = v.whitespace;
+  const whitespace = ws < 0.3 ? ws / 0.3 : ws > 0.8 ? (1 - ws) / 0.2 : 1;
+  const parts = {
+    colour: round3(colour),
+    complexity: round3(complexity),
+    whitespace: round3(whitespace),
+    balance: v.balance,
+  };
+  const appeal = 0.3 * parts.colour + 0.35 * parts.complexity + 0.2 * parts.whitespace + 0.15 * parts.balance;
+  return { appeal: round3(appeal), parts };
+}
+
+export interface Gate {
+  name: "content" | "images" | "styles" | "readability" | "overflow" | "layout" | "names" | "appeal";
+  factor: number;
+  /** What drove it, in words. */
+  reason: string;
+}
+
+/** How much of a page there is for this reader, 0..1 (1: a full page's worth). */
+function contentAmount(s: PageSignals, r: RenderingSignals, reader: Reader): number {
+  const heard = clamp01((s.wordCount + 5 * (r.images.loaded - s.imagesWithoutAlt)) / 60);
+  if (reader.screenReader) return heard;
+  return Math.max(heard, clamp01(r.firstScreenCoverage / 0.2));
+}
+
+/** The gates that apply to one page for one persona and template, strongest first. */
+export function gatesFor(
+  s: PageSignals,
+  reader: Reader,
+  template: Pick<JudgeTemplate, "sourceBuiltInId">,
+): Gate[] {
+  const r = s.rendering;
+  if (!r) return [];
+  const gates: Gate[] = [];
+
+  const amount = contentAmount(s, r, reader);
+  if (amount < 1) {
+    gates.push({
+      name: "content",
+      factor: 0.25 + 0.75 * amount ** 0.7,
+      reason: reader.screenReader
+        ? `almost nothing to hear: ${words(s.wordCount)}`
+        : `${share1(r.firstScreenCoverage)} of the first screen holds content and the page has ${words(s.wordCount)}`,
+    });
+  }
+
+  if (r.images.failed > 0) {
+    const failed = r.images.failed / r.images.total;
+    gates.push({
+      name: "images",
+      factor: Math.max(0.3, 1 - 0.55 * failed - 0.15 * r.images.failedAreaShare),
+      reason: `${r.images.failed} of ${r.images.total} images failed to load`,
+    });
+  }
+
+  const styled = styledIndex(r);
+  if (styled !== null && styled < 0.7) {
+    const missing: string[] = [];
+    if ((r.styles.defaultFontShare ?? 0) > 0.5) missing.push("text in the browser's default serif");
+    if ((r.styles.defaultLinkShare ?? 0) > 0.5) missing.push("links in the default blue");
+    if (r.styles.stylesheetRules === 0) missing.push("no style sheet rules");
+    gates.push({
+      name: "styles",
+      factor: 0.35 + 0.65 * (styled / 0.7),
+      reason: `few author styles apply (styling ${styled}${missing.length ? `: ${missing.join(", ")}` : ""})`,
+    });
+  }
+
+  // Two measures must agree before text is called illegible: when axe, which resolves what is painted behind
+  // text its own way and leaves doubtful cases out, finds no contrast failure, the rendered shares count a quarter.
+  const agree = s.contrastFailures > 0 ? 1 : 0.25;
+  const c3 = r.contrast.below3Share * agree;
+  const c45 = r.contrast.below45Share * agree;
+  const { tinyShare: tiny, smallShare: small } = r.text;
+  const severity = 0.65 * c3 + 0.15 * Math.max(0, c45 - c3) + 0.6 * tiny + 0.15 * Math.max(0, small - tiny);
+  if (severity > 0.02 && r.text.chars > 0) {
+    const strength = reader.lowVision ? 1.2 : reader.screenReader ? 0.8 : 1;
+    const words: string[] = [];
+    if (c45 > 0) words.push(`${pct(c3)} of the text below 3:1 contrast and ${pct(c45)} below 4.5:1`);
+    if (small > 0)
+      words.push(
+        `${pct(small)} of the text under 12 px (${pct(tiny)} under 9 px, median ${r.text.medianSize} px)`,
+      );
+    gates.push({
+      name: "readability",
+      factor: Math.max(0.25, 1 - strength * severity),
+      reason: words.join("; "),
+    });
+  }
+
+  if (r.layout.overflowRatio > 1.01) {
+    const k = reader.phone ? 0.6 : reader.lowVision ? 0.55 : 0.45;
+    gates.push({
+      name: "overflow",
+      factor: 1 - k * Math.min(1, 0.6 + (r.layout.overflowRatio - 1)),
+      reason: `the page is ${pct(r.layout.overflowRatio - 1)} wider than the screen`,
+    });
+  }
+
+  const overlap = r.layout.overlappingTextShare ?? 0;
+  if (overlap > 0.05) {
+    gates.push({
+      name: "layout",
+      factor: 1 - 0.8 * overlap,
+      reason: `${pct(overlap)} of the first screen's text is drawn over other text`,
+    });
+  }
+
+  const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
+  if (missing > 0) {
+    const severityNames = namesSeverity(s, r);
+    const k = reader.screenReader ? 0.75 : reader.keyboard ? 0.6 : 0.45;
+    const parts: string[] = [];
+    if (s.imagesWithoutAlt > 0) parts.push(`${s.imagesWithoutAlt} images without a text alternative`);
+    if (s.unlabelledFields > 0) parts.push(`${s.unlabelledFields} form fields without a label`);
+    if (r.controls.unnamed > 0)
+      parts.push(`${r.controls.unnamed} of ${r.controls.total} controls without a name`);
+    gates.push({ name: "names", factor: 1 - k * severityNames, reason: parts.join(", ") });
+  }
+
+  if (!reader.screenReader && s.visual) {
+    const strength =
+      template.sourceBuiltInId === "visual-design" || template.sourceBuiltInId === "design-system"
+        ? 0.6
+        : template.sourceBuiltInId === "accessibility"
+          ? 0.2
+          : 0.4;
+    const { appeal, parts } = visualAppeal(s.visual);
+    gates.push({
+      name: "appeal",
+      factor: 1 - strength * (1 - appeal),
+      reason:
+        `visual appeal ${appeal} (colourfulness ${s.visual.colourfulness} → ${parts.colour}, ` +
+        `edge density ${pct(s.visual.edgeDensity)} → ${parts.complexity}, whitespace ${pct(s.visual.whitespace)} → ${parts.whitespace}, balance ${parts.balance})`,
+    });
+  }
+
+  for (const g of gates) g.factor = round3(g.factor);
+  return gates.sort((a, b) => a.factor - b.factor);
+}
+
+/** v2 quality of one page for one template and persona: the weighted mean of components times the gates. */
+export function qualityV2(
+  signals: PageSignals,
+  template: Pick<JudgeTemplate, "sourceBuiltInId">,
+  persona: Persona,
+): {
+  quality: number;
+  base: number;
+  gates: Gate[];
+  formula: string;
+  direct: boolean;
+  personaFactors: string[];
+} {
+  const scores = componentScoresV2(signals);
+  const base = templateWeights(template.sourceBuiltInId);
+  const { weights, applied } = personaWeights(base.weights, persona);
+  let sum = 0;
+  let total = 0;
+  for (const c of COMPONENTS) {
+    const w = weights[c as Component];
+    const v = scores[c];
+    if (w === undefined || v === null) continue;
+    sum += w * v;
+    total += w;
+  }
+  const mean = total === 0 ? 0.5 : sum / total;
+  const gates = gatesFor(signals, readerOf(persona), template);
+  const q = gates.reduce((acc, g) => acc * g.factor, mean);
+  return {
+    quality: round3(q),
+    base: round3(mean),
+    gates,
+    formula: base.formula,
+    direct: base.direct,
+    personaFactors: applied,
+  };
+}
+
+/** The rendering and screenshot facts behind a v2 rating, in words, to go with v1's defect facts. */
+export function renderingEvidence(s: PageSignals): string[] {
+  const r = s.rendering;
+  const facts: string[] = [];
+  if (!r) return facts;
+  facts.push(
+    r.images.total === 0
+      ? "no images"
+      : r.images.failed > 0
+        ? `${r.images.failed} of ${r.images.total} images failed to load (${pct(r.images.failedAreaShare)} of the image area left empty)`
+        : `all ${r.images.total} images loaded`,
+  );
+  const styled = styledIndex(r);
+  if (styled !== null) facts.push(`author styling ${styled} (${r.styles.stylesheetRules} CSS rules)`);
+  facts.push(`${pct(r.firstScreenCoverage)} of the first screen holds content`);
+  if (r.contrast.measuredChars > 0)
+    facts.push(
+      `${pct(r.contrast.below3Share)} of the text below 3:1 contrast, ${pct(r.contrast.below45Share)} below 4.5:1`,
+    );
+  if (r.text.medianSize !== null) facts.push(`median text size ${r.text.medianSize} px`);
+  if (r.layout.overflowRatio > 1.01)
+    facts.push(`layout ${pct(r.layout.overflowRatio - 1)} wider than the screen`);
+  if (r.controls.unnamed > 0)
+    facts.push(`${r.controls.unnamed} of ${r.controls.total} controls have no accessible name`);
+  if (r.controls.positiveTabindex > 0)
+    facts.push(`${r.controls.positiveTabindex} elements reorder keyboard focus with a positive tabindex`);
+  if (s.visual) {
+    const { appeal } = visualAppeal(s.visual);
+    facts.push(
+      `screenshot: colourfulness ${s.visual.colourfulness}, edge density ${pct(s.visual.edgeDensity)}, ` +
+        `whitespace ${pct(s.visual.whitespace)}, balance ${s.visual.balance}, visual appeal ${appeal}`,
+    );
+  }
+  return facts;
+}

@@ -1,0 +1,377 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentBrowser,
+  createHeuristicJudge,
+  HEURISTIC_MODEL,
+  type JudgeTemplate,
+  launchAgentBrowser,
+  type PageCapture,
+  type Persona,
+  type PersonaDevice,
+  qualityV2,
+  visualAppeal,
+  visualSignals,
+} from "../src";
+
+/**
+ * An intact, realistic page (a shop's landing page: navigation, hero image, product cards, a sign-up form,
+ * icon buttons) and seven twins that any visitor would call worse. The twins are made the way the judge
+ * bench makes them from published templates, so the test checks the judge on the kind of change it meets.
+ */
+const PHOTO = (hue: number, label: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="300" viewBox="0 0 480 300">` +
+  `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue},70%,55%)"/>` +
+  `<stop offset="1" stop-color="hsl(${(hue + 60) % 360},70%,40%)"/></linearGradient></defs>` +
+  `<rect width="480" height="300" fill="url(#g)"/><circle cx="360" cy="90" r="50" fill="hsl(${(hue + 180) % 360},80%,70%)"/>` +
+  `<path d="M0 240 L120 160 L220 230 L330 140 L480 250 L480 300 L0 300Z" fill="hsl(${(hue + 30) % 360},45%,25%)"/>` +
+  `<text x="24" y="48" font-family="sans-serif" font-size="28" fill="#fff">${label}</text></svg>`;
+
+const INTACT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Leaf &amp; Kettle — loose-leaf tea</title>
+<link rel="stylesheet" href="/site.css">
+</head>
+<body>
+<header class="top"><a class="brand" href="/">Leaf &amp; Kettle</a>
+  <nav aria-label="Main"><a href="/shop">Shop</a><a href="/subscriptions">Subscriptions</a><a href="/journal">Journal</a><a href="/help">Help</a></nav>
+  <button class="icon" aria-label="Search"><svg width="20" height="20" aria-hidden="true"><circle cx="8" cy="8" r="6" stroke="#fff" stroke-width="2" fill="none"/></svg></button>
+  <button class="icon" aria-label="Basket, 2 items"><svg width="20" height="20" aria-hidden="true"><rect x="3" y="6" width="14" height="11" fill="#fff"/></svg></button>
+</header>
+<main>
+  <section class="hero">
+    <div><h1>Loose-leaf tea, delivered fresh every month</h1>
+    <p>We buy directly from twelve small gardens in Darjeeling, Yunnan and Shizuoka, pack each order by hand and send it within two days of roasting, so every cup tastes the way the grower meant it to.</p>
+    <a class="cta" href="/subscriptions">Start a subscription</a></div>
+    <img src="/img/hero.svg" width="480" height="300" alt="Tea terraces on a misty hillside at sunrise">
+  </section>
+  <h2>This month's teas</h2>
+  <ul class="cards">
+    <li><img src="/img/sencha.svg" width="480" height="300" alt="A bowl of green sencha leaves"><h3>Spring sencha</h3><p>Grassy, sweet and bright. Steep for one minute at 70 °C.</p><p class="price">£12.50</p><button>Add to basket</button></li>
+    <li><img src="/img/oolong.svg" width="480" height="300" alt="Rolled oolong pearls in a glass jar"><h3>Milk oolong</h3><p>Creamy and floral. Steep three times, each a little longer.</p><p class="price">£14.00</p><button>Add to basket</button></li>
+    <li><img src="/img/assam.svg" width="480" height="300" alt="Dark assam leaves beside a cup of tea"><h3>Breakfast assam</h3><p>Malty and strong enough for milk. Steep for four minutes.</p><p class="price">£9.00</p><button>Add to basket</button></li>
+  </ul>
+  <section class="signup" aria-labelledby="signup-title">
+    <h2 id="signup-title">Get a free tasting set</h2>
+    <form action="/signup">
+      <label for="name">Your name</label><input id="name" name="name" autocomplete="name">
+      <label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="email">
+      <button type="submit">Send my tasting set</button>
+    </form>
+  </section>
+</main>
+<footer><p>Leaf &amp; Kettle, 14 Market Row, Bristol. Questions? <a href="/help">Visit our help pages</a> or call 0117 496 0000.</p></footer>
+</body></html>`;
+
+const CSS = `
+* { box-sizing: border-box; }
+body { margin: 0; font: 17px/1.6 "Helvetica Neue", Arial, sans-serif; color: #222; background: #faf7f2; }
+a { color: #1d5c3a; }
+.top { display: flex; align-items: center; gap: 24px; padding: 12px 32px; background: #1d5c3a; color: #fff; }
+.top a { color: #fff; text-decoration: none; padding: 10px 8px; display: inline-block; }
+.brand { font-weight: 700; font-size: 22px; margin-right: auto; }
+.icon { width: 44px; height: 44px; border-radius: 22px; border: 0; background: #2e7d52; display: grid; place-items: center; }
+main { max-width: 1100px; margin: 0 auto; padding: 32px; }
+.hero { display: grid; grid-template-columns: 1fr 1fr; gap: 32px; align-items: center; }
+.hero img { width: 100%; height: auto; border-radius: 12px; }
+h1 { font-size: 40px; line-height: 1.15; margin: 0 0 16px; color: #14351f; }
+.cta { display: inline-block; background: #c0572b; color: #fff; padding: 14px 22px; border-radius: 8px; text-decoration: none; font-weight: 600; }
+.cards { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(3, 1fr); gap: 24px; }
+.cards li { background: #fff; border-radius: 12px; padding: 16px; box-shadow: 0 2px 8px rgba(0,0,0,.08); }
+.cards img { width: 100%; height: auto; border-radius: 8px; }
+.price { font-weight: 700; color: #c0572b; }
+button { font: inherit; padding: 12px 18px; border-radius: 8px; border: 0; background: #1d5c3a; color: #fff; min-height: 44px; }
+.signup { background: #e8efe9; border-radius: 12px; padding: 24px; margin-top: 32px; }
+.signup label { display: block; margin-top: 12px; font-weight: 600; }
+.signup input { display: block; width: 100%; max-width: 420px; padding: 12px; font: inherit; border: 1px solid #6b7b70; border-radius: 6px; }
+.signup button { margin-top: 16px; }
+footer { background: #14351f; color: #e9efe9; padding: 24px 32px; }
+footer a { color: #fff; }
+@media (max-width: 700px) { .hero, .cards { grid-template-columns: 1fr; } .top { flex-wrap: wrap; padding: 8px 16px; } main { padding: 16px; } h1 { font-size: 30px; } }
+`;
+
+const inject = (html: string, css: string) => html.replace("</head>", `<style>${css}</style></head>`);
+const TWINS: Record<string, (html: string) => string> = {
+  intact: (h) => h,
+  "broken-images": (h) => h.replace(/src="\/img\//g, 'src="/missing/'),
+  "grey-text": (h) => inject(h, "*, *::before, *::after { color: #c9c9c9 !important; }"),
+  "tiny-text": (h) => inject(h, "*, *::before, *::after { font-size: 7px !important; }"),
+  "no-styles": (h) => h.replace(/<link rel="stylesheet"[^>]*>/g, "").replace(/<style>[\s\S]*?<\/style>/g, ""),
+  "too-wide": (h) => inject(h, "body { min-width: 2400px !important; }"),
+  "no-labels": (h) =>
+    h
+      .replace(/\s(alt|aria-label|aria-labelledby)="[^"]*"/g, "")
+      .replace(/<label[^>]*>[\s\S]*?<\/label>/g, ""),
+  empty: (h) =>
+    h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
+};
+const DEGRADED = Object.keys(TWINS).filter((t) => t !== "intact");
+/** Screenshots of captured twins, served as images for pages that are only a screenshot. */
+const SHOTS: Record<string, Uint8Array> = {};
+
+function startShop(): Promise<{ origin: string; server: Server }> {
+  const hues: Record<string, [number, string]> = {
+    hero: [150, "Darjeeling"],
+    sencha: [95, "Sencha"],
+    oolong: [40, "Oolong"],
+    assam: [15, "Assam"],
+  };
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const img = path.match(/^\/img\/(\w+)\.svg$/);
+    if (path === "/site.css") {
+      res.writeHead(200, { "content-type": "text/css" }).end(CSS);
+    } else if (img && hues[img[1]!]) {
+      const [hue, label] = hues[img[1]!]!;
+      res.writeHead(200, { "content-type": "image/svg+xml" }).end(PHOTO(hue, label));
+    } else if (path.startsWith("/shot-img/") && SHOTS[path.slice(10)]) {
+      res.writeHead(200, { "content-type": "image/png" }).end(SHOTS[path.slice(10)]);
+    } else if (path.startsWith("/shot/")) {
+      // A page that is only its screenshot: one full-viewport image, as design archives serve them.
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          `<!doctype html><title>Shot</title><body style="margin:0"><img src="/shot-img/${path.slice(6)}" alt="Home page" style="display:block;width:100vw;height:100vh"></body>`,
+        );
+    } else if (TWINS[path.slice(1)]) {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(TWINS[path.slice(1)]!(INTACT));
+    } else {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }),
+    ),
+  );
+}
+
+const template = (id: string): JudgeTemplate => ({
+  id: `tpl_${id}`,
+  name: id,
+  description: "",
+  question: "",
+  guidelines: "",
+  scaleMin: 1,
+  scaleMax: 7,
+  scaleLabels: {},
+  sourceBuiltInId: id,
+});
+const TEMPLATES = ["overall", "usability", "accessibility", "visual-design", "content"].map(template);
+
+const desktop: PersonaDevice = { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" };
+const phone: PersonaDevice = { kind: "mobile", viewport: { width: 390, height: 844 }, network: "fast" };
+const persona = (name: string, p: Partial<Persona>): Persona => ({
+  name,
+  role: name,
+  description: "",
+  goals: [],
+  traits: [],
+  expertise: "intermediate",
+  accessibilityNeeds: [],
+  device: desktop,
+  systemPrompt: null,
+  ...p,
+});
+/** The system autousers' personas (migration 0010), each on the viewport it is captured with here. */
+const SYSTEM_PERSONAS: Persona[] = [
+  persona("First-time visitor", { expertise: "novice" }),
+  persona("Power user", { expertise: "expert" }),
+  persona("Screen-reader user", { accessibilityNeeds: ["screen-reader", "keyboard-only"] }),
+  persona("Older adult with low vision", {
+    expertise: "novice",
+    accessibilityNeeds: ["low-vision", "motor"],
+  }),
+  persona("Mobile shopper on a slow network", { device: phone }),
+  persona("Accessibility auditor", {
+    expertise: "expert",
+    accessibilityNeeds: ["screen-reader", "low-vision", "color-blindness", "keyboard-only"],
+  }),
+];
+
+const judge = createHeuristicJudge();
+const rate = (capture: PageCapture, who: Persona) =>
+  judge.rate({
+    persona: who,
+    instructions: null,
+    scenario: null,
+    templates: TEMPLATES,
+    task: { type: "SSE", capture },
+  });
+
+let shop: { origin: string; server: Server };
+let browser: AgentBrowser;
+const captures: Record<string, PageCapture> = {};
+
+beforeAll(async () => {
+  shop = await startShop();
+  browser = await launchAgentBrowser();
+  for (const [device, name] of [
+    [desktop, "desktop"],
+    [phone, "phone"],
+  ] as const) {
+    const page = await browser.open({
+      device,
+      isAllowedUrl: async (url) => new URL(url).origin === shop.origin,
+    });
+    for (const twin of Object.keys(TWINS)) {
+      captures[`${name}/${twin}`] = await page.visit(`${shop.origin}/${twin}`);
+    }
+    captures[`${name}/intact-again`] = await page.visit(`${shop.origin}/intact`);
+    if (name === "desktop") {
+      SHOTS.intact = captures["desktop/intact"]!.screenshot!;
+      SHOTS["no-styles"] = captures["desktop/no-styles"]!.screenshot!;
+      captures["desktop/shot-designed"] = await page.visit(`${shop.origin}/shot/intact`);
+      captures["desktop/shot-plain"] = await page.visit(`${shop.origin}/shot/no-styles`);
+    }
+    await page.close();
+  }
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => shop?.server.close(resolve));
+});
+
+const captureFor = (who: Persona, twin: string) =>
+  captures[`${who.device.kind === "mobile" ? "phone" : "desktop"}/${twin}`]!;
+
+describe("heuristic-v2 on a real page and its degraded twins", () => {
+  it("measures what each degradation changed", () => {
+    const r = (twin: string) => captures[`desktop/${twin}`]!.signals.rendering!;
+    expect(r("intact").images).toMatchObject({ total: 4, loaded: 4, failed: 0 });
+    expect(r("broken-images").images).toMatchObject({ total: 4, loaded: 0, failed: 4 });
+    expect(r("intact").contrast.below3Share).toBe(0);
+    expect(r("grey-text").contrast.below3Share).toBeGreaterThan(0.5);
+    expect(r("intact").text.smallShare).toBe(0);
+    expect(r("tiny-text").text).toMatchObject({ smallShare: 1, tinyShare: 1, medianSize: 7 });
+    expect(r("intact").styles).toMatchObject({ defaultFontShare: 0, bodyMargin8: false });
+    expect(r("no-styles").styles).toMatchObject({ stylesheetRules: 0, bodyMargin8: true });
+    // Buttons keep the browser's own sans-serif; everything else falls back to Times.
+    expect(r("no-styles").styles.defaultFontShare).toBeGreaterThan(0.9);
+    expect(r("no-styles").styles.defaultLinkShare).toBe(1);
+    expect(r("intact").layout.overflowRatio).toBe(1);
+    expect(r("too-wide").layout.overflowRatio).toBeGreaterThan(1.5);
+    expect(r("intact").controls.unnamed).toBe(0);
+    expect(r("no-labels").controls.unnamed).toBe(2);
+    expect(captures["desktop/no-labels"]!.signals.imagesWithoutAlt).toBe(4);
+    expect(r("intact").firstScreenCoverage).toBeGreaterThan(0.5);
+    expect(r("empty").firstScreenCoverage).toBeLessThan(0.05);
+    const v = (twin: string) => captures[`desktop/${twin}`]!.signals.visual!;
+    expect(v("intact").colourfulness).toBeGreaterThan(v("broken-images").colourfulness);
+    expect(v("empty").edgeDensity).toBeLessThan(0.01);
+    expect(v("empty").whitespace).toBeGreaterThan(0.95);
+  });
+
+  it("rates the intact page above every degraded twin, for every system persona and template", async () => {
+    let compared = 0;
+    for (const who of SYSTEM_PERSONAS) {
+      const intact = await rate(captureFor(who, "intact"), who);
+      expect(intact.model).toBe(HEURISTIC_MODEL);
+      for (const twin of DEGRADED) {
+        const worse = await rate(captureFor(who, twin), who);
+        for (const t of TEMPLATES) {
+          compared++;
+          expect(intact.ratings[t.id], `${who.name}, ${t.sourceBuiltInId}, ${twin}`).toBeGreaterThan(
+            worse.ratings[t.id]!,
+          );
+        }
+      }
+    }
+    expect(compared).toBe(SYSTEM_PERSONAS.length * DEGRADED.length * TEMPLATES.length);
+  });
+
+  it("puts the intact page in the upper half of the scale and the empty, broken one in the lower half", async () => {
+    for (const who of SYSTEM_PERSONAS) {
+      const intact = await rate(captureFor(who, "intact"), who);
+      const empty = await rate(captureFor(who, "empty"), who);
+      for (const t of TEMPLATES) {
+        expect(intact.ratings[t.id], `${who.name} intact ${t.sourceBuiltInId}`).toBeGreaterThanOrEqual(5);
+        expect(empty.ratings[t.id], `${who.name} empty ${t.sourceBuiltInId}`).toBeLessThanOrEqual(3);
+      }
+    }
+  });
+
+  it("says in words what drove a low rating", async () => {
+    const who = SYSTEM_PERSONAS[0]!;
+    const broken = await rate(captureFor(who, "broken-images"), who);
+    expect(broken.evidence[0]).toBe("4 of 4 images failed to load");
+    expect(broken.justification).toContain("held down by: 4 of 4 images failed to load");
+    const grey = await rate(captureFor(who, "grey-text"), who);
+    expect(grey.evidence[0]).toMatch(/^\d+% of the text below 3:1 contrast/);
+    const bare = await rate(captureFor(who, "no-styles"), who);
+    expect(bare.evidence.join("\n")).toMatch(/few author styles apply .*text in the browser's default serif/);
+    const unlabelled = await rate(captureFor(SYSTEM_PERSONAS[2]!, "no-labels"), SYSTEM_PERSONAS[2]!);
+    expect(unlabelled.evidence[0]).toBe(
+      "4 images without a text alternative, 2 form fields without a label, 2 of 13 controls without a name",
+    );
+    const empty = await rate(captureFor(who, "empty"), who);
+    expect(empty.evidence[0]).toMatch(
+      /^[0-4](\.\d)?% of the first screen holds content and the page has 1 word$/,
+    );
+  });
+
+  it("measures and rates the same page the same way twice", async () => {
+    for (const device of ["desktop", "phone"]) {
+      const a = captures[`${device}/intact`]!;
+      const b = captures[`${device}/intact-again`]!;
+      const { timings: _ta, ...first } = a.signals;
+      const { timings: _tb, ...second } = b.signals;
+      expect(second).toEqual(first);
+    }
+    for (const who of SYSTEM_PERSONAS) {
+      const a = await rate(captureFor(who, "intact"), who);
+      const b = await rate(captureFor(who, "intact-again"), who);
+      expect(b.ratings).toEqual(a.ratings);
+    }
+  });
+
+  it("tells two pages that are only a screenshot apart by their design (the intact page's and its unstyled twin's)", async () => {
+    const designed = captures["desktop/shot-designed"]!;
+    const plain = captures["desktop/shot-plain"]!;
+    // Same DOM, same defects: only the pixels differ.
+    expect(designed.signals.axeViolations).toEqual(plain.signals.axeViolations);
+    expect(visualAppeal(designed.signals.visual!).appeal).toBeGreaterThan(
+      visualAppeal(plain.signals.visual!).appeal,
+    );
+    expect(designed.signals.visual!.colourfulness).toBeGreaterThan(plain.signals.visual!.colourfulness);
+    for (const who of SYSTEM_PERSONAS.filter((p) => !p.accessibilityNeeds.includes("screen-reader"))) {
+      if (who.device.kind === "mobile") continue;
+      const a = await rate(designed, who);
+      const b = await rate(plain, who);
+      // The rounded ratings of two pages this alike may tie; the quality behind them must not.
+      for (const t of TEMPLATES.filter((t) => ["overall", "visual-design"].includes(t.sourceBuiltInId!))) {
+        const qa = qualityV2(designed.signals, t, who).quality;
+        const qb = qualityV2(plain.signals, t, who).quality;
+        expect(qa, `${who.name} ${t.sourceBuiltInId}`).toBeGreaterThan(qb);
+        expect(a.ratings[t.id]).toBeGreaterThanOrEqual(b.ratings[t.id]!);
+      }
+      expect(a.evidence.join("\n")).toMatch(/visual appeal 0\.\d+/);
+    }
+  });
+
+  it("rates a capture stored before the rendering measures existed with the defect formulas alone", async () => {
+    const who = SYSTEM_PERSONAS[0]!;
+    const { rendering: _r, visual: _v, ...older } = captures["desktop/intact"]!.signals;
+    const result = await rate({ ...captures["desktop/intact"]!, signals: older }, who);
+    expect(result.model).toBe(HEURISTIC_MODEL);
+    expect(result.justification).not.toContain("held down by");
+    expect(result.ratings.tpl_overall).toBeGreaterThanOrEqual(5);
+  });
+
+  it("reads a screenshot in a few tens of milliseconds", () => {
+    for (const key of ["desktop/intact", "phone/intact"]) {
+      const png = captures[key]!.screenshot!;
+      const again = visualSignals(png, key.startsWith("phone") ? 2 : 1);
+      expect(again).toEqual(captures[key]!.signals.visual);
+      // The fastest of a few runs: tens of ms on an idle core; the bound leaves room for a busy machine.
+      let ms = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        visualSignals(png, key.startsWith("phone") ? 2 : 1);
+        ms = Math.min(ms, performance.now() - started);
+      }
+      expect(ms).toBeLessThan(400);
+    }
+  });
+});

@@ -1,0 +1,213 @@
+import { deflateSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import {
+  colourfulness,
+  decodePng,
+  downsampleGrey,
+  edgeMeasures,
+  type RgbaImage,
+  visualAppeal,
+  visualSignals,
+} from "../src";
+
+/** A synthetic image from a pixel function. */
+function image(
+  width: number,
+  height: number,
+  px: (x: number, y: number) => [number, number, number],
+): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const [r, g, b] = px(x, y);
+      data.set([r, g, b, 255], (y * width + x) * 4);
+    }
+  return { width, height, data };
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (buf: Buffer) => {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+const chunk = (type: string, body: Buffer) => {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(body.length, 0);
+  head.write(type, 4, "latin1");
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])), 0);
+  return Buffer.concat([head, body, crc]);
+};
+
+/**
+ * An RGB PNG whose rows cycle through all five filter types, each applied as the PNG spec defines, so the
+ * decoder is checked on every one.
+ */
+function encodePng(img: RgbaImage): Uint8Array {
+  const bpp = 3;
+  const stride = img.width * bpp;
+  const rows: Buffer[] = [];
+  let prev = new Uint8Array(stride);
+  for (let y = 0; y < img.height; y++) {
+    const line = new Uint8Array(stride);
+    for (let x = 0; x < img.width; x++)
+      line.set(img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 3), x * 3);
+    const filter = y % 5;
+    const out = Buffer.alloc(stride + 1);
+    out[0] = filter;
+    for (let i = 0; i < stride; i++) {
+      const a = i >= bpp ? line[i - bpp]! : 0;
+      const b = prev[i]!;
+      const c = i >= bpp ? prev[i - bpp]! : 0;
+      const p = a + b - c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+          ? a
+          : Math.abs(p - b) <= Math.abs(p - c)
+            ? b
+            : c;
+      const predictor = [0, a, b, (a + b) >> 1, paeth][filter]!;
+      out[i + 1] = (line[i]! - predictor) & 255;
+    }
+    rows.push(out);
+    prev = line;
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(img.width, 0);
+  ihdr.writeUInt32BE(img.height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return new Uint8Array(
+    Buffer.concat([
+      Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+      chunk("IHDR", ihdr),
+      chunk("IDAT", deflateSync(Buffer.concat(rows))),
+      chunk("IEND", Buffer.alloc(0)),
+    ]),
+  );
+}
+
+const white = image(64, 40, () => [255, 255, 255]);
+const stripes = image(64, 40, (x) => (x % 8 < 4 ? [255, 0, 0] : [0, 0, 255]));
+
+describe("PNG decoding", () => {
+  it("decodes every filter type back to the original pixels", () => {
+    const noisy = image(37, 23, (x, y) => [
+      (x * 37 + y * 11) % 256,
+      (x * x + y * 7) % 256,
+      (x * y * 13) % 256,
+    ]);
+    expect(decodePng(encodePng(noisy))).toEqual(noisy);
+  });
+
+  it("refuses what is not a PNG", () => {
+    expect(() => decodePng(new Uint8Array([1, 2, 3]))).toThrow("not a PNG");
+  });
+});
+
+describe("colourfulness (Hasler & Süsstrunk 2003)", () => {
+  it("is 0 for any grey image", () => {
+    expect(colourfulness(white)).toBe(0);
+    expect(colourfulness(image(10, 10, (x) => [x * 25, x * 25, x * 25]))).toBe(0);
+  });
+
+  it("matches the formula on a flat colour: 0.3 × the mean opponent vector's length", () => {
+    // Pure red: rg = 255, yb = 127.5, no spread.
+    expect(colourfulness(image(8, 8, () => [255, 0, 0]))).toBeCloseTo(0.3 * Math.hypot(255, 127.5), 6);
+  });
+
+  it("matches the formula on half red, half blue", () => {
+    // rg: 255 or 0 → mean 127.5, σ 127.5; yb: 127.5 or −255 → mean −63.75, σ 191.25.
+    const expected = Math.hypot(127.5, 191.25) + 0.3 * Math.hypot(127.5, -63.75);
+    expect(colourfulness(stripes)).toBeCloseTo(expected, 6);
+  });
+
+  it("grows with saturation", () => {
+    const tint = (s: number) =>
+      image(16, 16, (x) => (x < 8 ? [128 + s, 128 - s, 128] : [128, 128 - s, 128 + s]));
+    expect(colourfulness(tint(20))).toBeLessThan(colourfulness(tint(60)));
+    expect(colourfulness(tint(60))).toBeLessThan(colourfulness(tint(120)));
+  });
+});
+
+describe("edge measures", () => {
+  it("finds no edges, all whitespace and perfect balance on a blank image", () => {
+    expect(edgeMeasures(downsampleGrey(white, 1))).toEqual({
+      edgeDensity: 0,
+      whitespace: 1,
+      balance: 1,
+      symmetry: 1,
+    });
+  });
+
+  it("counts the edges of a known pattern", () => {
+    // Black bars 1 px wide every 4 px on white: each bar and the pixel before it are edge pixels, 31 columns
+    // in all (the last column and the last row have no neighbour to compare with).
+    const bars = image(64, 40, (x) => (x % 4 === 3 ? [0, 0, 0] : [255, 255, 255]));
+    const m = edgeMeasures(downsampleGrey(bars, 1));
+    expect(m.edgeDensity).toBeCloseTo((31 * 39) / (64 * 40), 3);
+    expect(m.whitespace).toBe(0);
+    expect(m.balance).toBeCloseTo(1, 1);
+  });
+
+  it("sees whitespace, imbalance and asymmetry when everything sits in one corner", () => {
+    const corner = image(64, 64, (x, y) =>
+      x < 16 && y < 16 && (x + y) % 2 === 0 ? [0, 0, 0] : [255, 255, 255],
+    );
+    const m = edgeMeasures(downsampleGrey(corner, 1));
+    expect(m.whitespace).toBeGreaterThan(0.85);
+    expect(m.balance).toBeLessThan(0.1);
+    expect(m.symmetry).toBe(0);
+    const mirrored = image(64, 64, (x, y) =>
+      (x < 16 || x >= 48) && y < 16 && (x + y) % 2 === 0 ? [0, 0, 0] : [255, 255, 255],
+    );
+    expect(edgeMeasures(downsampleGrey(mirrored, 1)).symmetry).toBeGreaterThan(0.9);
+  });
+
+  it("reads a 2× screenshot at CSS-pixel scale, so a phone and a desktop measure alike", () => {
+    const small = image(32, 20, (x) => (x % 8 < 4 ? [255, 0, 0] : [0, 0, 255]));
+    const double = image(64, 40, (x) => (Math.floor(x / 2) % 8 < 4 ? [255, 0, 0] : [0, 0, 255]));
+    const a = visualSignals(encodePng(small), 1);
+    const b = visualSignals(encodePng(double), 2);
+    expect(b.edgeDensity).toBe(a.edgeDensity);
+    expect(b.colourfulness).toBe(a.colourfulness);
+  });
+});
+
+describe("visual appeal", () => {
+  const signals = (over: Partial<Parameters<typeof visualAppeal>[0]>) => ({
+    colourfulness: 40,
+    edgeDensity: 0.05,
+    whitespace: 0.5,
+    balance: 1,
+    symmetry: 0.5,
+    bytesPerPixel: 0.1,
+    ...over,
+  });
+
+  it("peaks at moderate complexity and falls off on either side", () => {
+    const at = (edgeDensity: number) => visualAppeal(signals({ edgeDensity })).appeal;
+    expect(at(0.05)).toBe(1);
+    expect(at(0.001)).toBeLessThan(at(0.01));
+    expect(at(0.01)).toBeLessThan(at(0.05));
+    expect(at(0.3)).toBeLessThan(at(0.1));
+  });
+
+  it("rises with colourfulness up to a point", () => {
+    const at = (colourfulness: number) => visualAppeal(signals({ colourfulness })).appeal;
+    expect(at(0)).toBeLessThan(at(20));
+    expect(at(20)).toBeLessThan(at(40));
+    expect(at(60)).toBe(at(40));
+    expect(at(120)).toBeLessThan(at(80));
+  });
+
+  it("rates a blank screen near the bottom", () => {
+    expect(
+      visualAppeal(signals({ colourfulness: 0, edgeDensity: 0, whitespace: 1, balance: 1 })).appeal,
+    ).toBeLessThan(0.3);
+  });
+});

@@ -1,0 +1,406 @@
+/**
+ * `pnpm bench judge`: how well the judge tells a real page from its degraded twins. Published templates are
+ * installed from npm (corpus.ts), served on loopback with their twins (site.ts, degrade.ts), captured by the same
+ * browser code a worker runs, once per persona device, and rated by the judge a worker would use for every system
+ * autouser with the system "overall" template (SSE, its real scale).
+ *
+ * Options: `--corpus tuning|heldout|all`, `--limit N` (pages per package), `--page <id part>`, `--twins a,b`,
+ * `--personas a,b` (id parts), `--one-desktop`, `--concurrency N`, and `--url <address>` to rate one page and
+ * print every persona's score and evidence.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type AgentBrowser,
+  createHeuristicJudge,
+  type Judge,
+  launchAgentBrowser,
+  type PageCapture,
+  type PersonaDevice,
+} from "@rubricon/agents";
+import type { Database } from "@rubricon/db";
+import { BENCH_DIR } from "../servers";
+import { renderTable } from "../table";
+import { type CorpusName, installCorpus, PACKAGES, packageDir, prefixOf } from "./corpus";
+import { DEGRADATION_LABELS, DEGRADATIONS, type Degradation } from "./degrade";
+import { loadSystemPersonas, type SystemPersona } from "./personas";
+import { type CorpusSite, startCorpusSite } from "./site";
+import { type Figure, figuresOf, type PairResult, tally } from "./summary";
+
+export interface JudgeBenchOptions {
+  corpus: CorpusName | "all";
+  /** At most this many pages of each package (a quick run). */
+  limit: number | null;
+  /** Only personas whose id contains one of these; all when empty. */
+  personas: string[];
+  /** Only these degradations; all when empty. */
+  twins: Degradation[];
+  /**
+   * Desktop personas share one capture at the first desktop viewport instead of one per viewport: about half the
+   * captures, for quick tuning runs (the figures are then not quite the worker's).
+   */
+  oneDesktop: boolean;
+  /** Only pages whose id (`<package>/<path>`) contains this. */
+  page: string | null;
+  /** Rate this one address (no twins) and print every persona's score and evidence. */
+  url: string | null;
+  concurrency: number;
+}
+
+export function judgeBenchOptions(flags: Record<string, string>): JudgeBenchOptions {
+  const corpus = flags.corpus ?? "all";
+  if (!["tuning", "heldout", "all"].includes(corpus))
+    throw new Error(`--corpus is tuning, heldout or all, not ${corpus}`);
+  const limit = flags.limit === undefined ? null : Number(flags.limit);
+  if (limit !== null && !(Number.isInteger(limit) && limit > 0))
+    throw new Error("--limit takes a whole number above 0");
+  const list = (v: string | undefined) =>
+    v
+      ? v
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : [];
+  const twins = list(flags.twins);
+  const unknown = twins.filter((t) => !(DEGRADATIONS as readonly string[]).includes(t));
+  if (unknown.length > 0)
+    throw new Error(`unknown --twins ${unknown.join(", ")}; twins: ${DEGRADATIONS.join(", ")}`);
+  const concurrency = Number(flags.concurrency ?? process.env.BENCH_JUDGE_CONCURRENCY ?? 3);
+  return {
+    corpus: corpus as JudgeBenchOptions["corpus"],
+    limit,
+    personas: list(flags.personas),
+    twins: twins as Degradation[],
+    oneDesktop: flags["one-desktop"] === "true",
+    page: flags.page ?? null,
+    url: flags.url ?? null,
+    concurrency: Math.max(1, Math.min(8, Math.floor(concurrency) || 3)),
+  };
+}
+
+/** Where the corpus packages are installed; kept between runs. */
+export function corpusCacheDir(): string {
+  return process.env.JUDGE_CORPUS_DIR ?? join(BENCH_DIR, "node_modules", ".cache", "judge-corpus");
+}
+
+interface CorpusPage {
+  corpus: CorpusName;
+  id: string;
+  kind: string;
+  url: string;
+}
+
+/**
+ * The bench rates pages, not page speed: every device is captured on the fast network, so the mobile persona's
+ * slow-3G profile does not turn each of its captures into a minute of waiting (both pages of a pair get the same).
+ */
+function deviceKey(device: PersonaDevice): string {
+  return `${device.kind}:${device.viewport.width}x${device.viewport.height}`;
+}
+
+async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: Math.min(size, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+const loopbackOnly =
+  (origins: string[]) =>
+  async (raw: string): Promise<boolean> => {
+    if (/^(data|blob|about):/.test(raw)) return true;
+    return origins.some((o) => raw === o || raw.startsWith(`${o}/`));
+  };
+
+const anyWebAddress = async (raw: string) => /^(https?|data|blob|about):/.test(raw);
+
+async function capture(
+  browser: AgentBrowser,
+  device: PersonaDevice,
+  url: string,
+  isAllowedUrl: (url: string) => Promise<boolean>,
+): Promise<PageCapture> {
+  const page = await browser.open({
+    device: { ...device, network: "fast" },
+    isAllowedUrl,
+    pageTimeoutMs: 30_000,
+  });
+  try {
+    return await page.visit(url);
+  } finally {
+    await page.close();
+  }
+}
+
+interface Rated {
+  score: number;
+  model: string;
+  evidence: string[];
+  justification: string;
+}
+
+async function rate(judge: Judge, p: SystemPersona, shot: PageCapture): Promise<Rated> {
+  const result = await judge.rate({
+    persona: p.persona,
+    instructions: null,
+    scenario: null,
+    templates: [p.template],
+    task: { type: "SSE", capture: shot },
+  });
+  return {
+    score: result.ratings[p.template.id]!,
+    model: result.model,
+    evidence: result.evidence,
+    justification: result.justification,
+  };
+}
+
+const short = (id: string) => id.replace(/^auto_/, "");
+
+async function rateOneUrl(
+  opts: JudgeBenchOptions,
+  personas: SystemPersona[],
+  judge: Judge,
+  browser: AgentBrowser,
+  log: (line: string) => void,
+): Promise<number> {
+  const url = opts.url!;
+  const raters =
+    opts.personas.length > 0 ? personas.filter((p) => opts.personas.some((s) => p.id.includes(s))) : personas;
+  for (const p of raters) {
+    const shot = await capture(browser, p.persona.device, url, anyWebAddress);
+    const r = await rate(judge, p, shot);
+    process.stdout.write(
+      `${short(p.id)} (${deviceKey(p.persona.device)}): ${r.score} of ${p.template.scaleMin}..${p.template.scaleMax} [${r.model}]\n` +
+        `  ${r.justification}\n${r.evidence.map((e) => `  - ${e}`).join("\n")}\n`,
+    );
+  }
+  log(`rated ${url} for ${raters.length} personas`);
+  return 0;
+}
+
+function fmt(n: number): string {
+  return Number.isNaN(n) ? "-" : n.toFixed(2);
+}
+
+function printCorpus(
+  corpus: CorpusName,
+  pairs: PairResult[],
+  personas: string[],
+  degradations: readonly Degradation[],
+): void {
+  const inCorpus = pairs.filter((p) => p.corpus === corpus);
+  if (inCorpus.length === 0) return;
+  const header = [
+    "degradation",
+    "pairs",
+    ...personas.map((_, i) => `P${i + 1}`),
+    "all",
+    "ties",
+    "intact med",
+    "twin med",
+  ];
+  const row = (label: string, ps: PairResult[]) => {
+    const t = tally(ps);
+    return [
+      label,
+      String(t.pairs),
+      ...personas.map((persona) => fmt(tally(ps.filter((p) => p.persona === persona)).accuracy)),
+      fmt(t.accuracy),
+      fmt(t.ties),
+      fmt(t.intactMedian),
+      fmt(t.degradedMedian),
+    ];
+  };
+  const body = degradations.map((d) =>
+    row(
+      DEGRADATION_LABELS[d],
+      inCorpus.filter((p) => p.degradation === d),
+    ),
+  );
+  body.push(row("all", inCorpus));
+  const pages = new Set(inCorpus.map((p) => p.page)).size;
+  process.stdout.write(
+    `\n${corpus === "tuning" ? "TUNING" : "HELD-OUT (startbootstrap-*)"} corpus: ${pages} pages; share of pairs where ` +
+      `the intact page scored higher (a tie counts half), target >= 0.95, ties <= 0.05\n${renderTable(header, body)}\n` +
+      personas.map((p, i) => `P${i + 1} = ${p}`).join(", ") +
+      "\n",
+  );
+}
+
+export async function benchJudge(
+  database: Database,
+  flags: Record<string, string>,
+  log: (line: string) => void,
+): Promise<{ figures: Figure[]; pass: boolean }> {
+  const opts = judgeBenchOptions(flags);
+  const personas = await loadSystemPersonas(database);
+  log(`${personas.length} system personas: ${personas.map((p) => short(p.id)).join(", ")}`);
+  const judge = createHeuristicJudge();
+  const browser = await launchAgentBrowser({ chromiumPath: process.env.CHROMIUM_PATH });
+  const sites: CorpusSite[] = [];
+  try {
+    if (opts.url) {
+      await rateOneUrl(opts, personas, judge, browser, log);
+      return { figures: [], pass: true };
+    }
+    const cacheDir = corpusCacheDir();
+    mkdirSync(cacheDir, { recursive: true });
+    const wanted = PACKAGES.filter((p) => opts.corpus === "all" || p.corpus === opts.corpus);
+    const ready = await installCorpus(cacheDir, wanted, log);
+    const pages: CorpusPage[] = [];
+    const siteOf = new Map<string, CorpusSite>();
+    for (const pkg of ready) {
+      const site = await startCorpusSite(
+        join(packageDir(cacheDir, pkg), pkg.root),
+        join(prefixOf(cacheDir, pkg), "node_modules"),
+      );
+      sites.push(site);
+      for (const page of pkg.pages) {
+        const id = `${pkg.name}/${page.path}`;
+        siteOf.set(id, site);
+        pages.push({ corpus: pkg.corpus, id, kind: page.kind, url: `${site.url}/${page.path}` });
+      }
+    }
+    let chosen = opts.page ? pages.filter((p) => p.id.includes(opts.page!)) : pages;
+    if (opts.limit !== null) {
+      const limit = opts.limit;
+      chosen = ready.flatMap((pkg) => chosen.filter((p) => p.id.startsWith(`${pkg.name}/`)).slice(0, limit));
+    }
+    if (chosen.length === 0) throw new Error("no corpus page matches the options");
+    const isAllowedUrl = loopbackOnly(sites.map((s) => s.url));
+
+    const raters =
+      opts.personas.length > 0
+        ? personas.filter((p) => opts.personas.some((s) => p.id.includes(s)))
+        : personas;
+    if (raters.length === 0) throw new Error("no system persona matches --personas");
+    const firstDesktop = raters.find((p) => p.persona.device.kind === "desktop")?.persona.device;
+    const deviceOf = (p: SystemPersona) =>
+      opts.oneDesktop && firstDesktop && p.persona.device.kind === "desktop"
+        ? firstDesktop
+        : p.persona.device;
+    const devices = new Map<string, PersonaDevice>();
+    for (const p of raters) devices.set(deviceKey(deviceOf(p)), deviceOf(p));
+    const degradations = opts.twins.length > 0 ? opts.twins : DEGRADATIONS;
+    const variants: (Degradation | null)[] = [null, ...degradations];
+    // A twin whose transform changes nothing (no images to break, nothing labelled) is not a worse page: its
+    // pairs are left out rather than counted as ties.
+    const unchanged: string[] = [];
+    const applies = new Set<string>();
+    for (const page of chosen) {
+      const intactHtml = await fetch(page.url).then((r) => r.text());
+      for (const d of degradations) {
+        const twinHtml = await fetch(`${page.url}?twin=${d}`).then((r) => r.text());
+        if (twinHtml === intactHtml) unchanged.push(`${page.id} ${d}`);
+        else applies.add(`${page.id}|${d}`);
+      }
+    }
+    const jobs = chosen.flatMap((page) =>
+      variants
+        .filter((variant) => variant === null || applies.has(`${page.id}|${variant}`))
+        .flatMap((variant) => [...devices.values()].map((device) => ({ page, variant, device }))),
+    );
+    if (unchanged.length > 0)
+      log(`${unchanged.length} twins change nothing and are left out: ${unchanged.join(", ")}`);
+    log(
+      `${chosen.length} pages, up to ${variants.length} variants each × ${devices.size} devices = ${jobs.length} captures, ` +
+        `${opts.concurrency} at a time`,
+    );
+    const scores = new Map<string, Rated>();
+    const failures: string[] = [];
+    let done = 0;
+    const started = Date.now();
+    await pool(jobs, opts.concurrency, async ({ page, variant, device }) => {
+      const url = variant ? `${page.url}?twin=${variant}` : page.url;
+      let shot: PageCapture;
+      try {
+        shot = await capture(browser, device, url, isAllowedUrl);
+      } catch (err) {
+        failures.push(`${page.id} ${variant ?? "intact"} ${deviceKey(device)}: ${(err as Error).message}`);
+        return;
+      }
+      for (const p of raters) {
+        if (deviceKey(deviceOf(p)) !== deviceKey(device)) continue;
+        scores.set(`${page.id}|${variant ?? "intact"}|${p.id}`, await rate(judge, p, shot));
+      }
+      done++;
+      if (done % 20 === 0 || done === jobs.length)
+        log(`${done} of ${jobs.length} captures (${Math.round((Date.now() - started) / 1000)} s)`);
+    });
+    for (const f of failures) log(`capture failed: ${f}`);
+
+    const pairs: PairResult[] = [];
+    const detail: unknown[] = [];
+    for (const page of chosen) {
+      for (const p of raters) {
+        const intact = scores.get(`${page.id}|intact|${p.id}`);
+        if (!intact) continue;
+        for (const d of degradations) {
+          const twin = scores.get(`${page.id}|${d}|${p.id}`);
+          if (!twin) continue;
+          pairs.push({
+            corpus: page.corpus,
+            page: page.id,
+            persona: short(p.id),
+            degradation: d,
+            intact: intact.score,
+            degraded: twin.score,
+          });
+          detail.push({
+            corpus: page.corpus,
+            page: page.id,
+            kind: page.kind,
+            persona: short(p.id),
+            degradation: d,
+            intact: { score: intact.score, evidence: intact.evidence },
+            degraded: { score: twin.score, evidence: twin.evidence },
+          });
+        }
+      }
+    }
+    const personaIds = raters.map((p) => short(p.id));
+    for (const c of ["tuning", "heldout"] as const) printCorpus(c, pairs, personaIds, degradations);
+    const model = [...new Set([...scores.values()].map((s) => s.model))].join(", ");
+    const figures = figuresOf(pairs, personaIds, degradations);
+    const pass = figures.every((f) => f.pass !== false) && failures.length === 0;
+    const resultsDir = join(BENCH_DIR, "results");
+    mkdirSync(resultsDir, { recursive: true });
+    const rewrites = Object.fromEntries(
+      sites.flatMap((s) => [...s.rewrites.entries()]).map(([path, list]) => [path, list]),
+    );
+    writeFileSync(
+      join(resultsDir, "judge.json"),
+      `${JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          judge: model,
+          corpus: opts.corpus,
+          options: {
+            limit: opts.limit,
+            page: opts.page,
+            personas: opts.personas,
+            twins: opts.twins,
+            oneDesktop: opts.oneDesktop,
+          },
+          devices: [...devices.keys()],
+          pages: chosen.map((p) => ({ corpus: p.corpus, id: p.id, kind: p.kind })),
+          captureFailures: failures,
+          twinsLeftOut: unchanged,
+          localisedLinks: rewrites,
+          figures,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    writeFileSync(join(resultsDir, "judge-pairs.json"), `${JSON.stringify(detail, null, 1)}\n`);
+    log(`judge ${model}; results in ${join(resultsDir, "judge.json")}, every pair in judge-pairs.json`);
+    return { figures, pass };
+  } finally {
+    await browser.close();
+    await Promise.all(sites.map((s) => s.close()));
+  }
+}
