@@ -28,6 +28,7 @@ import {
   stopServer,
   waitReady,
 } from "./servers";
+import { benchStartup, printStartupRows } from "./startup-bench";
 import { renderTable } from "./table";
 import { benchWebhooks, printWebhooksRows } from "./webhooks-bench";
 
@@ -343,6 +344,12 @@ async function benchPoolSection(): Promise<number> {
   return result.pass ? 0 : 1;
 }
 
+async function benchStartupSection(): Promise<number> {
+  const figures = await benchStartup(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, log);
+  printStartupRows(figures);
+  return figures.every((f) => f.pass) ? 0 : 1;
+}
+
 /** Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. */
 const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
@@ -352,6 +359,7 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   pool: benchPoolSection,
   webhooks: benchWebhooksSection,
   autousers: benchAutousersSection,
+  startup: benchStartupSection,
 };
 
 async function main(): Promise<number> {
