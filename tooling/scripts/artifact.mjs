@@ -59,10 +59,42 @@ function copyPackage(name, fromDir, seen = new Set()) {
   }
 }
 
-async function bundle(entry, outfile) {
+/**
+ * The workspace packages import each other through their index files; marked free of side effects (none has an
+ * import for its side effects alone) their unused modules stay out of a bundle. The worker's bundle then holds no
+ * HTTP surface, OAuth server or MCP server: it was 8.5 MB of code and ~40 MB more memory without this.
+ */
+const WORKSPACE_SOURCE = new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/packages/[^/]+/src/`);
+const workspaceSideEffectFree = {
+  name: "workspace-side-effect-free",
+  setup(b) {
+    b.onResolve({ filter: /^(\.|@rubricon\/)/ }, async (args) => {
+      if (args.pluginData === "resolving") return undefined;
+      const resolved = await b.resolve(args.path, {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        importer: args.importer,
+        pluginData: "resolving",
+      });
+      if (resolved.errors.length > 0 || !WORKSPACE_SOURCE.test(resolved.path)) return resolved;
+      return { ...resolved, sideEffects: false };
+    });
+  },
+};
+
+/**
+ * One entry per build, so that each leaves out what it does not use (built together, a module one entry uses
+ * would be reachable from the others). Splitting puts each dynamic import() in a chunk of its own, read from
+ * disk on first use: the mail and S3 libraries are not even parsed by a process that never needs them.
+ */
+async function bundle(name, path) {
   await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile,
+    entryPoints: { [name]: join(ROOT, path) },
+    outdir: APP,
+    entryNames: "[name]",
+    chunkNames: "chunks/[name]-[hash]",
+    outExtension: { ".js": ".mjs" },
+    splitting: true,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -81,6 +113,12 @@ async function bundle(entry, outfile) {
         "const __dirname = __rubriconDirname(__filename);",
       ].join("\n"),
     },
+    plugins: [workspaceSideEffectFree],
+    // Names stay as written (error classes and logs use them); whitespace and comments go, and ASCII-only output
+    // keeps V8 from holding the source as a two-byte string.
+    charset: "ascii",
+    minifyWhitespace: true,
+    minifySyntax: true,
     legalComments: "none",
     logLevel: "warning",
   });
@@ -101,11 +139,9 @@ if (existsSync(join(WEB, "public"))) cpSync(join(WEB, "public"), join(APP, "publ
 rmSync(join(APP, "server.js"), { force: true });
 log(`standalone pages copied into ${OUT}`);
 
-await Promise.all([
-  bundle("apps/web/server.ts", join(APP, "server.mjs")),
-  bundle("apps/worker/src/main.ts", join(APP, "worker.mjs")),
-  bundle("packages/db/src/migrate-cli.ts", join(APP, "migrate.mjs")),
-]);
+await bundle("server", "apps/web/server.ts");
+await bundle("worker", "apps/worker/src/main.ts");
+await bundle("migrate", "packages/db/src/migrate-cli.ts");
 log("server, worker and migrate bundled");
 
 cpSync(join(ROOT, "packages/db/drizzle"), join(APP, "drizzle"), { recursive: true });

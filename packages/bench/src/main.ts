@@ -159,7 +159,7 @@ async function benchApi(): Promise<number> {
     ]);
     log("both servers ready");
     const cpuOf = {
-      rubricon: serverCpu(web, "server.ts"),
+      rubricon: serverCpu(web, "server.mjs"),
       yardstick: serverCpu(yardstick, "yardstick-server.ts"),
     };
 

@@ -43,9 +43,16 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function spawnNode(entry: string, env: Record<string, string | undefined>): ChildProcess {
+/** The worker's node flags, as `pnpm worker` and the images start it (tooling/scripts/image.sh). */
+const WORKER_FLAGS = ["--max-semi-space-size=2"];
+
+function spawnNode(
+  entry: string,
+  env: Record<string, string | undefined>,
+  flags: string[] = [],
+): ChildProcess {
   // The node process itself, without a launcher: its pid is the one measured.
-  return spawn(process.execPath, [join(ARTIFACT_DIR, entry)], {
+  return spawn(process.execPath, [...flags, join(ARTIFACT_DIR, entry)], {
     cwd: ARTIFACT_DIR,
     env: env as NodeJS.ProcessEnv,
     detached: true,
@@ -124,7 +131,7 @@ async function startWeb(env: Record<string, string | undefined>): Promise<Start>
 
 async function startWorker(env: Record<string, string | undefined>): Promise<Start> {
   const started = performance.now();
-  const child = spawnNode("worker.mjs", env);
+  const child = spawnNode("worker.mjs", env, WORKER_FLAGS);
   const tail = output(child);
   try {
     await until(child, "worker", () => /worker started/.test(tail()), 60_000, tail);

@@ -148,7 +148,8 @@ describe("the deployable folder", () => {
     expect(await web.exited).toBe(0);
 
     const worker = start("worker", containerEnv({ BASE_URL: base }));
-    await waitFor("worker", worker, async () => worker.output().includes("worker started"));
+    // Its first maintenance pass runs once it is started and listens for signals.
+    await waitFor("worker", worker, async () => worker.output().includes("worker maintenance"));
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
     expect(worker.output()).toContain("worker stopped");
