@@ -16,6 +16,8 @@ ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 DATA_DIR=/data
 # The embedded database and generated development secrets (unused with DATABASE_URL and secrets set) go here.
 RUN mkdir -p /data && chown node:node /data
 COPY --from=build /out /app
+# Next writes its cache (optimized images, fetch cache) beside the build; the rest of /app stays read-only.
+RUN mkdir -p /app/apps/web/.next/cache && chown node:node /app/apps/web/.next/cache
 USER node
 WORKDIR /app
 EXPOSE 3000
