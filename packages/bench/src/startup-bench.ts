@@ -170,7 +170,7 @@ export async function benchStartup(adminUrl: string, log: (m: string) => void): 
     for (let i = 0; i < STARTS; i++) {
       web.push(await startWeb(env));
       log(
-        `startup: web ${i + 1}/${STARTS}: ready ${web.at(-1)!.readyS.toFixed(2)} s, ${web.at(-1)!.idleMb.toFixed(0)} MB`,
+        `startup: web ${i + 1}/${STARTS}: ready ${web.at(-1)!.readyS.toFixed(2)} s (CPU ${web.at(-1)!.cpuS.toFixed(2)} s), ${web.at(-1)!.idleMb.toFixed(0)} MB`,
       );
       worker.push(await startWorker({ ...env, BASE_URL: "http://127.0.0.1:3000" }));
       log(
