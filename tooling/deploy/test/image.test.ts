@@ -82,7 +82,7 @@ beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), "rubricon-image-"));
   data = mkdtempSync(join(tmpdir(), "rubricon-image-data-"));
   execFileSync("sh", [SCRIPT, "build", out], { cwd: ROOT, stdio: "inherit" });
-}, 900_000);
+}, 1_800_000);
 
 afterAll(() => {
   for (const child of running) if (child.exitCode === null) child.kill("SIGKILL");
