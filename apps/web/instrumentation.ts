@@ -3,7 +3,8 @@
  * background loops in this process unless a separate worker does (`EMBEDDED_WORKER=false`).
  */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME === "nodejs") {
+  // The production server (server.ts) does both itself, from its own bundle.
+  if (process.env.NEXT_RUNTIME === "nodejs" && process.env.RUBRICON_CUSTOM_SERVER !== "1") {
     const { getRubricon, startEmbeddedWorker } = await import("@rubricon/api");
     startEmbeddedWorker((await getRubricon()).services);
   }

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import type { NextConfig } from "next";
 
 const dev = process.env.NODE_ENV !== "production";
@@ -31,6 +32,10 @@ export const SECURITY_HEADERS = [
 ];
 
 const nextConfig: NextConfig = {
+  // `pnpm build` assembles a deployable folder from this (tooling/scripts/artifact.mjs): the server files Next
+  // traced, with only the node_modules they use. Tracing starts at the workspace root so the packages are found.
+  output: "standalone",
+  outputFileTracingRoot: fileURLToPath(new URL("../..", import.meta.url)),
   // The workspace packages ship TypeScript sources, not builds; Next compiles them with the app.
   transpilePackages: [
     "@rubricon/agents",

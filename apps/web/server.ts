@@ -4,13 +4,29 @@
  * Next's route-handler layer cost about two thirds of the REST API's throughput (README, Benchmarks), and the API
  * needs nothing from it.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getRubricon, loadEnv, startEmbeddedWorker } from "@rubricon/api";
 import next from "next";
 
 const env = loadEnv();
-const web = next({ dev: false, dir: fileURLToPath(new URL(".", import.meta.url)), port: env.port });
+// The server runs beside the Next build it serves: apps/web in the repository, or the deployable folder that
+// `pnpm build` assembles (bundled there as server.mjs, see docs/deployment.md).
+const dir = fileURLToPath(new URL(".", import.meta.url));
+// The deployable folder has no next.config.ts (nor the compiler to read it); Next then takes the configuration
+// its build recorded, as its own standalone server does.
+const recorded = join(dir, ".next/required-server-files.json");
+if (!existsSync(join(dir, "next.config.ts")) && existsSync(recorded)) {
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG ??= JSON.stringify(
+    JSON.parse(readFileSync(recorded, "utf8")).config,
+  );
+}
+// This server opens the app and starts the background loops itself; instrumentation.ts does it only under
+// `next dev`, so Next's own compiled copy of the API is not loaded at start (it held tens of MB for nothing).
+process.env.RUBRICON_CUSTOM_SERVER = "1";
+const web = next({ dev: false, dir, port: env.port });
 const handleWeb = web.getRequestHandler();
 
 // Next.js replaces the global `Date` while it prepares, so that a prerender with `cacheComponents` can notice a

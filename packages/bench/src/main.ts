@@ -29,6 +29,7 @@ import {
   stopServer,
   waitReady,
 } from "./servers";
+import { benchStartup, printStartupRows } from "./startup-bench";
 import { renderTable } from "./table";
 import { benchWebhooks, printWebhooksRows } from "./webhooks-bench";
 
@@ -159,7 +160,7 @@ async function benchApi(): Promise<number> {
     ]);
     log("both servers ready");
     const cpuOf = {
-      rubricon: serverCpu(web, "server.ts"),
+      rubricon: serverCpu(web, "server.mjs"),
       yardstick: serverCpu(yardstick, "yardstick-server.ts"),
     };
 
@@ -375,6 +376,12 @@ async function benchJudgeSection(): Promise<number> {
   }
 }
 
+async function benchStartupSection(): Promise<number> {
+  const figures = await benchStartup(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, log);
+  printStartupRows(figures);
+  return figures.every((f) => f.pass) ? 0 : 1;
+}
+
 /**
  * Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. `judge` runs only when named: it
  * installs page templates from npm and rates hundreds of captures.
@@ -387,6 +394,7 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   pool: benchPoolSection,
   webhooks: benchWebhooksSection,
   autousers: benchAutousersSection,
+  startup: benchStartupSection,
   judge: benchJudgeSection,
 };
 const ON_REQUEST = new Set(["judge"]);

@@ -207,7 +207,7 @@ export async function benchScale(log: (message: string) => void): Promise<ScaleR
       { authorization: `Bearer ${teams[0]!.apiKey}` },
       120_000,
     );
-    const cpuMs = serverCpu(web, "server.ts");
+    const cpuMs = serverCpu(web, "server.mjs");
     log("rubricon ready");
     // What the server spends with no requests at all is in every series' CPU figure too; shown beside them.
     let idleCpuMsPerS: number | undefined;

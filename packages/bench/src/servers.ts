@@ -39,11 +39,14 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
   });
 }
 
-/** The production server needs a build of the dashboard; one is made when there is none. */
+/** The production server as `pnpm start` runs it: the deployable folder `pnpm build` assembles under dist/. */
+export const SERVER_ENTRY = join(REPO_ROOT, "dist/apps/web/server.mjs");
+
+/** The production server needs the build; one is made when there is none. */
 export async function ensureWebBuild(): Promise<void> {
-  if (existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) return;
-  log("apps/web has no production build; running pnpm --filter @rubricon/web build");
-  await run("pnpm", ["--filter", "@rubricon/web", "build"], REPO_ROOT);
+  if (existsSync(SERVER_ENTRY)) return;
+  log("no production build under dist/; running pnpm run build");
+  await run("pnpm", ["run", "build"], REPO_ROOT);
 }
 
 /** A server process in its own process group, so stopping it also stops what its launcher (pnpm) started. */
@@ -123,8 +126,9 @@ export function serverEnv(databaseUrl: string, dataDir: string): Record<string, 
 
 /** Rubricon's production server (`pnpm start`: `/api/v1` on node:http, the rest through Next.js). */
 export function startRubricon(env: Record<string, string | undefined>, port: number): ChildProcess {
-  return startServer("rubricon (pnpm start)", "pnpm", ["--filter", "@rubricon/web", "start"], REPO_ROOT, {
+  return startServer("rubricon (pnpm start)", process.execPath, [SERVER_ENTRY], WEB_DIR, {
     ...env,
+    NODE_ENV: "production",
     PORT: String(port),
     BASE_URL: `http://127.0.0.1:${port}`,
   });
@@ -132,7 +136,7 @@ export function startRubricon(env: Record<string, string | undefined>, port: num
 
 /**
  * Reads the CPU time of a started server from outside, once it is ready: the node process in the launcher's
- * process group whose command line names `marker` (`server.ts` for Rubricon under pnpm).
+ * process group whose command line names `marker` (`server.mjs` for Rubricon).
  */
 export function serverCpu(child: ChildProcess, marker: string): (() => number) | undefined {
   if (!child.pid) return undefined;

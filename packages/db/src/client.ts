@@ -194,7 +194,9 @@ function lockDataDir(dataDir: string): () => void {
 export function migrationsFolder(): string {
   const candidates: string[] = [];
   try {
-    candidates.push(resolve(dirname(fileURLToPath(import.meta.url)), "../drizzle"));
+    const here = dirname(fileURLToPath(import.meta.url));
+    // From source (src/../drizzle), or beside the bundles of the deployable folder (docs/deployment.md).
+    candidates.push(resolve(here, "../drizzle"), join(here, "drizzle"));
   } catch {
     // bundled without a file URL: fall through to the walk from the working directory
   }

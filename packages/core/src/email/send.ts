@@ -1,6 +1,6 @@
 import { type Db, emailOutbox } from "@rubricon/db";
 import { and, asc, eq, lte } from "drizzle-orm";
-import { createTransport, type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Clock } from "../shared/clock";
 
 /** Waits after the 1st, 2nd, ... failed send; after the last the message is marked failed. */
@@ -36,10 +36,14 @@ export interface EmailPass {
  * workers share the outbox and a worker that dies mid-send leaves the message to be retried once the lease ends.
  */
 export class EmailSender {
-  private readonly transport: Transporter | null;
+  /** Made on the first message to send: the mail library is loaded only by processes that send mail. */
+  private transport: Promise<Transporter> | undefined;
 
-  constructor(private readonly opts: EmailSenderOptions) {
-    this.transport = opts.smtpUrl ? createTransport(opts.smtpUrl) : null;
+  constructor(private readonly opts: EmailSenderOptions) {}
+
+  private transporter(smtpUrl: string): Promise<Transporter> {
+    this.transport ??= import("nodemailer").then((m) => m.createTransport(smtpUrl));
+    return this.transport;
   }
 
   async runPass(): Promise<EmailPass> {
@@ -63,7 +67,7 @@ export class EmailSender {
     });
     const pass: EmailPass = { sent: 0, logged: 0, failed: [] };
     for (const row of claimed) {
-      if (!this.transport) {
+      if (!this.opts.smtpUrl) {
         this.opts.log(`email to ${row.to}: ${row.subject}\n${row.text}`);
         await db
           .update(emailOutbox)
@@ -73,7 +77,8 @@ export class EmailSender {
         continue;
       }
       try {
-        await this.transport.sendMail({
+        const transport = await this.transporter(this.opts.smtpUrl);
+        await transport.sendMail({
           from: this.opts.from,
           to: row.to,
           subject: row.subject,
@@ -105,6 +110,6 @@ export class EmailSender {
   }
 
   close(): void {
-    this.transport?.close();
+    void this.transport?.then((t) => t.close());
   }
 }
