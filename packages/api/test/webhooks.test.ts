@@ -445,7 +445,7 @@ describe("OpenAPI document", () => {
       );
       expect(op["x-required-scope"]).toBe(scope);
       expect(op["x-feature-flag"]).toBe("webhooks");
-      expect(op["x-plans"]).toEqual(["pro", "enterprise"]);
+      expect(op["x-plans"]).toEqual(["pro", "enterprise", "self_hosted"]);
     }
     expect(doc.paths["/webhooks/{id}/test"].post["x-unmetered"]).toBe(true);
     expect(doc.paths["/webhooks/{id}/rotate-secret"].post.description).toMatch(/Service-Signature-Next/);
