@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signUp, uniqueEmail } from "./helpers";
+import { confirmDialog, signUp, uniqueEmail } from "./helpers";
 
 test("an owner sees every key on the team, with who minted it, and revokes one", async ({ page }) => {
   const email = await signUp(page, uniqueEmail());
@@ -13,8 +13,8 @@ test("an owner sees every key on the team, with who minted it, and revokes one",
   await expect(team.getByRole("row", { name: /Nightly export/ })).toContainText(email);
   await page.screenshot({ path: test.info().outputPath("team-keys.png"), fullPage: true });
 
-  page.once("dialog", (dialog) => dialog.accept());
   await team.getByRole("button", { name: /^Revoke Nightly export on / }).click();
+  await confirmDialog(page, "Revoke");
   await expect(team.getByText("No working keys on this team.")).toBeVisible();
   await expect(page.getByText("No API keys yet. Create one to get started.")).toBeVisible();
 });
