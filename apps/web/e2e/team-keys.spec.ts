@@ -1,9 +1,9 @@
 import { expect, test } from "@playwright/test";
-import { confirmDialog, signUp, uniqueEmail } from "./helpers";
+import { confirmDialog, openSettings, signUp, uniqueEmail } from "./helpers";
 
 test("an owner sees every key on the team, with who minted it, and revokes one", async ({ page }) => {
   const email = await signUp(page, uniqueEmail());
-  await page.getByRole("link", { name: "API keys" }).click();
+  await openSettings(page, "API keys");
   await page.getByLabel("Key name").fill("Nightly export");
   await page.getByLabel("evaluations:read", { exact: true }).check();
   await page.getByRole("button", { name: "Create key" }).click();
