@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { isUnauthenticated } from "@/lib/errors";
 import { createApiClient, TRPCProvider } from "@/lib/trpc";
+import { ConfirmProvider } from "@/ui/confirm-dialog";
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({
@@ -23,7 +24,7 @@ export function Providers({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        {children}
+        <ConfirmProvider>{children}</ConfirmProvider>
       </TRPCProvider>
     </QueryClientProvider>
   );

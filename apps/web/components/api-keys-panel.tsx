@@ -8,6 +8,8 @@ import { CopyButton } from "@/components/copy-button";
 import { TeamKeys } from "@/components/team-keys";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
+import { PageHeader } from "@/ui/page-header";
 
 /** Scopes grouped by resource family for the checkboxes; `*` and `events:read` sit apart. */
 const SCOPE_GROUPS: { title: string; scopes: Scope[] }[] = [
@@ -24,6 +26,7 @@ const SCOPE_GROUPS: { title: string; scopes: Scope[] }[] = [
 export function ApiKeysPanel() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const confirm = useConfirm();
   const keys = useQuery(trpc.apiKeys.list.queryOptions({ limit: 100 }));
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [listError, setListError] = useState<string | null>(null);
@@ -35,8 +38,13 @@ export function ApiKeysPanel() {
     }),
   );
 
-  function onRevoke(key: ApiKey) {
-    if (!window.confirm(`Revoke “${key.name}”? Requests using it will fail immediately.`)) return;
+  async function onRevoke(key: ApiKey) {
+    const ok = await confirm({
+      message: `Revoke “${key.name}”? Requests using it will fail immediately.`,
+      confirmLabel: "Revoke",
+      destructive: true,
+    });
+    if (!ok) return;
     setListError(null);
     revoke.mutate({ id: key.id });
   }
@@ -45,12 +53,10 @@ export function ApiKeysPanel() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>API keys</h1>
-          <p className="muted">Keys let scripts and integrations call the Rubricon API as your team.</p>
-        </div>
-      </div>
+      <PageHeader
+        title="API keys"
+        description="Keys let scripts and integrations call the Rubricon API as your team."
+      />
 
       {created && (
         <section className="card card-highlight stack" aria-labelledby="new-key-heading">

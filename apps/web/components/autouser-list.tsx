@@ -9,6 +9,7 @@ import { EXPERTISE_LABELS, formatDevice, NEED_LABELS } from "@/lib/autousers";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 
 type Filters = Pick<AutouserListQuery, "source" | "status" | "visibility">;
 
@@ -23,15 +24,15 @@ export function AutouserList() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Autousers</h1>
-          <p className="muted">Personas that rate designs the way a kind of person would.</p>
-        </div>
-        <Link href="/autousers/new" className="button button-primary">
-          New autouser
-        </Link>
-      </div>
+      <PageHeader
+        title="Autousers"
+        description="Personas that rate designs the way a kind of person would."
+        actions={
+          <Link href="/autousers/new" className="button button-primary">
+            New autouser
+          </Link>
+        }
+      />
 
       <fieldset className="field-row form-fieldset">
         <legend className="visually-hidden">Filters</legend>
@@ -122,10 +123,15 @@ export function AutouserList() {
                     <span className="chip">{a.status === "published" ? "Published" : "Draft"}</span>{" "}
                     <span className="chip">{a.visibility === "public" ? "Public" : "Private"}</span>
                   </td>
-                  <td>
-                    <time dateTime={a.updatedAt} title={formatDateTime(a.updatedAt)}>
-                      {formatRelative(a.updatedAt)}
-                    </time>
+                  <td data-testid="updated">
+                    {a.isSystem ? (
+                      // A system row's timestamp is when this deployment was seeded, not when its content changed.
+                      <span className="muted">Built in</span>
+                    ) : (
+                      <time dateTime={a.updatedAt} title={formatDateTime(a.updatedAt)}>
+                        {formatRelative(a.updatedAt)}
+                      </time>
+                    )}
                   </td>
                   <td className="actions nowrap">
                     <div className="button-row row-actions">

@@ -6,11 +6,14 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
+import { PageHeader } from "@/ui/page-header";
 
 /** Third-party apps holding a grant of the signed-in user; disconnecting ends their tokens at once. */
 export function ConnectedAppsPanel() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const confirm = useConfirm();
   const apps = useQuery(trpc.oauth.listConnectedApps.queryOptions({}));
   const teams = useQuery(trpc.teams.list.queryOptions({ limit: 100 }));
   const [error, setError] = useState<string | null>(null);
@@ -23,20 +26,23 @@ export function ConnectedAppsPanel() {
     }),
   );
 
-  function onDisconnect(app: ConnectedApp) {
-    if (!window.confirm(`Disconnect “${app.name}”? It loses access at once.`)) return;
+  async function onDisconnect(app: ConnectedApp) {
+    const ok = await confirm({
+      message: `Disconnect “${app.name}”? It loses access at once.`,
+      confirmLabel: "Disconnect",
+      destructive: true,
+    });
+    if (!ok) return;
     setError(null);
     disconnect.mutate({ clientId: app.clientId });
   }
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Connected apps</h1>
-          <p className="muted">Apps you allowed to use Rubricon as you, through OAuth.</p>
-        </div>
-      </div>
+      <PageHeader
+        title="Connected apps"
+        description="Apps you allowed to use Rubricon as you, through OAuth."
+      />
       <section className="card" aria-labelledby="apps-heading">
         <h2 id="apps-heading">Apps</h2>
         {apps.isPending && <p className="muted">Loading apps…</p>}

@@ -3,28 +3,24 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { NotificationBell } from "@/components/sharing/notification-bell";
+import { FeatureFlagProvider } from "@/features/navigation/feature-flags";
+import { isCurrent, isSettingsPath, PRODUCT_NAV } from "@/features/navigation/nav-items";
+import { SettingsNav } from "@/features/navigation/settings-nav";
 import { errorMessage, isUnauthenticated } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 
-const NAV = [
-  { href: "/evaluations", label: "Evaluations" },
-  { href: "/builder", label: "Builder" },
-  { href: "/templates", label: "Templates" },
-  { href: "/autousers", label: "Autousers" },
-  { href: "/access-requests", label: "Access requests" },
-  { href: "/members", label: "Members" },
-  { href: "/webhooks", label: "Webhooks" },
-  { href: "/events", label: "Events" },
-  { href: "/api-keys", label: "API keys" },
-  { href: "/settings/model-keys", label: "Model keys" },
-  { href: "/connected-apps", label: "Connected apps" },
-  { href: "/plan", label: "Plan" },
-];
+const TOP_NAV = [...PRODUCT_NAV, { href: "/settings", label: "Settings" }];
 
 /** Every dashboard page needs a session: without one, the visitor is sent to sign in and comes back after. */
-export function DashboardShell({ children }: { children: ReactNode }) {
+export function DashboardShell({
+  children,
+  webhooksEnabled,
+}: {
+  children: ReactNode;
+  webhooksEnabled: boolean;
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const pathname = usePathname();
@@ -43,8 +39,17 @@ export function DashboardShell({ children }: { children: ReactNode }) {
     );
   }
 
+  const settings = isSettingsPath(pathname);
+  const content = whoami.isError ? (
+    <p className="alert alert-error" role="alert">
+      {errorMessage(whoami.error)}
+    </p>
+  ) : (
+    children
+  );
+
   return (
-    <>
+    <FeatureFlagProvider webhooksEnabled={webhooksEnabled}>
       <header className="topbar">
         <div className="topbar-inner">
           <Link href="/evaluations" className="brand">
@@ -53,34 +58,85 @@ export function DashboardShell({ children }: { children: ReactNode }) {
             </span>
             Rubricon
           </Link>
-          <nav aria-label="Main" className="nav">
-            {NAV.map((item) => (
-              <Link
-                key={item.href}
-                href={item.href}
-                className="nav-link"
-                aria-current={pathname.startsWith(item.href) ? "page" : undefined}
-              >
-                {item.label}
-              </Link>
-            ))}
-          </nav>
-          <div className="topbar-end">
-            <NotificationBell />
-            {whoami.data && <span className="muted small">{whoami.data.email}</span>}
-            <SignOutButton />
-          </div>
+          <TopMenu pathname={pathname} email={whoami.data?.email} />
         </div>
       </header>
       <main className="container">
-        {whoami.isError ? (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(whoami.error)}
-          </p>
+        {settings ? (
+          <div className="settings-layout">
+            <SettingsNav pathname={pathname} />
+            <div className="settings-content">{content}</div>
+          </div>
         ) : (
-          children
+          content
         )}
       </main>
+    </FeatureFlagProvider>
+  );
+}
+
+/**
+ * The product links, the bell and the account. On wide screens they sit in the bar; on phones the links and the
+ * account fold behind a Menu button (a disclosure: Escape closes it and returns focus to the button).
+ */
+function TopMenu({ pathname, email }: { pathname: string; email?: string }) {
+  const [open, setOpen] = useState(false);
+  const menuId = useId();
+  const buttonRef = useRef<HTMLButtonElement>(null);
+
+  // A followed link closes the menu.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation
+  useEffect(() => setOpen(false), [pathname]);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      setOpen(false);
+      buttonRef.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
+
+  return (
+    <>
+      <div className="topbar-bell">
+        <NotificationBell />
+      </div>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="button button-ghost menu-toggle"
+        aria-expanded={open}
+        aria-controls={menuId}
+        onClick={() => setOpen(!open)}
+      >
+        <span aria-hidden="true" className="menu-icon" />
+        Menu
+      </button>
+      <div id={menuId} className="topbar-menu" data-open={open ? "true" : undefined}>
+        <nav aria-label="Main" className="nav">
+          {TOP_NAV.map((item) => (
+            <Link
+              key={item.href}
+              href={item.href}
+              className="nav-link"
+              aria-current={isCurrent(pathname, item.href) ? "page" : undefined}
+            >
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="topbar-end">
+          {email && (
+            <span className="muted small topbar-email" title={email}>
+              {email}
+            </span>
+          )}
+          <SignOutButton />
+        </div>
+      </div>
     </>
   );
 }

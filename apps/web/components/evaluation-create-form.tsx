@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import type { z } from "zod";
+import { refusedDesignUrls } from "@/features/evaluations/check-design-urls";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
@@ -73,6 +74,14 @@ export function EvaluationCreateForm() {
   const [type, setType] = useState<EvaluationType>("SSE");
   const [shareAccess, setShareAccess] = useState<ShareAccess>("TEAM_ONLY");
   const [pairs, setPairs] = useState<Pair[]>(() => [newPair()]);
+  // Design URLs an autouser run would refuse here (loopback, private): warned about, not blocked.
+  const [refused, setRefused] = useState<string[]>([]);
+
+  async function checkUrls(form: HTMLFormElement) {
+    const text = (form.elements.namedItem("designUrls") as HTMLTextAreaElement | null)?.value ?? "";
+    const urls = type === "SSE" ? text.split("\n") : pairs.flatMap((p) => [p.a, p.b]);
+    setRefused(await refusedDesignUrls(urls).catch(() => []));
+  }
   const [errors, setErrors] = useState<FieldErrors>({});
   /** Chosen autousers and how many agents of each rate every comparison. */
   const [agents, setAgents] = useState<Record<string, number>>({});
@@ -176,7 +185,19 @@ export function EvaluationCreateForm() {
         </div>
       </div>
 
-      <form className="card form-card stack-lg" onSubmit={onSubmit} noValidate>
+      <form
+        className="card form-card stack-lg"
+        onSubmit={onSubmit}
+        noValidate
+        onBlur={(event) => {
+          const target = event.target as HTMLElement;
+          if (
+            target.id === "designUrls" ||
+            (target.id.startsWith("pair-") && target.matches("input[type=url]"))
+          )
+            void checkUrls(event.currentTarget);
+        }}
+      >
         <div className="field">
           <label htmlFor="name">Name</label>
           <input id="name" name="name" type="text" maxLength={200} {...invalid("name")} />
@@ -314,6 +335,16 @@ export function EvaluationCreateForm() {
             </div>
             {fieldError("comparisonPairs")}
           </fieldset>
+        )}
+        {refused.length > 0 && (
+          <div className="alert alert-warning" role="status" data-testid="url-policy-warning">
+            <p>
+              Autousers cannot open {refused.length === 1 ? "this address" : "these addresses"} on this
+              deployment, because {refused.length === 1 ? "it is" : "they are"} not on the public internet
+              (loopback, private or link-local): {refused.join(", ")}. People can still rate{" "}
+              {refused.length === 1 ? "it" : "them"}; autouser runs will be refused.
+            </p>
+          </div>
         )}
 
         <div className="field">

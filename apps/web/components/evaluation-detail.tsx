@@ -13,6 +13,7 @@ import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
 
 /** What the dashboard asks before a move; the moves offered are the contracts' transition table. */
 const CONFIRM: Partial<Record<EvaluationStatus, string>> = {
@@ -23,6 +24,7 @@ const moveLabel = (to: EvaluationStatus) => (to === "Archived" ? "Archive" : `Mo
 
 export function EvaluationDetail({ id }: { id: string }) {
   const trpc = useTRPC();
+  const confirm = useConfirm();
   const queryClient = useQueryClient();
   const evaluation = useQuery(trpc.evaluations.get.queryOptions({ id }));
   const comparisons = useQuery(trpc.evaluations.comparisons.list.queryOptions({ id, limit: 100 }));
@@ -113,9 +115,9 @@ export function EvaluationDetail({ id }: { id: string }) {
               type="button"
               className={to === "Archived" ? "button" : "button button-primary"}
               disabled={update.isPending}
-              onClick={() => {
-                const confirm = CONFIRM[to];
-                if (confirm && !window.confirm(confirm)) return;
+              onClick={async () => {
+                const message = CONFIRM[to];
+                if (message && !(await confirm({ message, confirmLabel: moveLabel(to) }))) return;
                 update.mutate({ id, status: to });
               }}
             >
@@ -189,9 +191,12 @@ export function EvaluationDetail({ id }: { id: string }) {
               type="button"
               className="button"
               disabled={rotate.isPending}
-              onClick={() => {
-                if (window.confirm("Make a new share link? The current link stops working at once."))
-                  rotate.mutate({ id });
+              onClick={async () => {
+                const ok = await confirm({
+                  message: "Make a new share link? The current link stops working at once.",
+                  confirmLabel: "Make a new link",
+                });
+                if (ok) rotate.mutate({ id });
               }}
             >
               New share link
@@ -251,9 +256,13 @@ export function EvaluationDetail({ id }: { id: string }) {
                             className="button button-danger-ghost"
                             disabled={exclude.isPending}
                             aria-label={`Exclude ${r.name ?? r.email ?? "this rater"}`}
-                            onClick={() => {
-                              if (window.confirm("Exclude this rater? Their ratings leave the results."))
-                                exclude.mutate({ id, raterId: r.id });
+                            onClick={async () => {
+                              const ok = await confirm({
+                                message: "Exclude this rater? Their ratings leave the results.",
+                                confirmLabel: "Exclude",
+                                destructive: true,
+                              });
+                              if (ok) exclude.mutate({ id, raterId: r.id });
                             }}
                           >
                             Exclude

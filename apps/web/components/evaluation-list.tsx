@@ -6,6 +6,7 @@ import { StatusBadge } from "@/components/status-badge";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 
 const TYPE_LABELS = { SSE: "Single design", SxS: "Side by side" } as const;
 
@@ -15,15 +16,15 @@ export function EvaluationList() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Evaluations</h1>
-          <p className="muted">Designs people and autousers rate against your rubric.</p>
-        </div>
-        <Link href="/evaluations/new" className="button button-primary">
-          New evaluation
-        </Link>
-      </div>
+      <PageHeader
+        title="Evaluations"
+        description="Designs people and autousers rate against your rubric."
+        actions={
+          <Link href="/evaluations/new" className="button button-primary">
+            New evaluation
+          </Link>
+        }
+      />
 
       {list.isPending && <p className="muted">Loading evaluations…</p>}
       {list.isError && (

@@ -19,6 +19,7 @@ import {
   WinBar,
 } from "@/components/results/charts";
 import { StatusBadge } from "@/components/status-badge";
+import { intervalOnScale, intervalText } from "@/features/results/interval";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
@@ -378,7 +379,7 @@ function SseCard({ d, labels }: { d: SseDimension; labels: string[] | null }) {
           </div>
           <p className="muted small">
             {d.ci95
-              ? `95% CI ${fmt(d.ci95.lower)} to ${fmt(d.ci95.upper)}`
+              ? intervalText(d.ci95, { min: d.scaleMin, max: d.scaleMax }, d.n, (v) => fmt(v))
               : "Interval needs two or more scores"}
             {d.stdDev !== null && ` · SD ${fmt(d.stdDev)}`}
           </p>
@@ -386,7 +387,7 @@ function SseCard({ d, labels }: { d: SseDimension; labels: string[] | null }) {
             min={d.scaleMin}
             max={d.scaleMax}
             mean={d.mean}
-            ci={d.ci95}
+            ci={d.ci95 && intervalOnScale(d.ci95, d.scaleMin, d.scaleMax)}
             color="#2f4ad6"
             tickLabel={String}
             title={`Mean ${d.name}`}
@@ -441,14 +442,14 @@ function SxsCard({ d }: { d: SxsDimension }) {
           </div>
           <p className="muted small">
             {d.ci95
-              ? `95% CI ${signed(d.ci95.lower)} to ${signed(d.ci95.upper)}${d.winner === "inconclusive" ? " · includes 0" : ""}`
+              ? `${intervalText(d.ci95, { min: -3, max: 3 }, d.n, signed, (v) => (v > 0 ? `+${v}` : String(v)))}${d.winner === "inconclusive" ? " · includes 0" : ""}`
               : "Interval needs two or more preferences"}
           </p>
           <IntervalLine
             min={-3}
             max={3}
             mean={d.meanPreference}
-            ci={d.ci95}
+            ci={d.ci95 && intervalOnScale(d.ci95, -3, 3)}
             color={color}
             tickLabel={(v) => (v > 0 ? `+${v}` : String(v))}
             ends={["← A better", "B better →"]}

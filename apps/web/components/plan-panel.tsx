@@ -7,6 +7,7 @@ import { UsageMeters } from "@/components/usage-meters";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 
 const PLAN_NAMES: Record<Plan, string> = {
   free: "Free",
@@ -31,24 +32,25 @@ export function PlanPanel() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Plan and usage</h1>
-          <p className="muted">Limits for requests per minute and monthly quotas, and this month's usage.</p>
-        </div>
-        {teams.data && teams.data.data.length > 1 && (
-          <div className="field team-picker">
-            <label htmlFor="plan-team">Team</label>
-            <select id="plan-team" value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
-              {teams.data.data.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
-                </option>
-              ))}
-            </select>
-          </div>
-        )}
-      </div>
+      <PageHeader
+        title="Plan and usage"
+        description="Limits for requests per minute and monthly quotas, and this month's usage."
+        actions={
+          teams.data &&
+          teams.data.data.length > 1 && (
+            <div className="field team-picker">
+              <label htmlFor="plan-team">Team</label>
+              <select id="plan-team" value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
+                {teams.data.data.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )
+        }
+      />
       {(whoami.isError || teams.isError) && (
         <p className="alert alert-error" role="alert">
           {errorMessage(whoami.error ?? teams.error)}

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { ApiKeyTable } from "@/components/api-key-table";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
 
 /** For owners and admins: every working key on their teams, whoever minted it, each revocable. */
 export function TeamKeys() {
@@ -25,6 +26,7 @@ export function TeamKeys() {
 function TeamKeyTable({ teamId, teamName }: { teamId: string; teamName: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const confirm = useConfirm();
   const keys = useQuery(trpc.apiKeys.listForTeam.queryOptions({ id: teamId, limit: 100 }));
   const members = useQuery(trpc.teams.members.list.queryOptions({ id: teamId, limit: 100 }));
   const who = new Map(members.data?.data.map((m) => [m.userId, m.email]) ?? []);
@@ -35,9 +37,13 @@ function TeamKeyTable({ teamId, teamName }: { teamId: string; teamName: string }
       onError: (e) => setError(errorMessage(e)),
     }),
   );
-  function onRevoke(key: ApiKey) {
-    if (!window.confirm(`Revoke “${key.name}” on ${teamName}? Requests using it will fail immediately.`))
-      return;
+  async function onRevoke(key: ApiKey) {
+    const ok = await confirm({
+      message: `Revoke “${key.name}” on ${teamName}? Requests using it will fail immediately.`,
+      confirmLabel: "Revoke",
+      destructive: true,
+    });
+    if (!ok) return;
     setError(null);
     revoke.mutate({ id: teamId, keyId: key.id });
   }

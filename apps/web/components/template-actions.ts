@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
 
 /**
  * Duplicate and delete, shared by the list and the detail page. Duplicating opens the copy; deleting asks first
@@ -14,6 +15,7 @@ export function useTemplateActions({ afterDelete }: { afterDelete?: () => void }
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
+  const confirm = useConfirm();
   const [error, setError] = useState<string | null>(null);
 
   const duplicate = useMutation(
@@ -44,8 +46,13 @@ export function useTemplateActions({ afterDelete }: { afterDelete?: () => void }
     error,
     pending: duplicate.isPending || remove.isPending,
     duplicate: (id: string) => duplicate.mutate({ id }),
-    remove: (id: string, name: string) => {
-      if (!window.confirm(`Delete the template “${name}”? This cannot be undone.`)) return;
+    remove: async (id: string, name: string) => {
+      const ok = await confirm({
+        message: `Delete the template “${name}”? This cannot be undone.`,
+        confirmLabel: "Delete",
+        destructive: true,
+      });
+      if (!ok) return;
       remove.mutate({ id });
     },
   };

@@ -7,6 +7,7 @@ import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { formatScale, TEMPLATE_TYPE_LABELS } from "@/lib/templates";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 
 export function TemplateList() {
   const trpc = useTRPC();
@@ -15,15 +16,15 @@ export function TemplateList() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Templates</h1>
-          <p className="muted">The scales and guidelines raters score designs against.</p>
-        </div>
-        <Link href="/templates/new" className="button button-primary">
-          New template
-        </Link>
-      </div>
+      <PageHeader
+        title="Templates"
+        description="The scales and guidelines raters score designs against."
+        actions={
+          <Link href="/templates/new" className="button button-primary">
+            New template
+          </Link>
+        }
+      />
 
       {actions.error && (
         <p className="alert alert-error" role="alert">
@@ -71,10 +72,15 @@ export function TemplateList() {
                   </td>
                   <td className="nowrap">{formatScale(t)}</td>
                   <td className="num">{t.version}</td>
-                  <td>
-                    <time dateTime={t.updatedAt} title={formatDateTime(t.updatedAt)}>
-                      {formatRelative(t.updatedAt)}
-                    </time>
+                  <td data-testid="updated">
+                    {t.isSystem ? (
+                      // A system row's timestamp is when this deployment was seeded, not when its content changed.
+                      <span className="muted">Built in</span>
+                    ) : (
+                      <time dateTime={t.updatedAt} title={formatDateTime(t.updatedAt)}>
+                        {formatRelative(t.updatedAt)}
+                      </time>
+                    )}
                   </td>
                   <td className="actions nowrap">
                     <div className="button-row row-actions">

@@ -1,6 +1,6 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { type FixtureSite, startFixtureSite } from "@rubricon/agents/testing";
-import { signUp } from "./helpers";
+import { confirmDialog, signUp } from "./helpers";
 
 const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
 
@@ -79,6 +79,13 @@ test("run a persona on a loopback page with the heuristic judge, watch it comple
     await expect(panel.getByTestId("autouser-run")).toHaveCount(2, { timeout: 30_000 });
     await expect(panel.getByTestId("count-completed")).toHaveText(/completed 2/i, { timeout: 90_000 });
     await expect(panel.getByTestId("overall-progress")).toContainText("2 of 2 ratings");
+    // The same persona ran twice: the rows say which run is which.
+    await expect(
+      panel.getByRole("link", { name: "Power user · agent 1 · run 1", exact: true }),
+    ).toBeVisible();
+    await expect(
+      panel.getByRole("link", { name: "Power user · agent 1 · run 2", exact: true }),
+    ).toBeVisible();
   });
 
   await test.step("the run's page lists its turns and figures", async () => {
@@ -88,6 +95,11 @@ test("run a persona on a loopback page with the heuristic judge, watch it comple
       .click();
     await expect(page).toHaveURL(/\/autouser-runs\/arun_/);
     await expect(page.getByRole("heading", { name: "Autouser run", exact: true })).toBeVisible();
+    // The breadcrumb names the evaluation; the title line names the persona and when it started.
+    await expect(
+      page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Tea shop" }),
+    ).toBeVisible();
+    await expect(page.getByTestId("run-label")).toHaveText(/^Power user · agent 1 · started /);
     await expect(page.getByTestId("run-status")).toHaveText("completed");
     await expect(page.getByTestId("run-ratings")).toHaveText("1 of 1");
     expect(await page.getByTestId("run-turn").count()).toBeGreaterThanOrEqual(2);
@@ -197,8 +209,8 @@ test("calibrate a team autouser against human ratings, read alpha and bias, and 
   });
 
   await test.step("freeze the calibrated rubric", async () => {
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Freeze rubric" }).click();
+    await confirmDialog(page, "Freeze");
     await expect(page.getByRole("status").filter({ hasText: "is frozen and active" })).toHaveText(
       "Rubric v1 is frozen and active.",
     );

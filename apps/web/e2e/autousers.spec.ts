@@ -20,6 +20,8 @@ test("browse system personas, duplicate and edit one, create a persona with a ru
     await expect(row.getByRole("button", { name: "Duplicate" })).toBeVisible();
     await expect(row.getByRole("button", { name: "Delete" })).toHaveCount(0);
     await expect(row.getByRole("link", { name: "Edit" })).toHaveCount(0);
+    // Its timestamp is the deployment's seed, not an edit: the row says it ships with Rubricon.
+    await expect(row.getByTestId("updated")).toHaveText("Built in");
     await expect(page.getByRole("row").filter({ hasText: "Mobile shopper on a slow network" })).toContainText(
       "Mobile 390×844, slow 3g",
     );

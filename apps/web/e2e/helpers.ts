@@ -15,3 +15,17 @@ export async function signUp(page: Page, email = uniqueEmail()): Promise<string>
   await expect(page).toHaveURL(/\/evaluations$/);
   return email;
 }
+
+/** Opens a section of the Settings area the way a user does: Settings in the top bar, then the section's link. */
+export async function openSettings(page: Page, section: string): Promise<void> {
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  await expect(page).toHaveURL(/\/settings$/);
+  await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: section }).click();
+}
+
+/** Answers the app's confirmation dialog with its confirming button (e.g. "Delete"). */
+export async function confirmDialog(page: Page, button: string): Promise<void> {
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("button", { name: button, exact: true }).click();
+  await expect(dialog).toBeHidden();
+}

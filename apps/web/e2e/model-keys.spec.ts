@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { type ProviderServer, startAnthropicServer } from "@rubricon/agents/testing";
-import { signUp } from "./helpers";
+import { openSettings, signUp } from "./helpers";
 
 const GOOD_KEY = "sk-ant-e2e-GOOD-secret-7a7a";
 const WRONG_KEY = "sk-ant-e2e-WRONG-secret-9b9b";
@@ -24,7 +24,7 @@ test("an owner saves a model key, tests and probes it, and removes it; the key i
 
   await test.step("open Model keys: no model yet", async () => {
     await signUp(page);
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Model keys" }).click();
+    await openSettings(page, "Model keys");
     await expect(page).toHaveURL(/\/settings\/model-keys$/);
     await expect(page.getByRole("heading", { name: "Model keys" })).toBeVisible();
     await expect(effective).toContainText("No model");

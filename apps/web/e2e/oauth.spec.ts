@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import * as oauth from "oauth4webapi";
-import { signUp } from "./helpers";
+import { confirmDialog, signUp } from "./helpers";
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 /** The app's callback: nothing listens there; the browser's request to it is caught and answered here. */
@@ -83,8 +83,8 @@ test("a third-party app registers, the user consents on the dashboard, the app c
   await page.goto("/connected-apps");
   const row = page.getByRole("row", { name: /Acme Sync/ });
   await expect(row).toContainText("evaluations:read");
-  page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Disconnect Acme Sync" }).click();
+  await confirmDialog(page, "Disconnect");
   await expect(page.getByText("No apps are connected.")).toBeVisible();
 
   expect((await whoami(refreshed.access_token)).status).toBe(401);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signUp } from "./helpers";
+import { openSettings, signUp } from "./helpers";
 
 const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
 
@@ -11,7 +11,7 @@ test("an owner sees this month's usage and switches plan; the limits follow", as
 
   await test.step("sign up and open Plan: a new team is on Free", async () => {
     await signUp(page);
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Plan" }).click();
+    await openSettings(page, "Plan & usage");
     await expect(page).toHaveURL(/\/plan$/);
     await expect(page.getByRole("heading", { name: "Plan and usage" })).toBeVisible();
     await expect(card("Free")).toContainText("Current plan");

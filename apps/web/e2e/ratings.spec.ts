@@ -1,5 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { signUp } from "./helpers";
+import { confirmDialog, signUp } from "./helpers";
 
 const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
 
@@ -144,6 +144,10 @@ test("public raters and a team member rate an SSE evaluation; results show count
     const overall = page.getByTestId("result-overall");
     await expect(overall).toContainText("3 scores");
     await expect(overall.getByTestId("mean")).toHaveText("5.67");
+    // The t-interval of three scores runs to 9.46 on a 1-7 scale: shown cut to the scale, saying why.
+    await expect(overall).toContainText(
+      "95% CI 1.87 to 7.00 (cut to the scale, 1 to 7: 3 ratings are too few for a narrower interval)",
+    );
     await expect(
       overall.getByRole("img", { name: /Distribution of Overall quality scores/ }),
     ).toHaveAttribute("aria-label", /1: 0, 2: 0, 3: 0, 4: 1, 5: 0, 6: 1, 7: 1$/);
@@ -267,6 +271,10 @@ test("side by side through the share link: the -3..+3 preference control and the
     await expect(overall.getByTestId("win-bar")).toHaveAttribute("aria-label", "A wins 0, ties 0, B wins 2");
     await expect(overall.getByTestId("mean")).toHaveText("+2.50");
     await expect(overall.getByTestId("winner")).toHaveText("Inconclusive");
+    // Two preferences give an interval of -3.85 to +8.85; no mean can leave -3 to +3.
+    await expect(overall).toContainText(
+      "95% CI -3.00 to +3.00 (cut to the scale, -3 to +3: 2 ratings are too few for a narrower interval) · includes 0",
+    );
     await expect(
       overall.getByRole("img", { name: /Distribution of Overall quality preferences/ }),
     ).toHaveAttribute("aria-label", /-3: 0, -2: 0, -1: 0, 0: 0, \+1: 0, \+2: 1, \+3: 1$/);
@@ -328,8 +336,8 @@ test("share link states: unknown links are 404, team-only links ask to sign in a
   });
 
   await test.step("after it ends, the link says so", async () => {
-    page.once("dialog", (dialog) => dialog.accept());
     await page.getByRole("button", { name: "Move to Ended" }).click();
+    await confirmDialog(page, "Move to Ended");
     await expect(page.getByTestId("evaluation-status")).toHaveText("Ended");
     await visitor.reload();
     await expect(visitor.getByRole("heading", { name: "This evaluation has ended" })).toBeVisible();

@@ -1,5 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { signUp, uniqueEmail } from "./helpers";
+import { openSettings, signUp, uniqueEmail } from "./helpers";
 
 async function newUser(browser: Browser): Promise<{ page: Page; email: string }> {
   const context = await browser.newContext();
@@ -67,7 +67,7 @@ test("an outsider requests access and the owner approves it from the inbox", asy
 
   await owner.page.goto("/evaluations");
   await expect(owner.page.getByTestId("unread-count")).toHaveText("1");
-  await owner.page.getByRole("link", { name: "Access requests" }).click();
+  await openSettings(owner.page, "Access requests");
   const row = owner.page.getByTestId("access-request").filter({ hasText: outsider.email });
   await expect(row).toContainText("I review checkouts.");
   await owner.page.screenshot({ path: test.info().outputPath("access-requests.png") });
@@ -84,7 +84,7 @@ test("an outsider requests access and the owner approves it from the inbox", asy
 test("a team owner adds a member on the Members page", async ({ browser }) => {
   const owner = await newUser(browser);
   const other = await newUser(browser);
-  await owner.page.getByRole("link", { name: "Members" }).click();
+  await openSettings(owner.page, "Members");
   const form = owner.page.getByRole("form", { name: /^Add a member to / });
   await form.getByLabel("Email").fill(other.email);
   await form.getByRole("button", { name: "Add member" }).click();

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signUp } from "./helpers";
+import { confirmDialog, signUp } from "./helpers";
 
 const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
 
@@ -125,8 +125,8 @@ test("create, edit, revert, duplicate and delete a template; system ones are rea
       },
     });
     expect(res.status()).toBe(200);
-    page.once("dialog", (dialog) => dialog.accept());
     await page.getByRole("button", { name: "Delete" }).click();
+    await confirmDialog(page, "Delete");
     await expect(page.getByRole("alert").filter({ hasText: "is used by evaluation" })).toBeVisible();
     await expect(page).toHaveURL(copyUrl);
   });
@@ -136,8 +136,8 @@ test("create, edit, revert, duplicate and delete a template; system ones are rea
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name, exact: true }) });
     await expect(row).toContainText("1–5, five-point");
     await expect(row.getByRole("cell").nth(3)).toHaveText("3");
-    page.once("dialog", (dialog) => dialog.accept());
     await row.getByRole("button", { name: "Delete" }).click();
+    await confirmDialog(page, "Delete");
     await expect(row).toHaveCount(0);
     await expect(page.getByRole("row").filter({ hasText: `${name} (copy)` })).toBeVisible();
   });

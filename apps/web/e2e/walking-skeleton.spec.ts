@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signUp, uniqueEmail } from "./helpers";
+import { openSettings, signUp, uniqueEmail } from "./helpers";
 
 test("sign up, create and run an evaluation, and read it back with an API key", async ({ page, request }) => {
   const email = uniqueEmail();
@@ -48,7 +48,7 @@ test("sign up, create and run an evaluation, and read it back with an API key", 
 
   let apiKey = "";
   await test.step("mint an API key", async () => {
-    await page.getByRole("link", { name: "API keys" }).click();
+    await openSettings(page, "API keys");
     await expect(page).toHaveURL(/\/api-keys$/);
     await page.getByLabel("Key name").fill("E2E reader");
     await page.getByLabel("evaluations:read", { exact: true }).check();

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { verify } from "@rubricon/webhooks";
-import { signUp } from "./helpers";
+import { openSettings, signUp } from "./helpers";
 
 const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
 
@@ -55,7 +55,7 @@ test("create an endpoint, send a test event, see it delivered, retry it; events 
     });
 
     await test.step("create an endpoint; the signing secret is shown once", async () => {
-      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
+      await openSettings(page, "Webhooks");
       await expect(page).toHaveURL(/\/webhooks$/);
       await expect(page.getByRole("heading", { name: "Webhooks", exact: true })).toBeVisible();
       await expect(page.getByText("No endpoints yet.")).toBeVisible();
@@ -123,7 +123,7 @@ test("create an endpoint, send a test event, see it delivered, retry it; events 
         .find((e) => e.type === "evaluation.created");
       expect(real.data.object.id).toBe(evaluation.id);
 
-      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Events" }).click();
+      await openSettings(page, "Events");
       await expect(page).toHaveURL(/\/events$/);
       const log = page.getByRole("table", { name: "Events" });
       const eventRow = log.getByRole("row").filter({ hasText: evaluation.id });

@@ -87,8 +87,14 @@ function recount(status: AutouserStatus): AutouserStatus {
 
 export type StreamState = "connecting" | "live" | "done" | "error";
 
-/** While no run is active, how often the page asks whether runs were started elsewhere (the API, another tab). */
+/**
+ * While no run is active, the page asks whether runs were started elsewhere (the API, another tab): every 5 s for
+ * the first minute after the last run ended, then less and less often, down to once a minute, so a page left open
+ * goes quiet instead of polling at the same pace for ever.
+ */
 export const IDLE_STATUS_POLL_MS = 5_000;
+export const IDLE_STATUS_POLL_MAX_MS = 60_000;
+const IDLE_STATUS_POLL_STEADY_MS = 60_000;
 
 /**
  * The evaluation's autouser progress, live: the stream's `snapshot` and `done` replace the status, each run
@@ -117,10 +123,22 @@ export function useAutouserStream(evaluationId: string, generation: number) {
       if (parsed.data.summary.queued + parsed.data.summary.running > 0) setReopened((n) => n + 1);
       else setStatus(parsed.data);
     };
-    const timer = setInterval(() => void check(), IDLE_STATUS_POLL_MS);
+    const idleSince = Date.now();
+    let delay = IDLE_STATUS_POLL_MS;
+    let timer: ReturnType<typeof setTimeout>;
+    const schedule = () => {
+      timer = setTimeout(async () => {
+        await check();
+        if (cancelled) return;
+        if (Date.now() - idleSince >= IDLE_STATUS_POLL_STEADY_MS)
+          delay = Math.min(delay * 2, IDLE_STATUS_POLL_MAX_MS);
+        schedule();
+      }, delay);
+    };
+    schedule();
     return () => {
       cancelled = true;
-      clearInterval(timer);
+      clearTimeout(timer);
     };
   }, [evaluationId, state]);
 

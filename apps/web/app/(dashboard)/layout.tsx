@@ -1,6 +1,10 @@
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { DashboardShell } from "@/components/dashboard-shell";
 
-export default function DashboardLayout({ children }: { children: ReactNode }) {
-  return <DashboardShell>{children}</DashboardShell>;
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  // Read per request, not at build time: the same build runs with webhooks on or off.
+  await connection();
+  const webhooksEnabled = process.env.WEBHOOKS_ENABLED === "true";
+  return <DashboardShell webhooksEnabled={webhooksEnabled}>{children}</DashboardShell>;
 }

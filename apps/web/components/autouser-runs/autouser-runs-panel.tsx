@@ -5,9 +5,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { RunAutousersForm } from "@/components/autouser-runs/run-autousers-form";
 import { ProgressBar, RunRow, StatusCounts } from "@/components/autouser-runs/run-progress";
+import { runLabels } from "@/features/autouser-runs/run-label";
 import { useAutouserStream } from "@/lib/autouser-runs";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
 
 const STREAM_TEXT = {
   connecting: "Connecting…",
@@ -25,6 +27,7 @@ export function AutouserRunsPanel({
   comparisons: Comparison[];
 }) {
   const trpc = useTRPC();
+  const confirm = useConfirm();
   const queryClient = useQueryClient();
   const [generation, setGeneration] = useState(0);
   const [showForm, setShowForm] = useState(false);
@@ -41,6 +44,7 @@ export function AutouserRunsPanel({
 
   const active = status ? status.summary.queued + status.summary.running : 0;
   const runs = status?.runs ?? [];
+  const labels = runLabels(runs, (id) => names.get(id) ?? id);
 
   return (
     <section className="card" aria-labelledby="autouser-runs-heading">
@@ -52,9 +56,13 @@ export function AutouserRunsPanel({
               type="button"
               className="button button-danger-ghost"
               disabled={stop.isPending}
-              onClick={() => {
-                if (window.confirm("Stop every queued and running autouser run?"))
-                  stop.mutate({ id: evaluation.id });
+              onClick={async () => {
+                const ok = await confirm({
+                  message: "Stop every queued and running autouser run?",
+                  confirmLabel: "Stop all",
+                  destructive: true,
+                });
+                if (ok) stop.mutate({ id: evaluation.id });
               }}
             >
               Stop all
@@ -127,7 +135,7 @@ export function AutouserRunsPanel({
                   <RunRow
                     key={run.id}
                     run={run}
-                    autouserName={names.get(run.autouserId) ?? run.autouserId}
+                    label={labels.get(run.id) ?? run.id}
                     evaluationId={evaluation.id}
                     stopping={stop.isPending}
                     onStop={(runId) => stop.mutate({ id: evaluation.id, runIds: [runId] })}

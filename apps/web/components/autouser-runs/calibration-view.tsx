@@ -8,6 +8,7 @@ import { ProgressBar } from "@/components/autouser-runs/run-progress";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
 
 const CALIBRATION_TEXT: Record<Autouser["calibrationStatus"], string> = {
   uncalibrated: "Not calibrated",
@@ -142,6 +143,7 @@ function Figures({ figures }: { figures: NonNullable<CalibrationStatus["figures"
 /** An autouser's calibration: start one, follow it, read alpha and bias, and freeze the rubric it measured. */
 export function CalibrationView({ autouserId }: { autouserId: string }) {
   const trpc = useTRPC();
+  const confirm = useConfirm();
   const queryClient = useQueryClient();
   const autouser = useQuery(trpc.autousers.get.queryOptions({ id: autouserId }));
   const key = trpc.autouserRuns.calibration.queryKey({ id: autouserId });
@@ -242,13 +244,13 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
                       type="button"
                       className="button button-primary"
                       disabled={freeze.isPending || freeze.isSuccess}
-                      onClick={() => {
-                        if (
-                          window.confirm(
+                      onClick={async () => {
+                        const ok = await confirm({
+                          message:
                             "Freeze this rubric? It becomes the autouser's active rubric and never changes.",
-                          )
-                        )
-                          freeze.mutate({ id: autouserId });
+                          confirmLabel: "Freeze",
+                        });
+                        if (ok) freeze.mutate({ id: autouserId });
                       }}
                     >
                       {freeze.isSuccess ? "Frozen" : "Freeze rubric"}

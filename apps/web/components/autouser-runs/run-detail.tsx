@@ -5,6 +5,7 @@ import Link from "next/link";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 
 const ACTIVE = new Set(["queued", "running"]);
 
@@ -36,6 +37,14 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
     refetchInterval: active ? 5_000 : 4 * 60_000,
   });
 
+  // For the breadcrumb and the title line: the run's own record has only ids.
+  const evaluation = useQuery(trpc.evaluations.get.queryOptions({ id: evaluationId }));
+  const autouserId = run.data?.autouserId;
+  const autouser = useQuery({
+    ...trpc.autousers.get.queryOptions({ id: autouserId ?? "" }),
+    enabled: autouserId !== undefined,
+  });
+
   if (run.isPending) return <p className="muted">Loading run…</p>;
   if (run.isError) {
     return (
@@ -51,23 +60,31 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
   const shotUrl = new Map((artifacts.data?.data ?? []).map((a) => [a.fileId, a.url]));
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/evaluations">Evaluations</Link>
             <span aria-hidden="true">/</span>
-            <Link href={`/evaluations/${evaluationId}`}>Evaluation</Link>
+            <Link href={`/evaluations/${evaluationId}`}>{evaluation.data?.name ?? "Evaluation"}</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>Autouser run</h1>
-          <div className="header-meta">
+          </>
+        }
+        title="Autouser run"
+        description={
+          <span data-testid="run-label">
+            {autouser.data?.name ?? r.autouserId} · agent {r.agentIndex + 1} · started{" "}
+            {formatDateTime(r.startedAt ?? r.createdAt)}
+          </span>
+        }
+        meta={
+          <>
             <span className="chip capitalize" data-testid="run-status">
               {r.status}
             </span>
             <span className="muted small mono">{r.id}</span>
-          </div>
-        </div>
-      </div>
+          </>
+        }
+      />
 
       <section className="card" aria-labelledby="run-figures-heading">
         <h2 id="run-figures-heading">Figures</h2>

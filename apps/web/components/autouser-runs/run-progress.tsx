@@ -2,6 +2,7 @@
 
 import type { AutouserRun, AutouserStatus } from "@rubricon/contracts";
 import Link from "next/link";
+import { formatDateTime } from "@/lib/format";
 
 export function ProgressBar({ label, value }: { label: string; value: number }) {
   const percent = Math.round(value * 100);
@@ -38,23 +39,24 @@ const active = (r: AutouserRun) => r.status === "queued" || r.status === "runnin
 /** One row per run: its autouser, agent, bar, figures and a stop button while it can still be stopped. */
 export function RunRow({
   run,
-  autouserName,
+  label,
   evaluationId,
   onStop,
   stopping,
 }: {
   run: AutouserRun;
-  autouserName: string;
+  /** From `runLabels`: unique among the evaluation's runs. */
+  label: string;
   evaluationId: string;
   onStop: (runId: string) => void;
   stopping: boolean;
 }) {
-  const label = `${autouserName} · agent ${run.agentIndex + 1}`;
   const progress = run.plannedRatings === 0 ? 0 : run.ratingsCreated / run.plannedRatings;
   return (
     <tr data-testid="autouser-run" data-status={run.status}>
       <td>
         <Link href={`/evaluations/${evaluationId}/autouser-runs/${run.id}`}>{label}</Link>
+        <div className="muted small">Started {formatDateTime(run.startedAt ?? run.createdAt)}</div>
       </td>
       <td className="capitalize" data-testid="run-status">
         {run.status}

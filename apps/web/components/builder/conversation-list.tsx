@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 
 export function ConversationList() {
   const trpc = useTRPC();
@@ -16,22 +17,20 @@ export function ConversationList() {
   );
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Builder</h1>
-          <p className="muted">
-            Describe what you want to learn; the assistant drafts the evaluation for you to review.
-          </p>
-        </div>
-        <button
-          type="button"
-          className="button button-primary"
-          disabled={create.isPending}
-          onClick={() => create.mutate({})}
-        >
-          New conversation
-        </button>
-      </div>
+      <PageHeader
+        title="Builder"
+        description="Describe what you want to learn; the assistant drafts the evaluation for you to review."
+        actions={
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={create.isPending}
+            onClick={() => create.mutate({})}
+          >
+            New conversation
+          </button>
+        }
+      />
       {create.isError && (
         <p className="alert alert-error" role="alert">
           {errorMessage(create.error)}

@@ -12,6 +12,7 @@ import { useActingTeam } from "@/components/webhooks/use-acting-team";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 
 type Provider = (typeof BYOK_PROVIDERS)[number];
 
@@ -51,16 +52,11 @@ export function ModelKeysPanel() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Model keys</h1>
-          <p className="muted">
-            Bring your own key: autousers and the builder call your model provider with it. Keys are stored
-            encrypted and never shown again.
-          </p>
-        </div>
-        {picker}
-      </div>
+      <PageHeader
+        title="Model keys"
+        description="Bring your own key: autousers and the builder call your model provider with it. Keys are stored encrypted and never shown again."
+        actions={picker}
+      />
       {settings.isPending && teamId && <p className="muted">Loading settings…</p>}
       {settings.isError && (
         <p className="alert alert-error" role="alert">

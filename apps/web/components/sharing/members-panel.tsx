@@ -5,6 +5,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
+import { PageHeader } from "@/ui/page-header";
 
 const ROLES: TeamRole[] = ["owner", "admin", "member"];
 
@@ -15,9 +17,7 @@ export function MembersPanel() {
   const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
   return (
     <div className="stack">
-      <div className="page-header">
-        <h1>Members</h1>
-      </div>
+      <PageHeader title="Members" description="Who is on each of your teams, and their roles." />
       {teams.data?.data.map((t) => (
         <TeamMembers
           key={t.id}
@@ -36,6 +36,8 @@ function TeamMembers(props: { teamId: string; teamName: string; manage: boolean;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const members = useQuery(trpc.teams.members.list.queryOptions({ id: teamId, limit: 100 }));
+  const owners = members.data?.data.filter((m) => m.role === "owner").length ?? 0;
+  const confirm = useConfirm();
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const onError = (e: unknown) => {
@@ -87,70 +89,79 @@ function TeamMembers(props: { teamId: string; teamName: string; manage: boolean;
           {notice}
         </p>
       )}
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Member</th>
-            <th>Role</th>
-            <th>
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.data?.data.map((m) => (
-            <tr key={m.userId}>
-              <td>
-                {m.name ?? m.email}
-                <div className="muted small">{m.email}</div>
-              </td>
-              <td>
-                {manage ? (
-                  <>
-                    <label className="visually-hidden" htmlFor={`role-${teamId}-${m.userId}`}>
-                      Role of {m.email}
-                    </label>
-                    <select
-                      id={`role-${teamId}-${m.userId}`}
-                      value={m.role}
-                      onChange={(e) =>
-                        update.mutate({ id: teamId, userId: m.userId, role: e.target.value as TeamRole })
-                      }
-                    >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
-                  </>
-                ) : (
-                  <span className="capitalize">{m.role}</span>
-                )}
-              </td>
-              <td>
-                {(manage || m.userId === me) && (
-                  <button
-                    type="button"
-                    className="button button-danger-ghost"
-                    aria-label={`Remove ${m.email} from ${teamName}`}
-                    onClick={() => {
-                      if (
-                        window.confirm(
-                          `Remove ${m.email} from ${teamName}? Their API keys on the team are revoked.`,
-                        )
-                      )
-                        remove.mutate({ id: teamId, userId: m.userId });
-                    }}
-                  >
-                    Remove
-                  </button>
-                )}
-              </td>
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Member</th>
+              <th>Role</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {members.data?.data.map((m) => (
+              <tr key={m.userId}>
+                <td>
+                  {m.name ?? m.email}
+                  <div className="muted small">{m.email}</div>
+                </td>
+                <td>
+                  {manage ? (
+                    <>
+                      <label className="visually-hidden" htmlFor={`role-${teamId}-${m.userId}`}>
+                        Role of {m.email}
+                      </label>
+                      <select
+                        id={`role-${teamId}-${m.userId}`}
+                        value={m.role}
+                        onChange={(e) =>
+                          update.mutate({ id: teamId, userId: m.userId, role: e.target.value as TeamRole })
+                        }
+                      >
+                        {ROLES.map((r) => (
+                          <option key={r} value={r}>
+                            {r}
+                          </option>
+                        ))}
+                      </select>
+                    </>
+                  ) : (
+                    <span className="capitalize">{m.role}</span>
+                  )}
+                </td>
+                <td>
+                  {m.role === "owner" && owners === 1 ? (
+                    // The API refuses to leave a team without an owner; say so instead of offering it.
+                    <span className="muted small" data-testid="sole-owner">
+                      Only owner
+                    </span>
+                  ) : (
+                    (manage || m.userId === me) && (
+                      <button
+                        type="button"
+                        className="button button-danger-ghost"
+                        aria-label={`Remove ${m.email} from ${teamName}`}
+                        onClick={async () => {
+                          const ok = await confirm({
+                            message: `Remove ${m.email} from ${teamName}? Their API keys on the team are revoked.`,
+                            confirmLabel: "Remove",
+                            destructive: true,
+                          });
+                          if (ok) remove.mutate({ id: teamId, userId: m.userId });
+                        }}
+                      >
+                        Remove
+                      </button>
+                    )
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {manage && (
         <form className="field-row" onSubmit={onAdd} aria-label={`Add a member to ${teamName}`}>
           <div className="field">

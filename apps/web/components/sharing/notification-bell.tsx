@@ -24,7 +24,19 @@ export function NotificationBell() {
         aria-controls="notification-panel"
         onClick={() => setOpen(!open)}
       >
-        Notifications{" "}
+        <svg
+          aria-hidden="true"
+          width="16"
+          height="16"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2"
+        >
+          <path d="M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9" />
+          <path d="M13.7 21a2 2 0 0 1-3.4 0" />
+        </svg>
+        <span className="bell-word">Notifications</span>{" "}
         <span className="badge" data-testid="unread-count">
           {unread}
         </span>

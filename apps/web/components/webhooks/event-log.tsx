@@ -6,6 +6,7 @@ import { Fragment, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 import { useActingTeam } from "./use-acting-team";
 import styles from "./webhooks.module.css";
 
@@ -32,16 +33,11 @@ export function EventLog() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Events</h1>
-          <p className="muted">
-            Everything that happened in the team, kept whether or not a webhook received it: poll it or replay
-            from it.
-          </p>
-        </div>
-        {picker}
-      </div>
+      <PageHeader
+        title="Events"
+        description="Everything that happened in the team, kept whether or not a webhook received it: poll it or replay from it."
+        actions={picker}
+      />
       <section className="card stack" aria-labelledby="events-heading">
         <div className="section-head">
           <h2 id="events-heading">Event log</h2>

@@ -7,6 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { useConfirm } from "@/ui/confirm-dialog";
 import { DeliveryLog } from "./delivery-log";
 import { SecretReveal } from "./secret-reveal";
 import { WebhookStatus } from "./status";
@@ -14,6 +15,7 @@ import styles from "./webhooks.module.css";
 
 export function WebhookDetail({ id }: { id: string }) {
   const trpc = useTRPC();
+  const confirm = useConfirm();
   const queryClient = useQueryClient();
   const endpoint = useQuery(trpc.webhooks.get.queryOptions({ id }));
   const [rotated, setRotated] = useState<{ secret: string; validUntil: string } | null>(null);
@@ -125,10 +127,12 @@ export function WebhookDetail({ id }: { id: string }) {
             type="button"
             className="button"
             disabled={rotate.isPending}
-            onClick={() => {
-              if (window.confirm("Rotate the signing secret? The current one keeps working for 24 hours.")) {
-                rotate.mutate({ id });
-              }
+            onClick={async () => {
+              const ok = await confirm({
+                message: "Rotate the signing secret? The current one keeps working for 24 hours.",
+                confirmLabel: "Rotate",
+              });
+              if (ok) rotate.mutate({ id });
             }}
           >
             Rotate secret

@@ -7,6 +7,7 @@ import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui/page-header";
 import { SecretReveal } from "./secret-reveal";
 import { WebhookStatus } from "./status";
 import { useActingTeam } from "./use-acting-team";
@@ -23,16 +24,11 @@ export function WebhooksPanel() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>Webhooks</h1>
-          <p className="muted">
-            Rubricon POSTs each event to your endpoints, signed with the endpoint's secret. See every delivery
-            and retry failed ones here.
-          </p>
-        </div>
-        {picker}
-      </div>
+      <PageHeader
+        title="Webhooks"
+        description="Rubricon POSTs each event to your endpoints, signed with the endpoint's secret. See every delivery and retry failed ones here."
+        actions={picker}
+      />
 
       {created && (
         <SecretReveal

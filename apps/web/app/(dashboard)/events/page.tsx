@@ -1,8 +1,13 @@
 import type { Metadata } from "next";
 import { EventLog } from "@/components/webhooks/event-log";
+import { WebhooksGate } from "@/features/navigation/webhooks-gate";
 
 export const metadata: Metadata = { title: "Events" };
 
 export default function EventsPage() {
-  return <EventLog />;
+  return (
+    <WebhooksGate title="Events">
+      <EventLog />
+    </WebhooksGate>
+  );
 }

@@ -1,9 +1,14 @@
 import type { Metadata } from "next";
 import { WebhookDetail } from "@/components/webhooks/webhook-detail";
+import { WebhooksGate } from "@/features/navigation/webhooks-gate";
 
 export const metadata: Metadata = { title: "Webhook endpoint" };
 
 export default async function WebhookPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  return <WebhookDetail id={id} />;
+  return (
+    <WebhooksGate title="Webhook endpoint">
+      <WebhookDetail id={id} />
+    </WebhooksGate>
+  );
 }

@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { SettingsOverview } from "@/features/navigation/settings-overview";
+
+export const metadata: Metadata = { title: "Settings" };
+
+export default function SettingsPage() {
+  return <SettingsOverview />;
+}
