@@ -4,7 +4,11 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { getRubricon, startEmbeddedWorker } = await import("@rubricon/api");
+    const { configureLogging, getRubricon, loadDotEnv, loadEnv, startEmbeddedWorker } = await import(
+      "@rubricon/api"
+    );
+    loadDotEnv();
+    configureLogging(loadEnv(), "web");
     startEmbeddedWorker((await getRubricon()).services);
   }
 }
