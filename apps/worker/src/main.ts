@@ -7,10 +7,17 @@ import {
   backgroundLoops,
   checkWritable,
   configureLogging,
+  createFileStorage,
+  databaseCheck,
+  fileStoreCheck,
+  type HealthCheck,
+  listenHealth,
   loadDotEnv,
   loadEnv,
   logLoopLine,
   openDatabase,
+  redisCheck,
+  redisPing,
   runMain,
   startLoops,
 } from "@rubricon/api";
@@ -24,11 +31,25 @@ runMain("worker", async () => {
   checkWritable(env);
   const database = await openDatabase(env);
   logger.info({ database: database.kind }, `started (${database.kind})`);
-  const loops = startLoops(backgroundLoops({ db: database.db, env, clock: systemClock }), logLoopLine);
+  const storage = createFileStorage(env);
+  const loops = startLoops(
+    backgroundLoops({ db: database.db, env, clock: systemClock, storage }),
+    logLoopLine,
+  );
+  let stopping = false;
+  const redis = env.redisUrl ? await redisPing(env.redisUrl) : undefined;
+  const checks: HealthCheck[] = [
+    databaseCheck(database),
+    ...(redis ? [redisCheck(redis.ping)] : []),
+    fileStoreCheck(env, storage),
+  ];
+  const health = env.workerHealthPort
+    ? await listenHealth(env.workerHealthPort, checks, () => stopping)
+    : undefined;
+  if (health) logger.info({ port: env.workerHealthPort }, `health on port ${env.workerHealthPort}`);
 
   // The loops' timers are unref'd (so embedding them never holds a process open); this keeps the worker up.
   const keepAlive = setInterval(() => {}, 1 << 30);
-  let stopping = false;
   // Handlers stay installed: process managers and package-script wrappers often pass a second signal, which
   // with `once` would have killed the worker halfway through its shutdown.
   const stop = async (signal: NodeJS.Signals) => {
@@ -47,6 +68,8 @@ runMain("worker", async () => {
       process.exit(1);
     }, env.shutdownTimeoutMs);
     await loops.stop();
+    health?.close();
+    redis?.close();
     await database.close();
     clearTimeout(deadline);
     logger.info("stopped");

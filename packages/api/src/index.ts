@@ -27,6 +27,7 @@ export {
   StartupError,
   startupStep,
 } from "./config/startup";
+export { createFileStorage } from "./files/storage";
 export type { ApiRequest, ForwardedFor } from "./http/api-message";
 export { listen } from "./http/node-server";
 export type { Pipeline } from "./http/pipeline";
@@ -35,6 +36,16 @@ export { API_PREFIX } from "./http/rest-handler";
 export { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 export { RedisSlidingWindow } from "./limits/redis-sliding-window";
 export { MemorySlidingWindow, type SlidingWindow, type WindowState } from "./limits/sliding-window";
+export {
+  databaseCheck,
+  fileStoreCheck,
+  type HealthCheck,
+  listenHealth,
+  readiness,
+  redisCheck,
+  redisPing,
+  serveHealth,
+} from "./observability/health";
 export { configureLogging, type Logger, log } from "./observability/logger";
 export { type AppRouter, appRouter } from "./routers/index";
 export { type ServerMainOptions, serverMain } from "./server-main";

@@ -5,7 +5,9 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { type Env, loadEnv } from "./config/env";
 import { loadDotEnv, runMain, startupStep } from "./config/startup";
-import { createDrainableServer, stopOnSignals } from "./http/serve";
+import { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
+import type { RedisSlidingWindow } from "./limits/redis-sliding-window";
+import { databaseCheck, fileStoreCheck, redisCheck, serveHealth } from "./observability/health";
 import { configureLogging } from "./observability/logger";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -39,13 +41,25 @@ export function serverMain(opts: ServerMainOptions = {}): void {
     ]);
     const app = await getRubricon();
     const loops = startEmbeddedWorker(app.services);
+    const window = app.services.limits.window as Partial<RedisSlidingWindow>;
+    const checks = [
+      databaseCheck(app.database),
+      ...(window.redis ? [redisCheck(() => window.redis!.ping())] : []),
+      fileStoreCheck(env, app.services.storage),
+    ];
     const hsts = env.baseUrl.startsWith("https://");
-    const served = createDrainableServer(
+    const served: Served = createDrainableServer(
       (req, res) => {
+        const url = req.url ?? "/";
+        if (
+          (url.startsWith("/healthz") || url.startsWith("/readyz")) &&
+          serveHealth(req, res, checks, served.draining)
+        )
+          return;
         // Browsers that reached the site over https keep to it (the API's answers carry the same header).
         if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
         // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
-        if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
+        if (app.owns(url.split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
         else fallback(req, res);
       },
       { shutdownTimeoutMs: env.shutdownTimeoutMs, log: (msg, fields) => logger.info(fields ?? {}, msg) },
