@@ -6,18 +6,21 @@
 import {
   backgroundLoops,
   checkWritable,
+  collectProcessMetrics,
   configureLogging,
   createFileStorage,
   databaseCheck,
   fileStoreCheck,
   type HealthCheck,
   listenHealth,
+  listenMetrics,
   loadDotEnv,
   loadEnv,
   logLoopLine,
   openDatabase,
   redisCheck,
   redisPing,
+  registerQueueGauges,
   runMain,
   startLoops,
 } from "@rubricon/api";
@@ -46,6 +49,12 @@ runMain("worker", async () => {
   const health = env.workerHealthPort
     ? await listenHealth(env.workerHealthPort, checks, () => stopping)
     : undefined;
+  if (env.metricsPort) {
+    collectProcessMetrics();
+    registerQueueGauges(database.db);
+    (await listenMetrics(env.metricsPort, env.metricsHost)).unref();
+    logger.info({ port: env.metricsPort }, `metrics on port ${env.metricsPort}`);
+  }
   if (health) logger.info({ port: env.workerHealthPort }, `health on port ${env.workerHealthPort}`);
 
   // The loops' timers are unref'd (so embedding them never holds a process open); this keeps the worker up.

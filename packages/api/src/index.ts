@@ -47,6 +47,8 @@ export {
   serveHealth,
 } from "./observability/health";
 export { configureLogging, type Logger, log } from "./observability/logger";
+export { collectProcessMetrics, registry as metricsRegistry } from "./observability/metrics";
+export { listenMetrics, registerQueueGauges } from "./observability/metrics-server";
 export { type AppRouter, appRouter } from "./routers/index";
 export { type ServerMainOptions, serverMain } from "./server-main";
 export type { Principal, RequestContext } from "./trpc/context";

@@ -8,7 +8,10 @@ import { loadDotEnv, runMain, startupStep } from "./config/startup";
 import { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 import type { RedisSlidingWindow } from "./limits/redis-sliding-window";
 import { databaseCheck, fileStoreCheck, redisCheck, serveHealth } from "./observability/health";
+import { markStart, observeResponse } from "./observability/http-observer";
 import { configureLogging } from "./observability/logger";
+import { collectProcessMetrics } from "./observability/metrics";
+import { listenMetrics, registerInFlight, registerQueueGauges } from "./observability/metrics-server";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -62,8 +65,26 @@ export function serverMain(opts: ServerMainOptions = {}): void {
         if (app.owns(url.split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
         else fallback(req, res);
       },
-      { shutdownTimeoutMs: env.shutdownTimeoutMs, log: (msg, fields) => logger.info(fields ?? {}, msg) },
+      {
+        shutdownTimeoutMs: env.shutdownTimeoutMs,
+        log: (msg, fields) => logger.info(fields ?? {}, msg),
+        onStart: (_req, res) => markStart(res),
+        onDone: (req, res) => {
+          const url = req.url ?? "";
+          if (!url.startsWith("/healthz") && !url.startsWith("/readyz")) observeResponse(req, res, "web");
+        },
+      },
     );
+    if (env.metricsPort) {
+      collectProcessMetrics();
+      registerQueueGauges(app.database.db);
+      registerInFlight(served.inFlight);
+      const metrics = await startupStep(`listening on METRICS_PORT ${env.metricsPort}`, () =>
+        listenMetrics(env.metricsPort!, env.metricsHost),
+      );
+      metrics.unref();
+      logger.info({ port: env.metricsPort }, `metrics on port ${env.metricsPort}`);
+    }
     await startupStep(`listening on port ${env.port} (PORT)`, () =>
       listenOn(served.server, env.port, opts.host),
     );

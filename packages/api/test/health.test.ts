@@ -21,7 +21,7 @@ class PostgresProxy {
   private readonly sockets = new Set<Socket>();
   readonly server: Server;
 
-  constructor(private readonly target: URL) {
+  constructor(target: URL) {
     this.server = createServer((client) => {
       this.track(client);
       if (this.mode === "blackhole") return;

@@ -133,7 +133,8 @@ export function startEmbeddedWorker(
 /** A loop's line as a log record; ids the line names (run, delivery) are fields too, for searching. */
 export const logLoopLine: LoopLog = (line, fields) => {
   const ids = idsIn(line);
-  if (fields.failed) log().error({ ...fields, ...ids }, line);
+  // A failed pass is retried on the next tick: a warning, unless it keeps coming back.
+  if (fields.failed) log().warn({ ...fields, ...ids }, line);
   else log().info({ ...fields, ...ids }, line);
 };
 

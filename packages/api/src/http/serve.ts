@@ -11,6 +11,9 @@ export interface ServeOptions {
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** The reconnect delay sent to event streams ended by a stop. */
   streamRetryMs?: number;
+  /** Called as each request arrives and once its response is done (metrics, the request log). */
+  onStart?: (req: IncomingMessage, res: ServerResponse) => void;
+  onDone?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface Served {
@@ -40,12 +43,14 @@ export function createDrainableServer(handler: Handler, opts: ServeOptions): Ser
   let inFlight = 0;
   let draining = false;
   let stopping: Promise<boolean> | undefined;
-  const done = () => {
-    inFlight--;
-  };
+  const { onStart, onDone } = opts;
   const server = createServer((req, res) => {
     inFlight++;
-    res.once("close", done);
+    onStart?.(req, res);
+    res.once("close", () => {
+      inFlight--;
+      onDone?.(req, res);
+    });
     if (draining) res.setHeader("Connection", "close");
     handler(req, res);
   });

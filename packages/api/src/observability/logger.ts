@@ -26,24 +26,29 @@ const REDACT = [
   "headers.cookie",
 ];
 
-function build(level: string, pretty: boolean, name: string): Logger {
-  return pino({
+function build(level: string, pretty: boolean, name: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     base: { pid: process.pid },
     redact: { paths: REDACT, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-    ...(pretty ? { transport: { target: "pino-pretty", options: { colorize: true } } } : {}),
-  });
+    ...(pretty && !destination ? { transport: { target: "pino-pretty", options: { colorize: true } } } : {}),
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 // Until a process configures it (tests never do), only warnings and worse are written.
 let current: Logger = build(process.env.NODE_ENV === "test" ? "silent" : "warn", false, "rubricon");
 
 /** Sets the process's logger from the settings: `LOG_LEVEL`, JSON or (development) pretty output. */
-export function configureLogging(env: Pick<Env, "logLevel" | "logFormat">, name: string): Logger {
-  current = build(env.logLevel, env.logFormat === "pretty", name);
+export function configureLogging(
+  env: Pick<Env, "logLevel" | "logFormat">,
+  name: string,
+  destination?: pino.DestinationStream,
+): Logger {
+  current = build(env.logLevel, env.logFormat === "pretty", name, destination);
   return current;
 }
 
