@@ -36,7 +36,13 @@ function build(level: string, pretty: boolean, name: string, destination?: pino.
     formatters: { level: (label) => ({ level: label }) },
     ...(pretty && !destination ? { transport: { target: "pino-pretty", options: { colorize: true } } } : {}),
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  try {
+    return pino(options);
+  } catch {
+    // A bundler that hides pino-pretty from the transport's worker thread: JSON lines rather than no logs.
+    return pino({ ...options, transport: undefined });
+  }
 }
 
 // Until a process configures it (tests never do), only warnings and worse are written.
