@@ -5,7 +5,11 @@
 export async function register(): Promise<void> {
   // The production server (server.ts) does both itself, from its own bundle.
   if (process.env.NEXT_RUNTIME === "nodejs" && process.env.RUBRICON_CUSTOM_SERVER !== "1") {
-    const { getRubricon, startEmbeddedWorker } = await import("@rubricon/api");
+    const { configureLogging, getRubricon, loadDotEnv, loadEnv, startEmbeddedWorker } = await import(
+      "@rubricon/api"
+    );
+    loadDotEnv();
+    configureLogging(loadEnv(), "web");
     startEmbeddedWorker((await getRubricon()).services);
   }
 }

@@ -3,58 +3,87 @@
  * the sweep that ends evaluations whose rating window closed. Deployments that run it set `EMBEDDED_WORKER=false`
  * on the web processes.
  */
-import { backgroundLoops, loadEnv, startLoops } from "@rubricon/api";
+import {
+  backgroundLoops,
+  checkWritable,
+  collectProcessMetrics,
+  configureLogging,
+  createFileStorage,
+  databaseCheck,
+  fileStoreCheck,
+  type HealthCheck,
+  listenHealth,
+  listenMetrics,
+  loadDotEnv,
+  loadEnv,
+  logLoopLine,
+  openDatabase,
+  redisCheck,
+  redisPing,
+  registerQueueGauges,
+  runMain,
+  startLoops,
+} from "@rubricon/api";
 import { systemClock } from "@rubricon/core";
-import { sharedDatabase } from "@rubricon/db";
 
-/** How long a stop may take before the worker exits anyway; leases make anything left over safe to retry. */
-const SHUTDOWN_GRACE_MS = 30_000;
-
-function log(message: string): void {
-  process.stdout.write(`${new Date().toISOString()} worker ${message}\n`);
-}
-
-async function main(): Promise<void> {
+runMain("worker", async () => {
+  const envFile = loadDotEnv();
   const env = loadEnv();
-  const database = await sharedDatabase({
-    url: env.databaseUrl,
-    dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
-    prepareStatements: env.databasePrepareStatements,
-    migrate: true,
-  });
-  log(`started (${database.kind})`);
-  const loops = startLoops(backgroundLoops({ db: database.db, env, clock: systemClock }), log);
+  const logger = configureLogging(env, "worker");
+  if (envFile) logger.info({ file: envFile }, "settings read from .env");
+  checkWritable(env);
+  const database = await openDatabase(env);
+  logger.info({ database: database.kind }, `started (${database.kind})`);
+  const storage = createFileStorage(env);
+  const loops = startLoops(
+    backgroundLoops({ db: database.db, env, clock: systemClock, storage }),
+    logLoopLine,
+  );
+  let stopping = false;
+  const redis = env.redisUrl ? await redisPing(env.redisUrl) : undefined;
+  const checks: HealthCheck[] = [
+    databaseCheck(database),
+    ...(redis ? [redisCheck(redis.ping)] : []),
+    fileStoreCheck(env, storage),
+  ];
+  const health = env.workerHealthPort
+    ? await listenHealth(env.workerHealthPort, checks, () => stopping)
+    : undefined;
+  if (env.metricsPort) {
+    collectProcessMetrics();
+    registerQueueGauges(database.db);
+    (await listenMetrics(env.metricsPort, env.metricsHost)).unref();
+    logger.info({ port: env.metricsPort }, `metrics on port ${env.metricsPort}`);
+  }
+  if (health) logger.info({ port: env.workerHealthPort }, `health on port ${env.workerHealthPort}`);
 
   // The loops' timers are unref'd (so embedding them never holds a process open); this keeps the worker up.
   const keepAlive = setInterval(() => {}, 1 << 30);
-  let stopping = false;
   // Handlers stay installed: process managers and package-script wrappers often pass a second signal, which
   // with `once` would have killed the worker halfway through its shutdown.
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) {
-      log(`${signal} received again; still finishing the work in flight`);
+      logger.info({ signal }, `${signal} received again; still finishing the work in flight`);
       return;
     }
     stopping = true;
-    log(`${signal} received, stopping`);
+    logger.info({ signal, timeoutMs: env.shutdownTimeoutMs }, `${signal} received, stopping`);
     clearInterval(keepAlive);
     // Work in flight finishes (a delivery's attempt is recorded, its lease released); past this, give up on it.
     const deadline = setTimeout(() => {
-      log(
-        `did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting (leased work is picked up again later)`,
+      logger.warn(
+        `did not stop within ${env.shutdownTimeoutMs} ms; exiting (leased work is picked up again later)`,
       );
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, env.shutdownTimeoutMs);
     await loops.stop();
+    health?.close();
+    redis?.close();
     await database.close();
     clearTimeout(deadline);
-    log("stopped");
+    logger.info("stopped");
+    logger.flush();
   };
   process.on("SIGINT", (s) => void stop(s));
   process.on("SIGTERM", (s) => void stop(s));
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`worker failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
 });

@@ -3,6 +3,7 @@ import { type Clock, RunEventWaker, setPasswordHashCost, settleReplies, systemCl
 import { type Database, type Db, sharedDatabase } from "@rubricon/db";
 import type { AnyRouter } from "@trpc/server";
 import { type Env, loadEnv } from "./config/env";
+import { checkWritable, startupStep } from "./config/startup";
 import { createFileStorage } from "./files/storage";
 import type { ApiRequest, ForwardedFor } from "./http/api-message";
 import { createAuthEntry } from "./http/auth-handler";
@@ -71,13 +72,32 @@ export function createHttpSurface(
   return { pipeline, openApiDocument };
 }
 
+/** The process's database, migrated to head; a failure names the setting to look at and the root cause. */
+export function openDatabase(env: Env): Promise<Database> {
+  return startupStep(
+    env.databaseUrl
+      ? "opening the database (DATABASE_URL)"
+      : "opening the embedded database (DATA_DIR/pglite)",
+    () =>
+      sharedDatabase({
+        url: env.databaseUrl,
+        dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
+        prepareStatements: env.databasePrepareStatements,
+        migrate: true,
+      }),
+  );
+}
+
 /** The services every request and background loop shares, for a database the caller owns. */
 export async function createServices(env: Env, db: Db, clock: Clock): Promise<AppServices> {
   return {
     db,
     env,
     clock,
-    limits: await createRateLimits(env, db, clock),
+    limits: await startupStep(
+      env.redisUrl ? "connecting to Redis (REDIS_URL)" : "setting up rate limits",
+      () => createRateLimits(env, db, clock),
+    ),
     runWaker: new RunEventWaker(db),
     storage: createFileStorage(env),
   };
@@ -87,14 +107,9 @@ export async function createRubricon(opts: RubriconOptions = {}): Promise<Rubric
   const env = opts.env ?? loadEnv();
   const clock = opts.clock ?? systemClock;
   setPasswordHashCost(env.passwordHashLogN);
-  const database =
-    opts.database ??
-    (await sharedDatabase({
-      url: env.databaseUrl,
-      dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
-      prepareStatements: env.databasePrepareStatements,
-      migrate: true,
-    }));
+  // A store that cannot be written would start "ready" and fail the first upload; say so now instead.
+  if (!opts.database) checkWritable(env);
+  const database = opts.database ?? (await openDatabase(env));
   const services = await createServices(env, database.db, clock);
   const { pipeline, openApiDocument } = createHttpSurface(services, opts.router);
 

@@ -3,6 +3,7 @@ export {
   createRubricon,
   createServices,
   getRubricon,
+  openDatabase,
   type Rubricon,
   type RubriconOptions,
   TRPC_PREFIX,
@@ -11,18 +12,44 @@ export { autouserRunLoop } from "./background/autouser-runs";
 export {
   type BackgroundLoop,
   backgroundLoops,
+  type LoopLog,
+  logLoopLine,
   type RunningLoops,
   startEmbeddedWorker,
   startLoops,
 } from "./background/loops";
 export { type Env, loadEnv } from "./config/env";
+export {
+  checkWritable,
+  describeStartupError,
+  loadDotEnv,
+  runMain,
+  StartupError,
+  startupStep,
+} from "./config/startup";
+export { createFileStorage } from "./files/storage";
 export type { ApiRequest, ForwardedFor } from "./http/api-message";
 export { listen } from "./http/node-server";
 export type { Pipeline } from "./http/pipeline";
 export type { Reply, ServerSentEvent } from "./http/reply";
 export { API_PREFIX } from "./http/rest-handler";
+export { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 export { RedisSlidingWindow } from "./limits/redis-sliding-window";
 export { MemorySlidingWindow, type SlidingWindow, type WindowState } from "./limits/sliding-window";
+export {
+  databaseCheck,
+  fileStoreCheck,
+  type HealthCheck,
+  listenHealth,
+  readiness,
+  redisCheck,
+  redisPing,
+  serveHealth,
+} from "./observability/health";
+export { configureLogging, type Logger, log } from "./observability/logger";
+export { collectProcessMetrics, registry as metricsRegistry } from "./observability/metrics";
+export { listenMetrics, registerQueueGauges } from "./observability/metrics-server";
 export { type AppRouter, appRouter } from "./routers/index";
+export { type ServerMainOptions, serverMain } from "./server-main";
 export type { Principal, RequestContext } from "./trpc/context";
 export { RedirectTarget, redirectTo } from "./trpc/redirect";

@@ -306,3 +306,28 @@ describe("admin CLI", () => {
     }
   }, 120_000);
 });
+
+describe("help and argument errors", () => {
+  it("accept the `--` that `pnpm admin -- help` passes on, and load none of the app", async () => {
+    // Settings that would stop any command that loads them: help must not get that far.
+    const saved = target.env;
+    target = { ...target, env: { ...saved, DATABASE_URL: "not a url", PORT: "eighty" } };
+    try {
+      const help = await cli("--", "help");
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain("Usage: pnpm --silent admin <command>");
+      const badPlan = await cli("--", "set-plan", "--team", "team_x", "--plan", "gold");
+      expect(badPlan.code).toBe(2);
+      expect(badPlan.stderr).toContain("Unknown plan 'gold'");
+      const unknown = await cli("--", "frobnicate");
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("Unknown command 'frobnicate'.");
+      // A real command does load the settings, and says which one is wrong.
+      const real = await cli("--", "set-plan", "--team", "team_x", "--plan", "pro");
+      expect(real.code).toBe(1);
+      expect(real.stderr).toMatch(/Invalid configuration: .*DATABASE_URL|Invalid configuration: .*PORT/);
+    } finally {
+      target = { ...target, env: saved };
+    }
+  }, 120_000);
+});

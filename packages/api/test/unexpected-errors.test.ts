@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpSurface, createServices } from "../src/app";
 import { loadEnv } from "../src/config/env";
+import { configureLogging } from "../src/observability/logger";
 import type { RequestContext } from "../src/trpc/context";
 import type { RouteMeta } from "../src/trpc/init";
 import { readAnswer } from "./helpers/clients";
@@ -39,9 +40,10 @@ afterAll(() => database?.dispose());
 
 describe("unexpected failures", () => {
   it("answer 500 api_error with the request id and never the internal message", async () => {
-    const errors: unknown[] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => errors.push(args);
+    const errors: string[] = [];
+    configureLogging({ logLevel: "error", logFormat: "json" }, "test", {
+      write: (line) => errors.push(line),
+    });
     try {
       const res = await handle(new Request("http://127.0.0.1:1/api/v1/boom"));
       expect(res.status).toBe(500);
@@ -51,9 +53,10 @@ describe("unexpected failures", () => {
       expect(body.error.request_id).toBe(res.headers.get("x-request-id"));
       expect(JSON.stringify(body)).not.toMatch(/hunter2|ECONNREFUSED|postgres|Socket\.ts/);
       // The operator still gets the cause in the server log, tagged with the request id.
-      expect(JSON.stringify(errors.map(String))).toContain(body.error.request_id);
+      const logged = errors.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(logged.find((l) => l.requestId === body.error.request_id)).toMatchObject({ level: "error" });
     } finally {
-      console.error = original;
+      configureLogging({ logLevel: "silent", logFormat: "json" }, "test");
     }
   });
 });

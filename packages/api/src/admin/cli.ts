@@ -90,10 +90,20 @@ async function openDatabase(): Promise<{
   database: Database;
   ctx: CoreContext;
 }> {
-  const [{ loadEnv }, { setPasswordHashCost, systemClock }, { createDatabase, migrateDatabase }] =
-    await Promise.all([import("../config/env"), import("@rubricon/core"), import("@rubricon/db")]);
+  const [
+    { loadEnv },
+    { loadDotEnv },
+    { setPasswordHashCost, systemClock },
+    { createDatabase, migrateDatabase },
+  ] = await Promise.all([
+    import("../config/env"),
+    import("../config/startup"),
+    import("@rubricon/core"),
+    import("@rubricon/db"),
+  ]);
   let env: ReturnType<typeof loadEnv>;
   try {
+    loadDotEnv();
     env = loadEnv();
     setPasswordHashCost(env.passwordHashLogN);
   } catch (err) {

@@ -1,6 +1,7 @@
 import { closeDueEvaluations, removeOrphanedFiles, runInsightsPass, runMaintenance } from "@rubricon/core";
 import { createFileStorage } from "../files/storage";
 import { insightsWriterFor } from "../models";
+import { log } from "../observability/logger";
 import type { AppServices } from "../services";
 import { autouserRunLoop } from "./autouser-runs";
 import type { BackgroundLoop } from "./background-loop";
@@ -71,7 +72,10 @@ export interface RunningLoops {
   stop(): Promise<void>;
 }
 
-export function startLoops(loops: BackgroundLoop[], log: (line: string) => void): RunningLoops {
+/** Where a loop's pass reports: its line, the loop's name, and whether the pass failed. */
+export type LoopLog = (line: string, fields: { loop: string; failed?: boolean }) => void;
+
+export function startLoops(loops: BackgroundLoop[], log: LoopLog): RunningLoops {
   let stopping = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
@@ -81,11 +85,14 @@ export function startLoops(loops: BackgroundLoop[], log: (line: string) => void)
       const pass = loop
         .run()
         .then((line) => {
-          if (line) log(`${loop.name}: ${line}`);
+          if (line) for (const one of line.split("\n")) log(one, { loop: loop.name });
         })
         // A failed pass (the database restarting, say) is retried on the next tick instead of ending the loop.
         .catch((err: unknown) =>
-          log(`${loop.name} failed: ${err instanceof Error ? err.message : String(err)}`),
+          log(`${loop.name} failed: ${err instanceof Error ? err.message : String(err)}`, {
+            loop: loop.name,
+            failed: true,
+          }),
         )
         .finally(() => {
           inFlight.delete(pass);
@@ -117,9 +124,25 @@ const loopSlot = globalThis as typeof globalThis & { [EMBEDDED_LOOPS]?: RunningL
  */
 export function startEmbeddedWorker(
   services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "storage">>,
-): void {
-  if (!services.env.embeddedWorker || loopSlot[EMBEDDED_LOOPS]) return;
-  loopSlot[EMBEDDED_LOOPS] = startLoops(backgroundLoops(services), (line) =>
-    process.stdout.write(`${new Date().toISOString()} ${line}\n`),
-  );
+): RunningLoops | undefined {
+  if (!services.env.embeddedWorker || loopSlot[EMBEDDED_LOOPS]) return undefined;
+  loopSlot[EMBEDDED_LOOPS] = startLoops(backgroundLoops(services), logLoopLine);
+  return loopSlot[EMBEDDED_LOOPS];
+}
+
+/** A loop's line as a log record; ids the line names (run, delivery) are fields too, for searching. */
+export const logLoopLine: LoopLog = (line, fields) => {
+  const ids = idsIn(line);
+  // A failed pass is retried on the next tick: a warning, unless it keeps coming back.
+  if (fields.failed) log().warn({ ...fields, ...ids }, line);
+  else log().info({ ...fields, ...ids }, line);
+};
+
+const RUN_ID = /\b(arun_[0-9a-z]+)/;
+const DELIVERY_ID = /\b(whd_[0-9a-z]+)/;
+
+function idsIn(line: string): { runId?: string; deliveryId?: string } {
+  const run = RUN_ID.exec(line)?.[1];
+  const delivery = DELIVERY_ID.exec(line)?.[1];
+  return { ...(run ? { runId: run } : {}), ...(delivery ? { deliveryId: delivery } : {}) };
 }

@@ -48,7 +48,33 @@ const EnvSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("0.0.0.0"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_CAPTURE_CONTENT: z.enum(["true", "false"]).default("false"),
 });
+
+/**
+ * Prefixes that only this app's settings use: a variable with one of them that is not a setting is a typo
+ * (`AUTOUSER_CONCURENCY`) that would otherwise be ignored without a word.
+ */
+const OWN_PREFIXES = [
+  "AUTOUSER_",
+  "WEBHOOKS_",
+  "S3_",
+  "SHUTDOWN_",
+  "METRICS_",
+  "WORKER_HEALTH",
+  "RATE_LIMIT_",
+  "REDIS_KEY",
+  "SSE_",
+  "OTEL_CAPTURE",
+];
+const KNOWN = new Set(Object.keys(EnvSchema.shape));
 
 export interface Env {
   nodeEnv: "development" | "production" | "test";
@@ -96,6 +122,20 @@ export interface Env {
   /** Outgoing mail (`smtp://user:pass@host:port`); without it mail is written to the log. */
   smtpUrl: string | undefined;
   emailFrom: string;
+  /** How long a stopping process lets requests (web) or runs and deliveries (worker) finish. */
+  shutdownTimeoutMs: number;
+  /** The worker's own `/healthz` and `/readyz` port; unset, the worker serves none. */
+  workerHealthPort: number | undefined;
+  /** `/metrics` (Prometheus) on its own port and host; unset, no metrics are served. */
+  metricsPort: number | undefined;
+  metricsHost: string;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** `pretty` only in development (the default there); JSON lines otherwise. */
+  logFormat: "json" | "pretty";
+  /** OTLP/HTTP collector; set, traces are exported, unset, the tracing SDK is not even loaded. */
+  otelEndpoint: string | undefined;
+  /** Record prompt and completion text on model-call spans (off: only model names and token counts). */
+  otelCaptureContent: boolean;
   /** S3-compatible object storage for files; without a bucket files live under `DATA_DIR/files`. */
   s3: S3Settings | null;
 }
@@ -110,7 +150,7 @@ export interface S3Settings {
 }
 
 /** The repository root (where pnpm-workspace.yaml is), so `.data/` is one place whichever package runs. */
-function findRepoRoot(start: string): string {
+export function findRepoRoot(start: string): string {
   let dir = resolve(start);
   for (let i = 0; i < 8; i++) {
     if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir;
@@ -145,14 +185,29 @@ function devSecrets(dataDir: string): Record<(typeof SECRET_NAMES)[number], stri
     PLUGIN_JWT_SECRET: randomBytes(32).toString("base64url"),
     ENCRYPTION_KEY: randomBytes(32).toString("hex"),
   };
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  } catch (err) {
+    throw new Error(
+      `DATA_DIR ${dataDir} is not writable, so the development secrets cannot be kept there (${(err as Error).message}); ` +
+        "make it writable or set OAUTH_JWT_SECRET, PLUGIN_JWT_SECRET and ENCRYPTION_KEY.",
+    );
+  }
   return secrets;
 }
 
 /** The one place settings are read from the environment and validated. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
   const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(source).filter(([, v]) => v !== "")));
+  const unknown = Object.keys(source).filter(
+    (name) => !KNOWN.has(name) && OWN_PREFIXES.some((prefix) => name.startsWith(prefix)),
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `Invalid configuration: ${unknown.join(", ")}: not a setting (see docs/operations.md for the list).`,
+    );
+  }
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`Invalid configuration: ${problems}`);
@@ -227,6 +282,14 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     browserWsEndpoint: e.BROWSER_WS_ENDPOINT,
     smtpUrl: e.SMTP_URL,
     emailFrom: e.EMAIL_FROM,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    workerHealthPort: e.WORKER_HEALTH_PORT,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
+    logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === "development" ? "pretty" : "json"),
+    otelEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+    otelCaptureContent: e.OTEL_CAPTURE_CONTENT === "true",
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { API_VERSION } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
+import { log } from "../observability/logger";
+import { type ObservedResponse, REQUEST_CONTEXT } from "../observability/request-context";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
 import {
   type ApiRequest,
@@ -147,10 +149,12 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
     principal: null,
     clientIp: clientIp(req.headers, services.env.trustedProxyCount),
     requestId,
-    route: `${req.method} ${url.pathname}`,
+    route: undefined,
     idempotencyKey: null,
     response: { headers },
   };
+  // The server's request log and metrics read the context once the response is done.
+  if (req.node) (req.node.res as ObservedResponse)[REQUEST_CONTEXT] = ctx;
   let principal: Promise<Principal | null> | undefined;
   const ex: Exchange = {
     req,
@@ -200,7 +204,12 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
     },
     failure(err, input) {
       const { error, unexpected } = toApiError(err, input);
-      if (unexpected) console.error(`[${requestId}] ${req.method} ${ex.url.pathname} failed:`, err);
+      ctx.errorCode = error.code;
+      if (unexpected)
+        log().error(
+          { requestId, method: req.method, route: ctx.template ?? ctx.entry, err },
+          `${req.method} ${ctx.template ?? ctx.entry ?? "request"} failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
       if (error.headers) Object.assign(headers, error.headers);
       return { status: error.status, body: toErrorEnvelope(error, requestId) };
     },
@@ -235,6 +244,7 @@ export function createPipeline(services: AppServices, entries: EntryPoint[]): Pi
       const entry = entryOf(ex.url.pathname);
       if (!entry)
         throw new ApiError("route_not_found", `Unrecognized request URL (${req.method} ${ex.url.pathname}).`);
+      ex.ctx.entry = entry.prefix;
       return await entry.handle(ex);
     } catch (err) {
       // A URL too malformed to parse fails before the exchange exists.
@@ -257,7 +267,10 @@ export function createPipeline(services: AppServices, entries: EntryPoint[]): Pi
           writeNodeReply(res, reply);
         })
         .catch((err: unknown) => {
-          console.error(err);
+          log().error(
+            { err },
+            `writing a response failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
           if (!res.headersSent) res.statusCode = 500;
           res.end();
         });

@@ -53,6 +53,19 @@ export function formatEvent(e: ServerSentEvent): string {
   return `${frame}data: ${JSON.stringify(e.data ?? null)}\n\n`;
 }
 
+/** Open event streams, so a stopping server can end them with a reconnect hint instead of cutting them. */
+const openStreams = new Set<(retryMs: number) => void>();
+
+/**
+ * Ends every open event stream with an SSE `retry` field: the client's EventSource reconnects after `retryMs`,
+ * by then to another instance (or this one restarted), and resumes from its `Last-Event-ID`.
+ */
+export function endOpenStreams(retryMs: number): number {
+  const ending = [...openStreams];
+  for (const end of ending) end(retryMs);
+  return ending.length;
+}
+
 /** Writes a reply to a node response; an event stream is written as it is produced, with heartbeats. */
 export function writeNodeReply(res: ServerResponse, reply: Reply): void {
   if (reply.written) return;
@@ -78,10 +91,18 @@ export function writeNodeReply(res: ServerResponse, reply: Reply): void {
   const close = () => {
     if (!open) return;
     open = false;
+    openStreams.delete(endWithRetry);
     clearInterval(heartbeat);
     stream.abort();
     void stream.rest.return?.();
   };
+  const endWithRetry = (retryMs: number) => {
+    if (!open) return;
+    res.write(`retry: ${retryMs}\n\n`);
+    close();
+    res.end();
+  };
+  openStreams.add(endWithRetry);
   res.once("close", close);
   const pump = async () => {
     if (stream.first) res.write(formatEvent(stream.first));

@@ -1,6 +1,7 @@
 import { ApiError } from "@rubricon/core";
 import { getTRPCErrorFromUnknown } from "@trpc/server";
 import { meterRequest } from "../limits/requests-per-minute";
+import { idempotencyReplays } from "../observability/metrics";
 import type { Principal, RequestContext } from "../trpc/context";
 import { assertFeatureEnabled } from "../trpc/gates";
 import { assertMayCall } from "../trpc/init";
@@ -283,6 +284,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       // spend and report no budget.
       const routeLabel = `${route.method} ${route.path}`;
       ex.ctx.route = routeLabel;
+      ex.ctx.template = route.path;
       if (principal)
         await meterRequest(ex.ctx, principal, { label: routeLabel, unmetered: !!route.meta.unmetered });
 
@@ -342,6 +344,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       const claim = await claimIdempotencyKey(services.db, scope, key, fingerprint, services.clock.now());
       if (claim.kind === "replay") {
         if (route.meta.secretFields) throw secretNotReplayable(claim.response.body);
+        idempotencyReplays.inc();
         return jsonReply(ex, claim.response.status, claim.response.body, { "Idempotent-Replayed": "true" });
       }
       // The work and the key's outcome commit together: a process that dies mid-request leaves neither, so the

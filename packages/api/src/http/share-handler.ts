@@ -15,6 +15,7 @@ import { parseJsonBody } from "./json-body";
 import { type EntryPoint, type Exchange, jsonReply, redirectReply } from "./pipeline";
 
 export const SHARE_PREFIX = "/api/share";
+const SHARE_FILE_TEMPLATE = `${SHARE_PREFIX}/{token}/files/{fileId}`;
 const RATER_COOKIE = "rubricon_rater";
 const RATER_COOKIE_MAX_AGE_S = 90 * 24 * 60 * 60;
 /** A rater's name and email, or a password. */
@@ -72,6 +73,7 @@ export function createShareEntry(services: AppServices): EntryPoint {
       // Log lines name the route, never the link's token: it lets anyone who has it rate.
       if (file) {
         ex.ctx.route = `${req.method} ${SHARE_PREFIX}/{token}/files/{fileId}`;
+        ex.ctx.template = SHARE_FILE_TEMPLATE;
         return shareFile(ex, file[1]!, file[2]!);
       }
       const match = /^\/([A-Za-z0-9_-]{1,100})(\/start|\/ratings)?$/.exec(rest);

@@ -1,5 +1,6 @@
 import { PLAN_LIMITS } from "@rubricon/contracts";
 import { logOverLimit } from "@rubricon/core";
+import { RATE_LIMIT } from "../observability/metrics";
 import type { Principal, RequestContext } from "../trpc/context";
 import { rateLimitExceeded, setRateLimitHeaders } from "./headers";
 import type { WindowState } from "./sliding-window";
@@ -22,6 +23,7 @@ export async function meterRequest(
   const nowMs = clock.now().getTime();
   const team = await limits.meters.teamOf(principal);
   const teamId = team?.teamId ?? null;
+  ctx.teamId = teamId;
   let state: WindowState;
   try {
     state = await limits.window.hit({
@@ -39,12 +41,17 @@ export async function meterRequest(
       consume: !route.unmetered,
     });
   } catch (err) {
+    RATE_LIMIT.storeFailed.inc();
     limits.storeFailed(err);
     return;
   }
   setRateLimitHeaders(ctx.response.headers, state);
-  if (state.allowed || route.unmetered) return;
+  if (state.allowed || route.unmetered) {
+    RATE_LIMIT.allowed.inc();
+    return;
+  }
   if (limits.mode === "log") {
+    RATE_LIMIT.logged.inc();
     logOverLimit({
       limit: "rpm",
       teamId,
@@ -56,6 +63,7 @@ export async function meterRequest(
     });
     return;
   }
+  RATE_LIMIT.refused.inc();
   throw rateLimitExceeded(
     state,
     nowMs,

@@ -24,6 +24,14 @@ export interface RequestContext {
   requestId: string;
   /** What log lines about the request name it, e.g. `GET /evaluations/{id}`. */
   route?: string;
+  /** The route's path template (`/evaluations/{id}`): the metrics and request-log label, never a raw path. */
+  template?: string;
+  /** The entry point's prefix (`/api/auth`), the label when no template applies. */
+  entry?: string;
+  /** The team the request was metered to, for the request log. */
+  teamId?: string | null;
+  /** The error envelope's code when the request failed. */
+  errorCode?: string;
   idempotencyKey: string | null;
   response: ResponseState;
   /** The file of a multipart upload route, streamed to a staging file by the transport before the procedure runs. */

@@ -1,0 +1,162 @@
+/**
+ * Liveness (`/healthz`: the process answers, nothing else is touched) and readiness (`/readyz`: each dependency
+ * answers within a short timeout). Bodies name checks and their state only: no hosts, versions or messages that
+ * could carry a secret; the cause of a failure goes to the log.
+ */
+import { readFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import type { FileStorage } from "@rubricon/core";
+import type { Database } from "@rubricon/db";
+import { migrationsFolder } from "@rubricon/db";
+import { sql } from "drizzle-orm";
+import type { Env } from "../config/env";
+import { checkWritable } from "../config/startup";
+import { log } from "./logger";
+
+export interface HealthCheck {
+  name: string;
+  run(): Promise<void>;
+}
+
+/** Each check's budget: together they answer well within a load balancer's usual 1 s probe timeout. */
+export const CHECK_TIMEOUT_MS = 800;
+
+let migrationsAtHead: number | undefined;
+function expectedMigrations(): number {
+  migrationsAtHead ??= (
+    JSON.parse(readFileSync(join(migrationsFolder(), "meta/_journal.json"), "utf8")) as { entries: unknown[] }
+  ).entries.length;
+  return migrationsAtHead;
+}
+
+/** Postgres (or the embedded database) answers, and every migration this build ships has run. */
+export function databaseCheck(database: Pick<Database, "db">): HealthCheck {
+  return {
+    name: "database",
+    async run() {
+      const rows = (await database.db.execute(
+        sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+      )) as unknown as { n: number }[] | { rows: { n: number }[] };
+      const n = Array.isArray(rows) ? rows[0]?.n : rows.rows[0]?.n;
+      const expected = expectedMigrations();
+      if (n !== expected) throw new Error(`migrations: ${n} of ${expected} applied`);
+    },
+  };
+}
+
+export function redisCheck(ping: () => Promise<unknown>): HealthCheck {
+  return { name: "redis", run: async () => void (await ping()) };
+}
+
+/** The file store takes writes (local) or the bucket answers (S3). */
+export function fileStoreCheck(env: Env, storage: FileStorage): HealthCheck {
+  return {
+    name: "files",
+    async run() {
+      if (storage.kind === "s3") await storage.size("health/readiness-probe");
+      else checkWritable({ ...env, databaseUrl: env.databaseUrl ?? "external" });
+    },
+  };
+}
+
+function withTimeout(check: HealthCheck, ms: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    check.run().then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+export interface Readiness {
+  status: "ok" | "failing" | "draining";
+  checks: Record<string, "ok" | "failing" | "timeout">;
+}
+
+export async function readiness(checks: HealthCheck[], draining = false): Promise<Readiness> {
+  const results = await Promise.all(
+    checks.map(async (check) => {
+      try {
+        await withTimeout(check, CHECK_TIMEOUT_MS);
+        return [check.name, "ok"] as const;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log().warn({ check: check.name, reason: message }, `readiness check ${check.name} failed`);
+        return [check.name, message.startsWith("no answer within") ? "timeout" : "failing"] as const;
+      }
+    }),
+  );
+  const failing = results.some(([, state]) => state !== "ok");
+  return {
+    status: draining ? "draining" : failing ? "failing" : "ok",
+    checks: Object.fromEntries(results),
+  };
+}
+
+const NO_STORE = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
+
+/**
+ * Answers `/healthz` and `/readyz` (GET or HEAD); false for any other path. A draining process is alive but not
+ * ready, so a load balancer stops sending it new requests while it finishes the ones it has.
+ */
+export function serveHealth(
+  req: IncomingMessage,
+  res: ServerResponse,
+  checks: HealthCheck[],
+  draining: () => boolean,
+): boolean {
+  const path = req.url === undefined ? "" : req.url.split("?", 1)[0];
+  if (path !== "/healthz" && path !== "/readyz") return false;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { ...NO_STORE, Allow: "GET, HEAD" }).end();
+    return true;
+  }
+  if (path === "/healthz") {
+    res.writeHead(200, NO_STORE).end(req.method === "HEAD" ? undefined : '{"status":"ok"}');
+    return true;
+  }
+  void readiness(checks, draining()).then((ready) => {
+    res.writeHead(ready.status === "ok" ? 200 : 503, NO_STORE);
+    res.end(req.method === "HEAD" ? undefined : JSON.stringify(ready));
+  });
+  return true;
+}
+
+/** `/healthz` and `/readyz` on their own port (the worker, which serves nothing else). */
+export async function listenHealth(
+  port: number,
+  checks: HealthCheck[],
+  draining: () => boolean,
+): Promise<import("node:http").Server> {
+  const { createServer } = await import("node:http");
+  const server = createServer((req, res) => {
+    if (!serveHealth(req, res, checks, draining)) {
+      res.writeHead(404, NO_STORE).end('{"status":"not_found"}');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/** A Redis connection of its own for the readiness check (the worker has no other use for Redis). */
+export async function redisPing(url: string): Promise<{ ping: () => Promise<unknown>; close: () => void }> {
+  const { Redis } = await import("ioredis");
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  redis.on("error", () => {});
+  redis.connect().catch(() => {});
+  return { ping: () => redis.ping(), close: () => redis.disconnect() };
+}

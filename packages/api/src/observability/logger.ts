@@ -1,0 +1,64 @@
+/**
+ * The process's logger: JSON lines on stdout (pino), pretty-printed in development only. Every server and worker
+ * path logs through it; fields never carry credentials (see `REDACT` and the request log, which names routes by
+ * template).
+ */
+import pino, { type Logger } from "pino";
+import type { Env } from "../config/env";
+
+export type { Logger } from "pino";
+
+/** Belt and braces: whatever a caller passes under these names is replaced before it is written. */
+const REDACT = [
+  "password",
+  "token",
+  "apiKey",
+  "authorization",
+  "cookie",
+  "secret",
+  "*.password",
+  "*.token",
+  "*.apiKey",
+  "*.authorization",
+  "*.cookie",
+  "*.secret",
+  "headers.authorization",
+  "headers.cookie",
+];
+
+function build(level: string, pretty: boolean, name: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    name,
+    level,
+    base: { pid: process.pid },
+    redact: { paths: REDACT, censor: "[redacted]" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    ...(pretty && !destination ? { transport: { target: "pino-pretty", options: { colorize: true } } } : {}),
+  };
+  if (destination) return pino(options, destination);
+  try {
+    return pino(options);
+  } catch {
+    // A bundler that hides pino-pretty from the transport's worker thread: JSON lines rather than no logs.
+    return pino({ ...options, transport: undefined });
+  }
+}
+
+// Until a process configures it (tests never do), only warnings and worse are written.
+let current: Logger = build(process.env.NODE_ENV === "test" ? "silent" : "warn", false, "rubricon");
+
+/** Sets the process's logger from the settings: `LOG_LEVEL`, JSON or (development) pretty output. */
+export function configureLogging(
+  env: Pick<Env, "logLevel" | "logFormat">,
+  name: string,
+  destination?: pino.DestinationStream,
+): Logger {
+  current = build(env.logLevel, env.logFormat === "pretty", name, destination);
+  return current;
+}
+
+/** The process's logger, as configured at start. */
+export function log(): Logger {
+  return current;
+}

@@ -1,0 +1,73 @@
+/**
+ * Prometheus metrics (prom-client) in a registry of the app's own. Per request the cost is one histogram observe
+ * and, on errors, one counter increment: children with fixed labels are looked up once and kept.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+export const registry = new Registry();
+let defaultsOn = false;
+
+/** Process metrics (CPU, memory, heap, event-loop lag, GC), once per process. */
+export function collectProcessMetrics(): void {
+  if (defaultsOn) return;
+  defaultsOn = true;
+  collectDefaultMetrics({ register: registry, prefix: "rubricon_" });
+}
+
+export const httpDuration = new Histogram({
+  name: "rubricon_http_request_duration_seconds",
+  help: "Time to answer an HTTP request, by method, route template and status class",
+  labelNames: ["method", "route", "status_class"] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const httpErrors = new Counter({
+  name: "rubricon_http_errors_total",
+  help: "Error responses by the envelope's code",
+  labelNames: ["code"] as const,
+  registers: [registry],
+});
+
+export const rateLimitDecisions = new Counter({
+  name: "rubricon_rate_limit_decisions_total",
+  help: "Per-minute budget decisions: allowed, refused, logged (over the limit in log mode), store_failed",
+  labelNames: ["decision"] as const,
+  registers: [registry],
+});
+export const RATE_LIMIT = {
+  allowed: rateLimitDecisions.labels("allowed"),
+  refused: rateLimitDecisions.labels("refused"),
+  logged: rateLimitDecisions.labels("logged"),
+  storeFailed: rateLimitDecisions.labels("store_failed"),
+};
+
+export const idempotencyReplays = new Counter({
+  name: "rubricon_idempotency_replays_total",
+  help: "Requests answered from a stored Idempotency-Key outcome",
+  registers: [registry],
+});
+
+/** A gauge read when Prometheus scrapes (queue depths, requests in flight). */
+export function gaugeOnScrape(
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: (set: (labels: Record<string, string>, value: number) => void) => Promise<void> | void,
+): Gauge {
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      await read((labels, value) => this.set(labels, value));
+    },
+  });
+}
+
+const STATUS_CLASS = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+export function statusClass(status: number): string {
+  return STATUS_CLASS[Math.floor(status / 100) - 1] ?? "other";
+}

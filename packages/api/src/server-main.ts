@@ -1,0 +1,112 @@
+/**
+ * The web process's start and stop (`apps/web/server.ts` adds the dashboard): settings from the environment and
+ * `.env`, one-line start-up failures, the app's pipeline on node:http with a graceful drain on SIGTERM.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { type Env, loadEnv } from "./config/env";
+import { loadDotEnv, runMain, startupStep } from "./config/startup";
+import { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
+import type { RedisSlidingWindow } from "./limits/redis-sliding-window";
+import { databaseCheck, fileStoreCheck, redisCheck, serveHealth } from "./observability/health";
+import { markStart, observeResponse } from "./observability/http-observer";
+import { configureLogging } from "./observability/logger";
+import { collectProcessMetrics } from "./observability/metrics";
+import { listenMetrics, registerInFlight, registerQueueGauges } from "./observability/metrics-server";
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface ServerMainOptions {
+  /** Serves what the app's pipeline does not own (the dashboard's pages); made once, before the app opens. */
+  fallback?: (env: Env) => Promise<NodeHandler>;
+  /** Interface to listen on; all of them by default. */
+  host?: string;
+}
+
+const HSTS = "max-age=31536000; includeSubDomains";
+
+function notFound(_req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("Not found\n");
+}
+
+export function serverMain(opts: ServerMainOptions = {}): void {
+  runMain("server", async () => {
+    const envFile = loadDotEnv();
+    const env = loadEnv();
+    const logger = configureLogging(env, "web");
+    if (envFile) logger.info({ file: envFile }, "settings read from .env");
+    const fallback = opts.fallback
+      ? await startupStep("preparing the dashboard (Next.js build)", () => opts.fallback!(env))
+      : notFound;
+    // Loaded once the settings are known good: a bad setting is reported without loading the whole app.
+    const [{ getRubricon }, { startEmbeddedWorker }] = await Promise.all([
+      import("./app"),
+      import("./background/loops"),
+    ]);
+    const app = await getRubricon();
+    const loops = startEmbeddedWorker(app.services);
+    const window = app.services.limits.window as Partial<RedisSlidingWindow>;
+    const checks = [
+      databaseCheck(app.database),
+      ...(window.redis ? [redisCheck(() => window.redis!.ping())] : []),
+      fileStoreCheck(env, app.services.storage),
+    ];
+    const hsts = env.baseUrl.startsWith("https://");
+    const served: Served = createDrainableServer(
+      (req, res) => {
+        const url = req.url ?? "/";
+        if (
+          (url.startsWith("/healthz") || url.startsWith("/readyz")) &&
+          serveHealth(req, res, checks, served.draining)
+        )
+          return;
+        // Browsers that reached the site over https keep to it (the API's answers carry the same header).
+        if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
+        // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
+        if (app.owns(url.split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
+        else fallback(req, res);
+      },
+      {
+        shutdownTimeoutMs: env.shutdownTimeoutMs,
+        log: (msg, fields) => logger.info(fields ?? {}, msg),
+        onStart: (_req, res) => markStart(res),
+        onDone: (req, res) => {
+          const url = req.url ?? "";
+          if (!url.startsWith("/healthz") && !url.startsWith("/readyz")) observeResponse(req, res, "web");
+        },
+      },
+    );
+    if (env.metricsPort) {
+      collectProcessMetrics();
+      registerQueueGauges(app.database.db);
+      registerInFlight(served.inFlight);
+      const metrics = await startupStep(`listening on METRICS_PORT ${env.metricsPort}`, () =>
+        listenMetrics(env.metricsPort!, env.metricsHost),
+      );
+      metrics.unref();
+      logger.info({ port: env.metricsPort }, `metrics on port ${env.metricsPort}`);
+    }
+    await startupStep(`listening on port ${env.port} (PORT)`, () =>
+      listenOn(served.server, env.port, opts.host),
+    );
+    logger.info({ url: env.baseUrl, port: env.port }, `Rubricon ready on ${env.baseUrl} (port ${env.port})`);
+    stopOnSignals(
+      served,
+      (msg) => logger.info(msg),
+      async () => {
+        await loops?.stop();
+        await app.close();
+        await app.database.close();
+      },
+    );
+  });
+}
+
+function listenOn(server: Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
