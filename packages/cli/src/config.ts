@@ -20,6 +20,8 @@ export interface Profile {
   oauth?: OAuthCredentials | undefined;
   /** The team the credential acts on, as whoami last reported it. */
   teamId?: string | undefined;
+  /** What `rubricon listen` signs with, kept so a local receiver's configuration survives restarts. */
+  listenSecret?: string | undefined;
 }
 
 export interface ConfigFile {

@@ -1,6 +1,10 @@
 import { Command, CommanderError } from "commander";
 import { registerAuth } from "./commands/auth";
+import { registerCompletion } from "./commands/completion";
+import { registerListen } from "./commands/listen";
 import { registerResources } from "./commands/resources";
+import { registerRuns } from "./commands/runs";
+import { registerTrigger } from "./commands/trigger";
 import { VERSION } from "./version";
 
 export function buildProgram(): Command {
@@ -22,6 +26,10 @@ export function buildProgram(): Command {
     });
   registerAuth(program);
   registerResources(program);
+  registerRuns(program);
+  registerListen(program);
+  registerTrigger(program);
+  registerCompletion(program);
   return program;
 }
 

@@ -6,6 +6,10 @@ import { buildProgram } from "./program";
 
 /** Runs one command line and answers the exit code: 0 done, 1 the API (or server) refused, 2 bad usage. */
 export async function run(argv: string[]): Promise<number> {
+  // A reader that goes away (`rubricon ... | head`) is not an error.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(EXIT_OK);
+  });
   const program = buildProgram();
   const json = argv.includes("--json");
   try {
