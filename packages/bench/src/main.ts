@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchAutousers, printAutousersRows } from "./autousers-bench";
 import { compareResponses, type Probe } from "./check-responses";
+import { benchCli, printCliRows, writeCliResults } from "./cli-bench";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
 import { benchPool, printPoolRows } from "./pool-bench";
@@ -343,6 +344,13 @@ async function benchPoolSection(): Promise<number> {
   return result.pass ? 0 : 1;
 }
 
+async function benchCliSection(): Promise<number> {
+  const figures = benchCli(log);
+  printCliRows(figures);
+  log(`wrote ${writeCliResults(figures)}`);
+  return figures.every((f) => f.pass !== false) ? 0 : 1;
+}
+
 /** Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. */
 const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
@@ -352,6 +360,7 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   pool: benchPoolSection,
   webhooks: benchWebhooksSection,
   autousers: benchAutousersSection,
+  cli: benchCliSection,
 };
 
 async function main(): Promise<number> {

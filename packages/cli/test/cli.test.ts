@@ -1,8 +1,17 @@
+import { spawn } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { type FixtureSite, startFixtureSite } from "@rubricon/agents/testing";
+import { autouserRunLoop, startLoops } from "@rubricon/api";
+import { autousers, newId } from "@rubricon/db";
+import { constructEvent } from "@rubricon/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSION } from "../src/version";
 import {
+  cleanEnv,
   createAccount,
   type Installed,
   installPacked,
@@ -21,14 +30,29 @@ let account: TestAccount;
 let cli: Installed;
 let configDir: string;
 let work: string;
+let site: FixtureSite;
 
 beforeAll(async () => {
-  [server, cli] = await Promise.all([startTestServer(), installPacked()]);
+  [server, cli, site] = await Promise.all([
+    startTestServer({
+      env: {
+        // The event log and its stream, loopback receivers, and autousers that may open the loopback fixture site.
+        WEBHOOKS_ENABLED: "true",
+        WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
+        AUTOUSER_ALLOW_PRIVATE_URLS: "true",
+        DATA_DIR: tempDir("data"),
+      },
+    }),
+    installPacked(),
+    startFixtureSite(),
+  ]);
   account = await createAccount(server);
   configDir = tempDir("config");
   work = tempDir("work");
 }, 240_000);
-afterAll(() => server?.close());
+afterAll(async () => {
+  await Promise.all([server?.close(), site?.close()]);
+});
 
 /** `rubricon` from the installed tarball, pointed at the test server with the account's key. */
 function rubricon(args: string[], opts: RunOptions = {}): Promise<Result> {
@@ -282,4 +306,145 @@ describe("profiles", () => {
     expect(JSON.parse(readFileSync(file, "utf8")).profiles.staging.apiKey).toBeUndefined();
     expect((await rubricon(["whoami", "--profile", "staging"], { env })).code).toBe(2);
   });
+});
+
+describe("listen and trigger", () => {
+  it("forwards a real event to a local receiver that verifies it with @rubricon/webhooks", async () => {
+    let secret = "";
+    const received: { type: string; objectId: string }[] = [];
+    const receiver: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", async () => {
+        try {
+          const event = await constructEvent(
+            Buffer.concat(chunks).toString("utf8"),
+            req.headers as Record<string, string>,
+            secret,
+          );
+          received.push({ type: event.type, objectId: String((event.data.object as { id: string }).id) });
+          res.writeHead(200).end("ok");
+        } catch {
+          res.writeHead(400).end("bad signature");
+        }
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+    const child = spawn(
+      cli.bin,
+      ["listen", "--forward-to", hooks, "--events", "evaluation.created", "--json"],
+      {
+        cwd: work,
+        env: {
+          ...cleanEnv(),
+          RUBRICON_BASE_URL: server.url,
+          RUBRICON_API_KEY: account.apiKey,
+          RUBRICON_CONFIG_DIR: configDir,
+        },
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const nextLine = async () => JSON.parse(String((await lines.next()).value)) as Record<string, unknown>;
+    try {
+      const ready = await nextLine();
+      expect(ready).toMatchObject({ object: "listen", teamId: account.teamId, forwardTo: hooks });
+      secret = String(ready.secret);
+      expect(secret).toMatch(/^whsec_[\w-]{43}$/);
+
+      // Its evaluation.created is forwarded; its evaluation.status_changed is filtered out by --events.
+      const first = json<{ created: { evaluation: string } }>(
+        await rubricon(["trigger", "evaluation.status_changed", "--json"]),
+      );
+      const second = json<{ created: { evaluation: string } }>(
+        await rubricon(["trigger", "evaluation.created", "--json"]),
+      );
+      expect(await nextLine()).toMatchObject({ type: "evaluation.created", status: 200 });
+      expect(await nextLine()).toMatchObject({ type: "evaluation.created", status: 200 });
+      expect(received).toEqual([
+        { type: "evaluation.created", objectId: first.created.evaluation },
+        { type: "evaluation.created", objectId: second.created.evaluation },
+      ]);
+    } finally {
+      child.kill("SIGINT");
+      await new Promise((resolve) => child.once("exit", resolve));
+      receiver.close();
+    }
+    expect(stderr).toBe("");
+    // The same secret next time, kept in the profile.
+    expect(readFileSync(join(configDir, "config.json"), "utf8")).toContain(secret);
+  }, 90_000);
+
+  it("refuses to trigger what it cannot make, with exit 2", async () => {
+    const result = await rubricon(["trigger", "autouser_run.completed"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("rubricon runs start");
+  });
+});
+
+describe("runs", () => {
+  it("starts an autouser run and follows it to the end with a bar per autouser", async () => {
+    const autouserId = newId("autouser");
+    await server.database.db.insert(autousers).values({
+      id: autouserId,
+      teamId: account.teamId,
+      isSystem: false,
+      name: "Dana the shopper",
+      role: "Online shopper",
+      persona: {
+        description: "Shops online most weeks and expects pages to be quick and plain.",
+        goals: ["Find the price"],
+        traits: ["impatient"],
+        expertise: "intermediate",
+        accessibilityNeeds: [],
+        device: { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" },
+      },
+      status: "published",
+      visibility: "private",
+    });
+    const evaluation = json(
+      await rubricon([
+        "evaluations",
+        "create",
+        "--name",
+        "Tea shop",
+        "--type",
+        "SSE",
+        "--url",
+        site.urls.clean,
+        "--url",
+        site.urls.defects,
+        "--set",
+        "evaluationMethod=ai",
+        "--json",
+      ]),
+    );
+    const loops = startLoops(
+      [autouserRunLoop(server.app.services, { heartbeatMs: 250, pollMs: 50 })],
+      () => {},
+    );
+    try {
+      const result = await rubricon(["runs", "start", String(evaluation.id), "--autouser", autouserId], {
+        timeoutMs: 240_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = result.stdout.trim().split("\n");
+      expect(lines[0]).toMatch(new RegExp(`^${autouserId}\\s+\\[-{24}\\]\\s+0%\\s+0/2 queued$`));
+      expect(lines.at(-1)).toMatch(new RegExp(`^${autouserId}\\s+\\[#{24}\\] 100%\\s+2/2 completed$`));
+      expect(result.stderr).toContain("Done: 1 of 1 run(s) completed, 2 rating(s) made.");
+    } finally {
+      await loops.stop();
+    }
+    const results = json(await rubricon(["results", String(evaluation.id), "--json"]));
+    expect(results).toMatchObject({ autouserRatingCount: 2 });
+    const runs = json<{ data: { status: string }[] }>(
+      await rubricon(["runs", "list", String(evaluation.id), "--json"]),
+    );
+    expect(runs.data.map((r) => r.status)).toEqual(["completed"]);
+  }, 300_000);
 });

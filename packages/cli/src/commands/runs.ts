@@ -104,22 +104,23 @@ export function registerRuns(program: Command): void {
           throw new UsageError("Give at least one --autouser <id> (see `rubricon autousers list`).");
         const evaluationId = inv.args[0]!;
         const { client } = await inv.api();
-        const batch = (await client.evaluations.runAutousers.create(evaluationId, {
+        const batch = await client.evaluations.runAutousers.create(evaluationId, {
           autouserIds,
           ...(inv.opts.comparison ? { comparisonIds: inv.opts.comparison as string[] } : {}),
           ...(inv.opts.agents ? { agentCount: inv.opts.agents as number } : {}),
-        })) as unknown as { data: Run[]; plannedRatings: number };
+        });
+        const started = batch.data.runs as Run[];
         if (inv.opts.wait === false) {
           show(batch, inv.opts, () => {
-            printTable(batch.data as unknown as Record<string, unknown>[], RUN_COLUMNS);
+            printTable(started as unknown as Record<string, unknown>[], RUN_COLUMNS);
             note(`Follow with: rubricon runs watch ${evaluationId}`);
           });
           return;
         }
         if (!inv.opts.json)
-          note(`Started ${batch.data.length} run(s), ${batch.plannedRatings} ratings planned.`);
-        const ours = new Set(batch.data.map((r) => r.id));
-        process.exitCode = await follow(client, evaluationId, inv.opts.json === true, ours, batch.data);
+          note(`Started ${started.length} run(s), ${batch.plannedRatings} ratings planned.`);
+        const ours = new Set(started.map((r) => r.id));
+        process.exitCode = await follow(client, evaluationId, inv.opts.json === true, ours, started);
       }),
     );
 
