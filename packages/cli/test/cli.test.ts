@@ -448,3 +448,99 @@ describe("runs", () => {
     expect(runs.data.map((r) => r.status)).toEqual(["completed"]);
   }, 300_000);
 });
+
+describe("login", () => {
+  it("signs in with OAuth and PKCE through the consent page, refreshes, and logs out", async () => {
+    const dir = tempDir("login");
+    const env = { ...cleanEnv(), RUBRICON_BASE_URL: server.url, RUBRICON_CONFIG_DIR: dir };
+    delete env.RUBRICON_API_KEY;
+    const child = spawn(cli.bin, ["login", "--no-browser", "--scopes", "evaluations:read templates:read"], {
+      cwd: work,
+      env,
+    });
+    let stdout = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    const exited = new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? -1)));
+    const lines = createInterface({ input: child.stderr })[Symbol.asyncIterator]();
+    let address = "";
+    while (!address) {
+      const next = String((await lines.next()).value ?? "");
+      if (next.startsWith("http")) address = next;
+    }
+    const authorize = new URL(address);
+    expect(authorize.pathname).toBe("/api/oauth/authorize");
+    expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(authorize.searchParams.get("redirect_uri")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+
+    // The browser's part: signed in to the dashboard, the user allows the CLI on the consent page.
+    const start = await fetch(authorize, { redirect: "manual", headers: { Cookie: account.cookie } });
+    expect(start.status).toBe(303);
+    const uid = new URL(start.headers.get("location")!, server.url).pathname.split("/").pop()!;
+    const session = { Cookie: account.cookie, Origin: server.url, "Content-Type": "application/json" };
+    const details = await fetch(`${server.url}/api/oauth/interaction/${uid}`, { headers: session });
+    expect(JSON.stringify(await details.json())).toContain("Rubricon CLI");
+    const decided = await fetch(`${server.url}/api/oauth/interaction/${uid}`, {
+      method: "POST",
+      headers: session,
+      body: JSON.stringify({ decision: "allow" }),
+    });
+    const { redirectTo } = (await decided.json()) as { redirectTo: string };
+    const interactionCookies = start.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const back = await fetch(redirectTo, {
+      redirect: "manual",
+      headers: { Cookie: `${account.cookie}; ${interactionCookies}` },
+    });
+    expect(back.status).toBe(303);
+    const callback = await fetch(back.headers.get("location")!);
+    expect(await callback.text()).toContain("Signed in");
+
+    expect(await exited).toBe(0);
+    expect(stdout).toContain(`as user ${account.userId} on team ${account.teamId}`);
+    const stored = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles.default;
+    expect(stored.oauth.refreshToken).toEqual(expect.any(String));
+    expect(statSync(join(dir, "config.json")).mode & 0o777).toBe(0o600);
+
+    const me = json(
+      await rubricon(["whoami", "--json"], {
+        env: { RUBRICON_API_KEY: undefined, RUBRICON_CONFIG_DIR: dir },
+      }),
+    );
+    expect(me).toMatchObject({
+      principal: "oauth",
+      userId: account.userId,
+      scopes: ["evaluations:read", "templates:read"],
+    });
+
+    // An expired access token is refreshed with the refresh token, which rotates.
+    stored.oauth.expiresAt = 0;
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ profiles: { default: stored } }));
+    const listed = await rubricon(["evaluations", "list", "--json"], {
+      env: { RUBRICON_API_KEY: undefined, RUBRICON_CONFIG_DIR: dir },
+    });
+    expect(listed.code, listed.stderr).toBe(0);
+    const refreshed = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles.default;
+    expect(refreshed.oauth.refreshToken).not.toBe(stored.oauth.refreshToken);
+    expect(refreshed.oauth.expiresAt).toBeGreaterThan(Date.now());
+
+    const out = await rubricon(["logout", "--json"], {
+      env: { RUBRICON_API_KEY: undefined, RUBRICON_CONFIG_DIR: dir },
+    });
+    expect(JSON.parse(out.stdout)).toMatchObject({ loggedOut: true, revoked: true });
+    // The refresh token no longer works at the server.
+    const reuse = await fetch(refreshed.oauth.tokenEndpoint, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: refreshed.oauth.refreshToken,
+        client_id: refreshed.oauth.clientId,
+      }),
+    });
+    expect(reuse.status).toBe(400);
+  }, 120_000);
+});
