@@ -452,7 +452,7 @@ describe("runs", () => {
 describe("login", () => {
   it("signs in with OAuth and PKCE through the consent page, refreshes, and logs out", async () => {
     const dir = tempDir("login");
-    const env = { ...cleanEnv(), RUBRICON_BASE_URL: server.url, RUBRICON_CONFIG_DIR: dir };
+    const env: NodeJS.ProcessEnv = { ...cleanEnv(), RUBRICON_BASE_URL: server.url, RUBRICON_CONFIG_DIR: dir };
     delete env.RUBRICON_API_KEY;
     const child = spawn(cli.bin, ["login", "--no-browser", "--scopes", "evaluations:read templates:read"], {
       cwd: work,
