@@ -270,7 +270,7 @@ describe("two web instances and two workers", () => {
     );
     const [leaving, staying] = workers as [Proc, Proc];
     leaving.child.kill("SIGTERM");
-    expect(await stopped(leaving)).toBe(0);
+    expect(await stopped(leaving), leaving.output.slice(-3000)).toBe(0);
     expect(leaving.output).toMatch(/SIGTERM received, stopping/);
 
     const runs = await settledRuns(evaluation.id, 240_000);

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchAutousers, printAutousersRows } from "./autousers-bench";
 import { compareResponses, type Probe } from "./check-responses";
+import { benchCli, printCliRows, writeCliResults } from "./cli-bench";
 import { benchJudge } from "./judge/judge-bench";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
@@ -382,6 +383,13 @@ async function benchStartupSection(): Promise<number> {
   return figures.every((f) => f.pass) ? 0 : 1;
 }
 
+async function benchCliSection(): Promise<number> {
+  const figures = benchCli(log);
+  printCliRows(figures);
+  log(`wrote ${writeCliResults(figures)}`);
+  return figures.every((f) => f.pass !== false) ? 0 : 1;
+}
+
 /**
  * Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. `judge` runs only when named: it
  * installs page templates from npm and rates hundreds of captures.
@@ -395,6 +403,7 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   webhooks: benchWebhooksSection,
   autousers: benchAutousersSection,
   startup: benchStartupSection,
+  cli: benchCliSection,
   judge: benchJudgeSection,
 };
 const ON_REQUEST = new Set(["judge"]);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DateTime, IdParam } from "./common";
-import { EventEnvelope, EventType } from "./events";
+import { EVENT_TYPES, EventEnvelope, EventType } from "./events";
 import { listOf, PageQueryShape, withCursorRules } from "./pagination";
 
 /** Every signing secret starts with this, so a secret pasted in the wrong place is recognisable. */
@@ -218,3 +218,33 @@ export const EventListQuery = withCursorRules(
       .optional(),
   }),
 );
+
+/** `GET /events/stream`: the team's events live, as `rubricon listen` forwards them. */
+export const EventStreamQuery = z
+  .object({
+    teamId: teamIdField.optional(),
+    types: z
+      .string()
+      .max(1000)
+      .regex(/^[a-z_.,]+$/, "Event types are lowercase words joined by dots, separated by commas.")
+      .refine(
+        (value) => value.split(",").every((t) => (EVENT_TYPES as readonly string[]).includes(t)),
+        "Every type must be one of the event types.",
+      )
+      .meta({ description: "Only these event types, comma-separated (`evaluation.created,rating.created`)." })
+      .optional(),
+    lastEventId: z.string().min(1).max(100).optional(),
+  })
+  .strict();
+export type EventStreamQuery = z.infer<typeof EventStreamQuery>;
+
+export const EVENT_STREAM_EVENTS = {
+  ready:
+    '`{object: "event_stream", teamId}`, first: the stream is live; events that happen from now on follow (sent again on resume, without an id)',
+  ...Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      "the event, exactly as webhook deliveries send it; its `id` is the SSE id",
+    ]),
+  ),
+} as Record<string, string>;

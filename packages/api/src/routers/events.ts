@@ -1,4 +1,11 @@
-import { EventEnvelope, EventList, EventListQuery, IdParam } from "@rubricon/contracts";
+import {
+  EVENT_STREAM_EVENTS,
+  EventEnvelope,
+  EventList,
+  EventListQuery,
+  EventStreamQuery,
+  IdParam,
+} from "@rubricon/contracts";
 import * as core from "@rubricon/core";
 import { z } from "zod";
 import { apiProcedure, router } from "../trpc/init";
@@ -26,6 +33,29 @@ export const eventsRouter = router({
     .input(EventListQuery)
     .output(EventList)
     .query(async ({ ctx, input }) => toList(ctx, await core.listEvents(ctx.core, ctx.actor, input))),
+
+  // GET /events/stream — the team's events live, for `rubricon listen` and other local development tools
+  stream: apiProcedure
+    .meta({
+      stream: {
+        method: "GET",
+        path: "/events/stream",
+        summary: "Stream events",
+        description:
+          "The team's events as they happen, each exactly as webhook deliveries send it, with the same scope, plan " +
+          "and team rules as `GET /events`. `ready` comes first; then every event logged after the stream opened, " +
+          "in log order. Each event's SSE id is the event's `id`: reconnect with `Last-Event-ID` to get every event " +
+          "logged after it. Filter with `types`.",
+        tags,
+        events: EVENT_STREAM_EVENTS,
+      },
+      scope: "events:read",
+      ...gates,
+    })
+    .input(EventStreamQuery)
+    .subscription(async function* ({ ctx, input, signal }) {
+      yield* core.streamTeamEvents(ctx.core, ctx.actor, { ...input, signal });
+    }),
 
   // GET /events/{id} — one event
   get: apiProcedure

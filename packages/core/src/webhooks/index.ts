@@ -3,6 +3,7 @@ export * from "./auto-disable";
 export * from "./deliveries";
 export * from "./endpoints";
 export * from "./event-log";
+export * from "./event-stream";
 export * from "./schedule";
 export * from "./send";
 export * from "./settings";

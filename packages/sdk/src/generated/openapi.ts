@@ -2324,6 +2324,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events
+         * @description The team's events as they happen, each exactly as webhook deliveries send it, with the same scope, plan and team rules as `GET /events`. `ready` comes first; then every event logged after the stream opened, in log order. Each event's SSE id is the event's `id`: reconnect with `Last-Event-ID` to get every event logged after it. Filter with `types`.
+         *
+         *     A server-sent event stream. Each event's `data` is one line of JSON; a comment line is sent every 15 seconds while nothing happens. Events:
+         *     - `ready`: `{object: "event_stream", teamId}`, first: the stream is live; events that happen from now on follow (sent again on resume, without an id)
+         *     - `evaluation.created`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `evaluation.status_changed`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `evaluation.completed`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `autouser_run.completed`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `autouser_run.failed`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `rating.created`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `calibration.frozen`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *
+         *     API keys and OAuth tokens need the `events:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     Beta: while the deployment's `WEBHOOKS_ENABLED` setting is off it answers 503 `feature_not_available`, after checking credentials.
+         *
+         *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
+         */
+        get: operations["events-stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/evaluations/{id}/autouser-stream": {
         parameters: {
             query?: never;
@@ -10107,6 +10143,46 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+        };
+    };
+    "events-stream": {
+        parameters: {
+            query?: {
+                /** @description Team to act on (signed-in callers in several teams); keys and OAuth tokens act on their own team. */
+                teamId?: string;
+                /** @description Only these event types, comma-separated (`evaluation.created,rating.created`). */
+                types?: string;
+            };
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received before the connection dropped. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it stays open until the work is done or the client disconnects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "autouserRuns-stream": {

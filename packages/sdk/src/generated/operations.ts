@@ -145,5 +145,6 @@ export const operations: readonly OperationSpec[] = [
   { method: "GET", path: "/conversations/{id}/messages", operationId: "conversations-messages", tags: ["Conversations"], pathParams: ["id"], hasBody: false, hasQuery: true, kind: "list", deprecated: false, resource: ["conversations", "messages"], name: "list" },
   { method: "POST", path: "/conversations/{id}/messages", operationId: "conversations-send", tags: ["Conversations"], pathParams: ["id"], hasBody: true, hasQuery: false, kind: "stream", deprecated: false, resource: ["conversations", "messages"], name: "create" },
   { method: "POST", path: "/conversations/{id}/evaluations", operationId: "conversations-materialize", tags: ["Conversations"], pathParams: ["id"], hasBody: false, hasQuery: false, kind: "json", deprecated: false, resource: ["conversations", "evaluations"], name: "create" },
+  { method: "GET", path: "/events/stream", operationId: "events-stream", tags: ["Events"], pathParams: [], hasBody: false, hasQuery: true, kind: "stream", deprecated: false, resource: ["events"], name: "stream" },
   { method: "GET", path: "/evaluations/{id}/autouser-stream", operationId: "autouserRuns-stream", tags: ["Autousers"], pathParams: ["id"], hasBody: false, hasQuery: false, kind: "stream", deprecated: false, resource: ["evaluations"], name: "autouserStream" },
 ];

@@ -320,6 +320,7 @@ export type ConversationsMessagesListParams = Query<paths["/conversations/{id}/m
 export type ConversationsMessagesListResponse = Success<paths["/conversations/{id}/messages"]["get"]>;
 export type ConversationsMessagesCreateParams = Body<paths["/conversations/{id}/messages"]["post"]>;
 export type ConversationsEvaluationsCreateResponse = Success<paths["/conversations/{id}/evaluations"]["post"]>;
+export type EventsStreamParams = Query<paths["/events/stream"]["get"]>;
 
 export interface AuthFigmaPairResource {
   /**
@@ -1261,6 +1262,12 @@ export interface EventsResource {
    * `GET /events/{id}`
    */
   retrieve(id: string, options?: RequestOptions): Promise<EventsRetrieveResponse>;
+  /**
+   * Stream events.
+   *
+   * `GET /events/stream`
+   */
+  stream(params?: EventsStreamParams, options?: StreamRequestOptions): Promise<EventStream>;
 }
 
 export interface FilesResource {
