@@ -86,4 +86,10 @@ runMain("worker", async () => {
   };
   process.on("SIGINT", (s) => void stop(s));
   process.on("SIGTERM", (s) => void stop(s));
+  // Once stopping, the browser is let go while a page call of an interrupted run may still be pending; its
+  // rejection is expected then, and must not turn a clean stop into a crash. Before that, it stays fatal.
+  process.on("unhandledRejection", (reason) => {
+    if (!stopping) throw reason;
+    logger.warn({ err: reason instanceof Error ? reason.message : String(reason) }, "abandoned after stop");
+  });
 });
