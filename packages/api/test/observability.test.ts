@@ -1,7 +1,8 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseYaml } from "@redocly/openapi-core";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,8 @@ beforeAll(async () => {
     DATA_DIR: mkdtempSync(join(tmpdir(), "rubricon-obs-")),
     EMBEDDED_WORKER: "false",
     RATE_LIMIT_MODE: "log",
+    // Billing on: new teams start on Free (60 a minute), so most of the 1,000 requests below pass the limit.
+    BILLING_ENABLED: "true",
     PASSWORD_HASH_LOG_N: "12",
     METRICS_PORT: String(metricsPort),
     METRICS_HOST: "127.0.0.1",
@@ -180,6 +183,31 @@ describe("an operator watching the web process", () => {
     const after = await scrape();
     expect(gauge(after, "rubricon_autouser_runs", { status: "queued" })).toBe(3);
     expect(gauge(after, "rubricon_autouser_oldest_queued_seconds")).toBeGreaterThanOrEqual(1);
+  });
+
+  it("exports every metric the shipped Grafana dashboard and alert rules read", async () => {
+    await scrape();
+    const deploy = join(import.meta.dirname, "../../../deploy");
+    const dashboard = JSON.parse(readFileSync(join(deploy, "grafana/rubricon-dashboard.json"), "utf8")) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    const rules = parseYaml(readFileSync(join(deploy, "prometheus/alerts.yml"), "utf8")) as {
+      groups: { rules: { alert: string; expr: string }[] }[];
+    };
+    const exprs = [
+      ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)),
+      ...rules.groups.flatMap((g) => g.rules.map((r) => r.expr)),
+    ];
+    expect(dashboard.panels.length).toBeGreaterThanOrEqual(10);
+    expect(rules.groups[0]!.rules.length).toBeGreaterThanOrEqual(6);
+    const names = new Set(
+      exprs.flatMap((e) =>
+        [...e.matchAll(/\b(rubricon_[a-z0-9_]+?)(?:_bucket|_count|_sum)?\b/g)].map((m) => m[1]!),
+      ),
+    );
+    expect(names.size).toBeGreaterThanOrEqual(10);
+    const exported = new Set([...lastText.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+    expect([...names].filter((n) => !exported.has(n))).toEqual([]);
   });
 
   it("logs one JSON line per request, by route template, with no secret", async () => {
