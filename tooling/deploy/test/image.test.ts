@@ -50,6 +50,16 @@ interface Started {
   exited: Promise<number | null>;
 }
 
+/** The images' HEALTHCHECK command, as the Dockerfile runs it: true when it exits 0. */
+function healthCheck(port: number): boolean {
+  try {
+    execFileSync("sh", [join(out, "image.sh"), "health", String(port)], { stdio: "ignore", timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function start(role: "web" | "worker" | "migrate", env: NodeJS.ProcessEnv): Started {
   const child = spawn("sh", [join(out, "image.sh"), "start", role], {
     cwd: tmpdir(),
@@ -144,14 +154,24 @@ describe("the deployable folder", () => {
     expect(script, "a script of the page").toBeDefined();
     expect((await fetch(`${base}${script}`)).status).toBe(200);
 
+    // The liveness check the image's HEALTHCHECK runs.
+    expect(healthCheck(port)).toBe(true);
+
     web.child.kill("SIGTERM");
     expect(await web.exited).toBe(0);
 
-    const worker = start("worker", containerEnv({ BASE_URL: base }));
-    // Its first maintenance pass runs once it is started and listens for signals.
-    await waitFor("worker", worker, async () => worker.output().includes("worker maintenance"));
+    const healthPort = await freePort();
+    const worker = start("worker", containerEnv({ BASE_URL: base, WORKER_HEALTH_PORT: String(healthPort) }));
+    // Ready once its health port answers (what the image's HEALTHCHECK asks); it listens for signals by then.
+    await waitFor("worker", worker, () =>
+      fetch(`http://127.0.0.1:${healthPort}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    );
+    expect(healthCheck(healthPort)).toBe(true);
     worker.child.kill("SIGTERM");
-    expect(await worker.exited).toBe(0);
-    expect(worker.output()).toContain("worker stopped");
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(/"name":"worker".*"msg":"stopped"/);
   }, 180_000);
 });
