@@ -93,5 +93,6 @@ env.PATH = `${BIN}${delimiter}${env.PATH ?? ""}`;
 // Tests share one machine (ports, databases, a browser); one task at a time keeps them stable.
 const database = env.DATABASE_URL ? "Postgres from DATABASE_URL" : "embedded PGlite";
 log(`running the test suite (database: ${database})`);
-const code = run(turbo, ["run", "test", "--concurrency=1"], env);
+// --continue: every package's tests run even after one fails, so a run reports all its failures at once.
+const code = run(turbo, ["run", "test", "--concurrency=1", "--continue"], env);
 finish(code, code === 0 ? "all test tasks passed" : `test run failed (turbo exited with code ${code})`);

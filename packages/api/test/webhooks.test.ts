@@ -85,7 +85,8 @@ describe("gates", () => {
     const offUser = await signUp(off, "off-anon");
     const unscoped = await mintApiKey(off, offUser, ["evaluations:read"]);
     const routes = new RouteTable(appRouter).routes.filter((r) => r.meta.feature === "webhooks");
-    expect(routes).toHaveLength(12);
+    // The twelve webhooks and events operations, and the live event stream.
+    expect(routes).toHaveLength(13);
     for (const route of routes) {
       const path = route.path.replace(/\{(\w+)\}/g, "x_1");
       const init = { method: route.method, body: route.method === "GET" ? undefined : {} };
