@@ -33,7 +33,6 @@ runMain("worker", async () => {
   if (envFile) logger.info({ file: envFile }, "settings read from .env");
   checkWritable(env);
   const database = await openDatabase(env);
-  logger.info({ database: database.kind }, `started (${database.kind})`);
   const storage = createFileStorage(env);
   const loops = startLoops(
     backgroundLoops({ db: database.db, env, clock: systemClock, storage }),
@@ -86,6 +85,8 @@ runMain("worker", async () => {
   };
   process.on("SIGINT", (s) => void stop(s));
   process.on("SIGTERM", (s) => void stop(s));
+  // Said once the signal handlers are in place: a stop asked for from here on is a clean one.
+  logger.info({ database: database.kind }, `started (${database.kind})`);
   // Once stopping, the browser is let go while a page call of an interrupted run may still be pending; its
   // rejection is expected then, and must not turn a clean stop into a crash. Before that, it stays fatal.
   process.on("unhandledRejection", (reason) => {
