@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ChildProcess, SERVER_MAIN, startProcess, WORKER_MAIN } from "./helpers/process";
+import { type ChildProcess, freePort, SERVER_MAIN, startProcess, WORKER_MAIN } from "./helpers/process";
 import { TEST_SECRETS } from "./helpers/server";
 
 /**
@@ -47,14 +47,6 @@ class PostgresProxy {
     await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
     return (this.server.address() as { port: number }).port;
   }
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 let database: TestDatabase;

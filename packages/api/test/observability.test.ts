@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseYaml } from "@redocly/openapi-core";
@@ -8,7 +7,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SSE_BODY } from "./helpers/assertions";
 import { insertAutouser } from "./helpers/autousers";
-import { type ChildProcess, SERVER_MAIN, startProcess } from "./helpers/process";
+import { type ChildProcess, freePort, SERVER_MAIN, startProcess } from "./helpers/process";
 import { TEST_SECRETS, type TestServer } from "./helpers/server";
 
 /**
@@ -18,14 +17,6 @@ import { TEST_SECRETS, type TestServer } from "./helpers/server";
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const PASSWORD = "pw-Sesame-4815162342";
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 let database: TestDatabase;
 let web: ChildProcess;

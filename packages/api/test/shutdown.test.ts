@@ -1,11 +1,10 @@
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import { bootstrapAccount, setPasswordHashCost, systemClock } from "@rubricon/core";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SSE_BODY } from "./helpers/assertions";
 import { insertAutouser } from "./helpers/autousers";
-import { SERVER_MAIN, startProcess } from "./helpers/process";
+import { freePort, SERVER_MAIN, startProcess } from "./helpers/process";
 import { TEST_SECRETS, type TestServer } from "./helpers/server";
 
 /**
@@ -35,14 +34,6 @@ beforeAll(async () => {
   ));
 });
 afterAll(() => database?.dispose());
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 interface Outcome {
   status?: number;

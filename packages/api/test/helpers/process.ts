@@ -1,5 +1,6 @@
 /** A server or worker entry as its own OS process (tsx from this package, whatever the working directory). */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const TSX = pathToFileURL(
@@ -56,4 +57,13 @@ export function startProcess(
       }
     },
   };
+}
+
+/** A loopback port nothing listens on now, for a child process to take. */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address() as { port: number };
+  await new Promise((r) => s.close(r));
+  return port;
 }
