@@ -1,33 +1,23 @@
-import {
-  createTableRelationsHelpers,
-  DrizzleQueryError,
-  type ExtractTablesWithRelations,
-  entityKind,
-  extractTablesRelationalConfig,
-  getTableColumns,
-  is,
-  Param,
-  Placeholder,
-  type Query,
-  SQL,
-  Subquery,
-  sql,
-} from "drizzle-orm";
+import { DrizzleQueryError, getTableColumns, is, type Placeholder, sql } from "drizzle-orm";
 import {
   PgColumn,
-  PgDatabase,
-  PgDialect,
-  PgPreparedQuery,
-  type PgQueryResultHKT,
-  PgSession,
+  type PgPreparedQuery,
   type PgTable,
   type PreparedQueryConfig,
   type SelectedFieldsOrdered,
 } from "drizzle-orm/pg-core";
-import { PostgresJsSession } from "drizzle-orm/postgres-js";
 import type { Sql } from "postgres";
-import { type Db, type DbOrTx, directClient, type Schema } from "./client";
-import * as schema from "./schema/index";
+import { type Db, type DbOrTx, directClient } from "./client";
+import {
+  type CapturedQueryParts,
+  captureQuery,
+  decoderOf,
+  placeholderOf,
+  postgresJsClientOf,
+  prepareOnSession,
+  sessionOf,
+  unaliased,
+} from "./drizzle-internals";
 
 /**
  * A statement's named values, as placeholders to build it with: `$.teamId` stands for the `teamId` value each run
@@ -77,20 +67,12 @@ export function hotStatement<Values extends object, Config extends PreparedQuery
   };
   const run = async (handle: DbOrTx, values: Values): Promise<Config["execute"]> => {
     const statement = compiled ?? compile();
-    const session = handle._.session;
-    if (statement.mapRows && is(session, PostgresJsSession)) {
-      return runOnPostgresJs(session as unknown as { client: Sql }, statement, values);
+    const session = sessionOf(handle);
+    if (statement.mapRows) {
+      const client = postgresJsClientOf(session);
+      if (client) return runOnPostgresJs(client, statement, values);
     }
-    const query = handle._.session.prepareQuery<Config>(
-      { ...statement.query, params: statement.bind(values) },
-      statement.fields,
-      name,
-      true,
-      statement.mapRows,
-    );
-    if (statement.joinsNotNullableMap)
-      Object.assign(query, { joinsNotNullableMap: statement.joinsNotNullableMap });
-    return query.execute();
+    return prepareOnSession(session, statement, statement.bind(values), name).execute();
   };
   return Object.defineProperty(run, "sql", {
     get: () => compile().query.sql,
@@ -105,18 +87,17 @@ export function hotStatement<Values extends object, Config extends PreparedQuery
  * them. PGlite, used embedded and in tests, keeps Drizzle's path.
  */
 async function runOnPostgresJs<Values, Config extends PreparedQueryConfig>(
-  session: { client: Sql },
+  client: Sql,
   statement: Compiled<Values, Config>,
   values: Values,
 ): Promise<Config["execute"]> {
   const { sql: text } = statement.query;
   const params = statement.bind(values);
+  const driver = directClient(client);
   let rows: unknown[][];
   try {
     // biome-ignore lint/suspicious/noExplicitAny: postgres.js types parameters per client generics
-    rows = await directClient(session.client)
-      .unsafe(text, params as any[], { prepare: true })
-      .values();
+    rows = await driver.unsafe(text, params as any[], { prepare: true }).values();
   } catch (cause) {
     throw new DrizzleQueryError(text, params, cause as Error);
   }
@@ -136,22 +117,16 @@ export function rowParams<T extends PgTable>(
   return row as Params<T["$inferSelect"]>;
 }
 
-interface Compiled<Values, Config extends PreparedQueryConfig> {
-  query: Query;
+interface Compiled<Values, Config extends PreparedQueryConfig> extends CapturedQueryParts<Config> {
   bind(values: Values): unknown[];
-  fields: SelectedFieldsOrdered | undefined;
-  mapRows: ((rows: unknown[][]) => Config["execute"]) | undefined;
-  joinsNotNullableMap: Record<string, boolean> | undefined;
 }
 
 function compileStatement<Values extends object, Config extends PreparedQueryConfig>(
   name: string,
   build: (db: Db, $: Params<Values>) => Preparable<Config>,
 ): Compiled<Values, Config> {
-  const captured = build(compilingDatabase(), placeholderProxy<Values>()).prepare(name);
-  if (!(captured instanceof CapturedQuery))
-    throw new Error(`hotStatement ${name}: build it on the db it is given`);
-  const query = captured.getQuery();
+  const captured = captureQuery(name, (db) => build(db, placeholderProxy<Values>()));
+  const { query } = captured;
   const binders = query.params.map(binderOf);
   const fields = captured.fields?.map(({ path, field }) =>
     path.length === 1 && is(field, PgColumn) ? { path, field: unaliased(field) } : { path, field },
@@ -163,10 +138,6 @@ function compileStatement<Values extends object, Config extends PreparedQueryCon
     mapRows: captured.mapRows ?? (fields && flatRowMapper<Config["execute"]>(fields)),
     joinsNotNullableMap: captured.joinsNotNullableMap,
   };
-}
-
-interface Decoder {
-  mapFromDriverValue(value: unknown): unknown;
 }
 
 /**
@@ -192,43 +163,18 @@ function flatRowMapper<Rows>(fields: SelectedFieldsOrdered): ((rows: unknown[][]
   return (rows) => rows.map(mapRow) as Rows;
 }
 
-/** The decoder Drizzle's row mapping picks for a selected field (SQL keeps it internal, off its types). */
-function decoderOf(field: SelectedFieldsOrdered[number]["field"]): Decoder {
-  const of = (expression: SQL) => (expression as SQL & { decoder: Decoder }).decoder;
-  if (is(field, PgColumn)) return field;
-  if (is(field, SQL)) return of(field);
-  if (is(field, SQL.Aliased)) return of(field.sql);
-  if (is(field, Subquery)) return of(field._.sql);
-  throw new Error("hotStatement: a selected field that is neither a column, SQL nor a subquery");
-}
-
-/**
- * A column read through a subquery or CTE is a proxy naming the alias, and each proxy layer more than doubles
- * the cost of decoding a value through it (about 14 µs a row of evaluations through two, against 3 µs). A field
- * at the top of a row (not inside a nested object, where the column's table decides whether the object is null)
- * decodes the same through a plain copy of the column behind the proxies.
- */
-function unaliased(column: PgColumn): PgColumn {
-  return Object.create(Object.getPrototypeOf(column), Object.getOwnPropertyDescriptors(column));
-}
-
 type Binder = (values: object, statement: string) => unknown;
 
 /** How one compiled parameter takes its value; a placeholder bound to a column goes through its encoder. */
 function binderOf(param: unknown): Binder {
-  if (is(param, Placeholder)) {
-    const { name } = param;
-    return (values, statement) => placeholderValue(values, name, statement);
-  }
-  if (is(param, Param) && is(param.value, Placeholder)) {
-    const { name } = param.value;
-    const { encoder } = param;
-    return (values, statement) => {
-      const value = placeholderValue(values, name, statement);
-      return value === null || value === undefined ? null : encoder.mapToDriverValue(value);
-    };
-  }
-  return () => param;
+  const placeholder = placeholderOf(param);
+  if (!placeholder) return () => param;
+  const { name, encoder } = placeholder;
+  if (!encoder) return (values, statement) => placeholderValue(values, name, statement);
+  return (values, statement) => {
+    const value = placeholderValue(values, name, statement);
+    return value === null || value === undefined ? null : encoder.mapToDriverValue(value);
+  };
 }
 
 function placeholderValue(values: object, name: string, statement: string): unknown {
@@ -248,59 +194,4 @@ function placeholderProxy<Values>(): Params<Values> {
     return placeholder;
   };
   return new Proxy({}, { get }) as Params<Values>;
-}
-
-/** The compiled form of a query built on the compiling database: its SQL and how Drizzle maps its rows. */
-class CapturedQuery<Config extends PreparedQueryConfig> extends PgPreparedQuery<Config> {
-  static override readonly [entityKind]: string = "RubriconCapturedQuery";
-  /** Set by Drizzle's select on the query it prepares: which joined tables may be absent from a row. */
-  joinsNotNullableMap: Record<string, boolean> | undefined;
-
-  constructor(
-    query: Query,
-    readonly fields: SelectedFieldsOrdered | undefined,
-    readonly mapRows: ((rows: unknown[][]) => Config["execute"]) | undefined,
-  ) {
-    super(query, undefined, undefined);
-  }
-
-  execute(): Promise<Config["execute"]> {
-    return Promise.reject(new Error("A compiled statement runs through hotStatement, on a database handle."));
-  }
-}
-
-/** A session that runs nothing: preparing a query on it captures what Drizzle compiled. */
-class CompilingSession extends PgSession<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>> {
-  prepareQuery<Config extends PreparedQueryConfig>(
-    query: Query,
-    fields: SelectedFieldsOrdered | undefined,
-    _name: string | undefined,
-    _isResponseInArrayMode: boolean,
-    customResultMapper?: (rows: unknown[][]) => Config["execute"],
-  ): PgPreparedQuery<Config> {
-    return new CapturedQuery<Config>(query, fields, customResultMapper);
-  }
-
-  transaction<T>(): Promise<T> {
-    return Promise.reject(new Error("The compiling database runs no transactions."));
-  }
-}
-
-let compiling: Db | undefined;
-
-/** Built like the handles `createDatabase` makes (default dialect, the schema), so statements compile alike. */
-function compilingDatabase(): Db {
-  if (!compiling) {
-    const dialect = new PgDialect();
-    const tables = extractTablesRelationalConfig<ExtractTablesWithRelations<Schema>>(
-      schema,
-      createTableRelationsHelpers,
-    );
-    compiling = new PgDatabase<PgQueryResultHKT, Schema>(dialect, new CompilingSession(dialect), {
-      fullSchema: schema,
-      schema: tables.tables,
-      tableNamesMap: tables.tableNamesMap,
-    });
-  }
-  return compiling;
 }
