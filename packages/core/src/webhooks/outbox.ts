@@ -8,7 +8,8 @@ import {
 } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
 
-// Run in every transaction that writes an event.
+// Run in every transaction that writes an event. In id order, so the deliveries' `seq` follows the endpoints' ids,
+// as in the evaluation create's statement (`create-statement.ts`), whatever order the table's rows lie in.
 const subscribedEndpoints = hotStatement(
   "subscribed_endpoints",
   (db, $: Params<{ teamId: string; type: string }>) =>
@@ -21,7 +22,8 @@ const subscribedEndpoints = hotStatement(
           eq(webhookEndpoints.status, "enabled"),
           sql`${webhookEndpoints.enabledEvents} && array['*', ${$.type}]::text[]`,
         ),
-      ),
+      )
+      .orderBy(webhookEndpoints.id),
 );
 
 /**
