@@ -38,6 +38,17 @@ describe("documentation", () => {
     expect(files.filter((f) => !index.includes(`](${f})`))).toEqual([]);
   });
 
+  it("lists each decisions file's sections in the index, as its `##` headings name them", () => {
+    const index = read("docs/decisions/README.md");
+    const entries = [...index.matchAll(/^- \[[^\]]+\]\(([^)]+)\): (.*)$/gm)];
+    expect(entries.length).toBeGreaterThan(5);
+    for (const [, file, listed] of entries) {
+      const headings = [...read(`docs/decisions/${file}`).matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+      expect(headings.length, `${file} has no \`##\` sections`).toBeGreaterThan(0);
+      expect(listed, `the index entry of ${file}`).toBe(`${headings.join("; ")}.`);
+    }
+  });
+
   it("has no relative link in README or docs that points at a missing file", () => {
     const pages = [
       "README.md",
