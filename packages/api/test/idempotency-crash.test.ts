@@ -46,7 +46,7 @@ function startDoomedInstance(): Promise<{ child: ChildProcess; url: string }> {
   );
   return new Promise((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 90_000);
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       const url = /listening (\S+)/.exec(output)?.[1];
@@ -139,5 +139,5 @@ describe("an instance killed mid-request", () => {
       warn.mockRestore();
     }
     expect(await count()).toBe(before + 1);
-  }, 120_000);
+  }, 240_000);
 });

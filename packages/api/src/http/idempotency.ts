@@ -1,23 +1,17 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@rubricon/core";
-import { type Db, type DbOrTx, idempotencyRecords } from "@rubricon/db";
-import { and, eq, lt } from "drizzle-orm";
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export {
+  CLAIM_LEASE_MS,
+  type Claim,
+  claimIdempotencyKey,
+  IDEMPOTENCY_TTL_MS,
+  releaseIdempotencyKey,
+  type StoredResponse,
+  settleIdempotencyKey,
+} from "@rubricon/core";
+
 const MAX_KEY_LENGTH = 255;
-const WAIT_FOR_TWIN_MS = 10_000;
-/**
- * How long a claim may stay in progress before a retry may take it over. The work and the key's outcome commit in
- * one transaction, so a claim this old belongs to a request that died (a process killed mid-request) and whose
- * work rolled back; no request runs this long.
- */
-export const CLAIM_LEASE_MS = 60_000;
-const POLL_MS = 50;
-
-export interface StoredResponse {
-  status: number;
-  body: unknown;
-}
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
@@ -46,125 +40,4 @@ export function validateIdempotencyKey(key: string): void {
       },
     );
   }
-}
-
-export type Claim = { kind: "claimed" } | { kind: "replay"; response: StoredResponse };
-
-/**
- * Claims (scope, key) for this request, or answers the stored response of an identical earlier one. A twin
- * still in flight is waited for, so concurrent identical requests create exactly one resource.
- */
-export async function claimIdempotencyKey(
-  db: Db,
-  scope: string,
-  key: string,
-  fingerprint: string,
-  now: Date,
-): Promise<Claim> {
-  const deadline = Date.now() + WAIT_FOR_TWIN_MS;
-  for (;;) {
-    await db
-      .delete(idempotencyRecords)
-      .where(
-        and(
-          eq(idempotencyRecords.scope, scope),
-          eq(idempotencyRecords.key, key),
-          lt(idempotencyRecords.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)),
-        ),
-      );
-    const inserted = await db
-      .insert(idempotencyRecords)
-      .values({
-        scope,
-        key,
-        requestFingerprint: fingerprint,
-        state: "in_progress",
-        createdAt: now,
-      })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyRecords.key });
-    if (inserted.length > 0) return { kind: "claimed" };
-    const [existing] = await db
-      .select()
-      .from(idempotencyRecords)
-      .where(and(eq(idempotencyRecords.scope, scope), eq(idempotencyRecords.key, key)))
-      .limit(1);
-    if (!existing) continue; // released between our insert and select: try again
-    if (existing.requestFingerprint !== fingerprint) {
-      throw new ApiError(
-        "idempotency_key_reused",
-        "This Idempotency-Key was already used with a different request; use a new key for a new request.",
-        { param: "Idempotency-Key" },
-      );
-    }
-    if (existing.state === "done")
-      return {
-        kind: "replay",
-        response: {
-          status: existing.responseStatus!,
-          body: existing.responseBody,
-        },
-      };
-    if (existing.createdAt.getTime() < now.getTime() - CLAIM_LEASE_MS) {
-      const [taken] = await db
-        .update(idempotencyRecords)
-        .set({ createdAt: now })
-        .where(
-          and(
-            eq(idempotencyRecords.scope, scope),
-            eq(idempotencyRecords.key, key),
-            eq(idempotencyRecords.state, "in_progress"),
-            eq(idempotencyRecords.createdAt, existing.createdAt),
-          ),
-        )
-        .returning({ key: idempotencyRecords.key });
-      if (taken) {
-        console.warn(
-          JSON.stringify({
-            msg: "idempotency_claim_taken_over",
-            scope,
-            key,
-            claimed_at: existing.createdAt.toISOString(),
-          }),
-        );
-        return { kind: "claimed" };
-      }
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new ApiError(
-        "idempotency_request_in_progress",
-        "A request with this Idempotency-Key is still in progress; retry shortly.",
-        {
-          param: "Idempotency-Key",
-        },
-      );
-    }
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
-
-/** Forgets a claim whose request failed: it changed nothing, so a retry with the same key runs afresh. */
-export async function releaseIdempotencyKey(db: DbOrTx, scope: string, key: string): Promise<void> {
-  await db
-    .delete(idempotencyRecords)
-    .where(and(eq(idempotencyRecords.scope, scope), eq(idempotencyRecords.key, key)));
-}
-
-/** Stores a successful answer for replay, in the transaction of the work it answers. */
-export async function settleIdempotencyKey(
-  db: DbOrTx,
-  scope: string,
-  key: string,
-  response: StoredResponse,
-): Promise<void> {
-  const where = and(eq(idempotencyRecords.scope, scope), eq(idempotencyRecords.key, key));
-  await db
-    .update(idempotencyRecords)
-    .set({
-      state: "done",
-      responseStatus: response.status,
-      responseBody: response.body ?? null,
-    })
-    .where(where);
 }

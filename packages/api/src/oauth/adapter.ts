@@ -1,6 +1,5 @@
-import { decryptSecret, encryptSecret, sha256Hex } from "@rubricon/core";
-import { type Db, oauthRecords } from "@rubricon/db";
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { decryptSecret, encryptSecret, oauthRecordStore, sha256Hex } from "@rubricon/core";
+import type { Db } from "@rubricon/db";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 
 /** Records whose id is the credential itself: only its hash is a key, and the id never lands in the payload. */
@@ -18,8 +17,9 @@ const HASHED_MODELS = new Set([
 
 const SEALED = "sealed:";
 
-/** The authorization server's storage on Postgres: one row per record in `oauth_records`. */
+/** The authorization server's storage on Postgres: one row per record in `oauth_records` (core's record store). */
 export function postgresAdapter(db: Db, encryptionKey: string, now: () => Date) {
+  const store = oauthRecordStore(db, now);
   return class PostgresAdapter implements Adapter {
     private readonly hashed: boolean;
 
@@ -29,10 +29,6 @@ export function postgresAdapter(db: Db, encryptionKey: string, now: () => Date) 
 
     private key(id: string): string {
       return this.hashed ? sha256Hex(id) : id;
-    }
-
-    private live() {
-      return or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, now()));
     }
 
     private seal(payload: AdapterPayload): AdapterPayload {
@@ -62,28 +58,16 @@ export function postgresAdapter(db: Db, encryptionKey: string, now: () => Date) 
         uid: payload.uid ?? null,
         expiresAt,
       };
-      await db
-        .insert(oauthRecords)
-        .values(values)
-        .onConflictDoUpdate({
-          target: [oauthRecords.model, oauthRecords.key],
-          set: { payload: values.payload, grantId: values.grantId, uid: values.uid, expiresAt },
-        });
+      await store.upsert(values);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      const [row] = await db
-        .select({ payload: oauthRecords.payload, consumedAt: oauthRecords.consumedAt })
-        .from(oauthRecords)
-        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.key, this.key(id)), this.live()));
+      const row = await store.find(this.model, this.key(id));
       return row ? this.open(id, row) : undefined;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const [row] = await db
-        .select({ key: oauthRecords.key, payload: oauthRecords.payload, consumedAt: oauthRecords.consumedAt })
-        .from(oauthRecords)
-        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.uid, uid), this.live()));
+      const row = await store.findByUid(this.model, uid);
       // Only sessions are looked up by uid, and they are keyed by their own id.
       return row ? this.open(row.key, row) : undefined;
     }
@@ -93,22 +77,15 @@ export function postgresAdapter(db: Db, encryptionKey: string, now: () => Date) 
     }
 
     async consume(id: string): Promise<void> {
-      await db
-        .update(oauthRecords)
-        .set({ consumedAt: now() })
-        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.key, this.key(id))));
+      await store.consume(this.model, this.key(id));
     }
 
     async destroy(id: string): Promise<void> {
-      await db
-        .delete(oauthRecords)
-        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.key, this.key(id))));
+      await store.destroy(this.model, this.key(id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await db
-        .delete(oauthRecords)
-        .where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.grantId, grantId)));
+      await store.revokeByGrantId(this.model, grantId);
     }
   };
 }

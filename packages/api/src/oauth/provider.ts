@@ -1,7 +1,7 @@
 import { createPrivateKey, createSecretKey, hkdfSync } from "node:crypto";
 import { SCOPES } from "@rubricon/contracts";
-import { type Db, oauthGrants } from "@rubricon/db";
-import { eq } from "drizzle-orm";
+import { grantTeam } from "@rubricon/core";
+import type { Db } from "@rubricon/db";
 import Provider, {
   type Configuration,
   errors,
@@ -43,10 +43,7 @@ function signingJwks(secret: string) {
 
 async function teamOfGrant(db: Db, grantId: string | undefined): Promise<string> {
   if (!grantId) throw new errors.InvalidGrant("the grant is unknown");
-  const [row] = await db
-    .select({ teamId: oauthGrants.teamId, revokedAt: oauthGrants.revokedAt })
-    .from(oauthGrants)
-    .where(eq(oauthGrants.id, grantId));
+  const row = await grantTeam(db, grantId);
   if (!row || row.revokedAt) throw new errors.InvalidGrant("the grant was revoked");
   return row.teamId;
 }

@@ -6,10 +6,9 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import type { FileStorage } from "@rubricon/core";
+import { appliedMigrationCount, type FileStorage } from "@rubricon/core";
 import type { Database } from "@rubricon/db";
 import { migrationsFolder } from "@rubricon/db";
-import { sql } from "drizzle-orm";
 import type { Env } from "../config/env";
 import { checkWritable } from "../config/startup";
 import { log } from "./logger";
@@ -35,10 +34,7 @@ export function databaseCheck(database: Pick<Database, "db">): HealthCheck {
   return {
     name: "database",
     async run() {
-      const rows = (await database.db.execute(
-        sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
-      )) as unknown as { n: number }[] | { rows: { n: number }[] };
-      const n = Array.isArray(rows) ? rows[0]?.n : rows.rows[0]?.n;
+      const n = await appliedMigrationCount(database.db);
       const expected = expectedMigrations();
       if (n !== expected) throw new Error(`migrations: ${n} of ${expected} applied`);
     },

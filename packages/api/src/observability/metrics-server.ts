@@ -1,6 +1,11 @@
 import { createServer, type Server } from "node:http";
+import {
+  autouserRunQueue,
+  oldestPendingDeliveryAge,
+  oldestQueuedRunAge,
+  webhookDeliveryQueue,
+} from "@rubricon/core";
 import type { Db } from "@rubricon/db";
-import { sql } from "drizzle-orm";
 import { gaugeOnScrape, registry } from "./metrics";
 
 /**
@@ -29,10 +34,6 @@ export async function listenMetrics(port: number, host: string): Promise<Server>
   return server;
 }
 
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
-
 let queuesOn = false;
 
 /**
@@ -48,11 +49,7 @@ export function registerQueueGauges(db: Db): void {
     "Autouser runs waiting or in progress, by status",
     ["status"],
     async (set) => {
-      const rows = rowsOf<{ status: string; n: number }>(
-        await db.execute(
-          sql`select status, count(*)::int as n from autouser_runs where status in ('queued', 'running') group by status`,
-        ),
-      );
+      const rows = await autouserRunQueue(db);
       for (const status of ["queued", "running"])
         set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
     },
@@ -62,12 +59,7 @@ export function registerQueueGauges(db: Db): void {
     "Age of the oldest queued autouser run (0 when none waits)",
     [],
     async (set) => {
-      const [row] = rowsOf<{ s: number | null }>(
-        await db.execute(
-          sql`select extract(epoch from now() - min(created_at))::float8 as s from autouser_runs where status = 'queued'`,
-        ),
-      );
-      set({}, Math.max(0, row?.s ?? 0));
+      set({}, Math.max(0, (await oldestQueuedRunAge(db)) ?? 0));
     },
   );
   gaugeOnScrape(
@@ -75,11 +67,7 @@ export function registerQueueGauges(db: Db): void {
     "Webhook deliveries not yet delivered, by status",
     ["status"],
     async (set) => {
-      const rows = rowsOf<{ status: string; n: number }>(
-        await db.execute(
-          sql`select status, count(*)::int as n from webhook_deliveries where status in ('pending', 'retrying', 'abandoned') group by status`,
-        ),
-      );
+      const rows = await webhookDeliveryQueue(db);
       for (const status of ["pending", "retrying", "abandoned"])
         set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
     },
@@ -89,12 +77,7 @@ export function registerQueueGauges(db: Db): void {
     "Age of the oldest delivery still waiting for its first or next attempt (0 when none)",
     [],
     async (set) => {
-      const [row] = rowsOf<{ s: number | null }>(
-        await db.execute(
-          sql`select extract(epoch from now() - min(created_at))::float8 as s from webhook_deliveries where status in ('pending', 'retrying')`,
-        ),
-      );
-      set({}, Math.max(0, row?.s ?? 0));
+      set({}, Math.max(0, (await oldestPendingDeliveryAge(db)) ?? 0));
     },
   );
 }

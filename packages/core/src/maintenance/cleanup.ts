@@ -1,9 +1,7 @@
 import { type DbOrTx, idempotencyRecords, sessions } from "@rubricon/db";
 import { lt } from "drizzle-orm";
+import { IDEMPOTENCY_TTL_MS } from "../shared/idempotency";
 import { pruneEvents, pruneIdleRaters, pruneWebhookDeliveries } from "./retention";
-
-/** Idempotency keys are honoured for 24 hours; after that a retry is a new request. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export async function deleteExpiredIdempotencyRecords(db: DbOrTx, now: Date): Promise<number> {
   const rows = await db

@@ -34,6 +34,18 @@ export async function grantEndsTokens(db: Db, grantId: string, now: Date): Promi
   return false;
 }
 
+/** A grant's team and whether it was revoked, for the authorization server's token checks. */
+export async function grantTeam(
+  db: Db,
+  grantId: string,
+): Promise<{ teamId: string; revokedAt: Date | null } | undefined> {
+  const [row] = await db
+    .select({ teamId: oauthGrants.teamId, revokedAt: oauthGrants.revokedAt })
+    .from(oauthGrants)
+    .where(eq(oauthGrants.id, grantId));
+  return row;
+}
+
 export async function recordGrant(
   db: Db,
   grant: { id: string; clientId: string; userId: string; teamId: string; resource: string; scopes: string[] },
