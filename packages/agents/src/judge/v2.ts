@@ -54,8 +54,9 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
   // Published pages rarely pass axe clean; v1's half-at-10-points put nearly every real page near 0.2, where
   // it no longer told pages apart. Half at 25 points keeps it discriminating (the gates carry the severe cases).
   const axeTotal = s.axeViolations.reduce((sum, v) => sum + axePoints(v), 0);
-  // An axe run that did not finish checked nothing: the component drops out rather than passing the page.
-  scores.axe = s.axeChecked === false ? null : 25 / (25 + axeTotal);
+  // An axe run that did not finish checked nothing: unknown is scored as the middle, neither a pass (which would
+  // lift the page above one axe did check) nor dropped (its weight is the largest a screen-reader user has).
+  scores.axe = s.axeChecked === false ? 0.5 : 25 / (25 + axeTotal);
   scores.contrast =
     r.contrast.measuredChars === 0 ? null : 1 - 0.5 * r.contrast.below45Share - 0.5 * r.contrast.below3Share;
   scores.textSize = r.text.chars === 0 ? null : 1 - 0.6 * r.text.smallShare - 0.4 * r.text.tinyShare;

@@ -343,8 +343,15 @@ export async function benchJudge(
           return;
         }
         shot = stored;
-        const stamp = (stored as PageCapture & { fingerprint?: string }).fingerprint;
-        if (stamp) fingerprints.set(key, stamp);
+        // Captures saved before fingerprints: the screenshot's measures, the tree and the text stand in for pixels.
+        const stamp =
+          (stored as PageCapture & { fingerprint?: string }).fingerprint ??
+          createHash("sha256")
+            .update(JSON.stringify(stored.signals.visual))
+            .update(stored.accessibilityTree)
+            .update(stored.visibleText)
+            .digest("hex");
+        fingerprints.set(key, stamp);
       } else {
         try {
           shot = await capture(browser!, device, url, isAllowedUrl);
