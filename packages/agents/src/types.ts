@@ -66,6 +66,11 @@ export type AxeImpact = "minor" | "moderate" | "serious" | "critical";
 export interface PageSignals {
   /** axe-core violations: rule id, impact, how many nodes, a short help text. */
   axeViolations: { id: string; impact: AxeImpact; nodes: number; help: string }[];
+  /**
+   * False when axe-core did not finish (it timed out or the page runs no timers): `axeViolations` is then empty
+   * because nothing was checked, not because nothing failed. Absent in captures made before it was recorded.
+   */
+  axeChecked?: boolean;
   /** Text whose contrast falls below WCAG AA for its size. */
   contrastFailures: number;
   /** Share of visible text (by characters) smaller than 12 CSS px. */
@@ -131,7 +136,16 @@ export interface RenderingSignals {
    * Document width over viewport width (1 when it fits), and the share of the first screen's text (by
    * characters) drawn over other text.
    */
-  layout: { overflowRatio: number; overlappingTextShare: number };
+  layout: {
+    overflowRatio: number;
+    overlappingTextShare: number;
+    /**
+     * Share of the first screen laid out for content that does not show (an element kept in the flow but
+     * `visibility: hidden` or `opacity: 0`, as when an animation script never runs); absent in captures made
+     * before it was measured.
+     */
+    hiddenShare?: number;
+  };
   /** Visible controls to activate (links, buttons, ARIA widgets; form fields are `unlabelledFields`), those without an accessible name, and elements with a positive tabindex. */
   controls: { total: number; unnamed: number; fields: number; positiveTabindex: number };
 }

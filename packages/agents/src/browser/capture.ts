@@ -69,7 +69,7 @@ export async function capturePage(
     false,
   );
   const paint = timersRun ? await within(page.evaluate(largestContentfulPaint), LCP_WAIT_MS, null) : null;
-  const violations = timersRun ? await within(axeViolations(page), AXE_TIMEOUT_MS, []) : [];
+  const violations = timersRun ? await within(axeViolations(page), AXE_TIMEOUT_MS, null) : null;
   const tree = await page
     .locator("body")
     .ariaSnapshot({ timeout: 10_000 })
@@ -78,8 +78,9 @@ export async function capturePage(
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
   const visual = screenshot ? screenshotMeasures(screenshot, viewport.width) : null;
   const signals: PageSignals = {
-    axeViolations: violations,
-    contrastFailures: violations.find((v) => v.id === "color-contrast")?.nodes ?? 0,
+    axeViolations: violations ?? [],
+    axeChecked: violations !== null,
+    contrastFailures: violations?.find((v) => v.id === "color-contrast")?.nodes ?? 0,
     smallTextRatio: dom.smallTextRatio,
     smallTapTargets: dom.smallTapTargets,
     interactiveElements: dom.interactiveElements,

@@ -108,12 +108,13 @@ export function measureRendering(): RenderingSignals {
   const COLS = 64;
   const ROWS = 40;
   const cells = new Uint8Array(COLS * ROWS);
-  const mark = (r: { left: number; top: number; right: number; bottom: number }) => {
+  const holes = new Uint8Array(COLS * ROWS);
+  const mark = (r: { left: number; top: number; right: number; bottom: number }, grid = cells) => {
     const x0 = Math.max(0, Math.floor((r.left / vw) * COLS));
     const x1 = Math.min(COLS - 1, Math.floor(((r.right - 0.01) / vw) * COLS));
     const y0 = Math.max(0, Math.floor((r.top / vh) * ROWS));
     const y1 = Math.min(ROWS - 1, Math.floor(((r.bottom - 0.01) / vh) * ROWS));
-    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) cells[y * COLS + x] = 1;
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) grid[y * COLS + x] = 1;
   };
   const onFirstScreen = (r: DOMRect) => r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
 
@@ -232,9 +233,16 @@ export function measureRendering(): RenderingSignals {
   for (const el of body ? body.querySelectorAll("*") : []) {
     if (["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "BR", "WBR", "OPTION"].includes(el.tagName)) continue;
     const s = styleOf(el);
-    if (s.display === "none" || s.visibility === "hidden") continue;
+    if (s.display === "none") continue;
     const rect = el.getBoundingClientRect();
     if (rect.width < 2 || rect.height < 2) continue;
+    if (s.visibility === "hidden" || s.opacity === "0") {
+      // A hole: the element keeps its place in the flow but shows nothing. Only the outermost one counts, and
+      // not menus, dialogs and tooltips positioned out of the flow, which wait hidden by design.
+      const inFlow = s.position === "static" || s.position === "relative";
+      if (inFlow && onFirstScreen(rect) && (!el.parentElement || shown(el.parentElement))) mark(rect, holes);
+      continue;
+    }
     elements++;
     const bg = parseColor(s.backgroundColor);
     const hasBg = (bg !== null && bg[3] > 0.05) || s.backgroundImage !== "none";
@@ -330,6 +338,8 @@ export function measureRendering(): RenderingSignals {
 
   let covered = 0;
   for (const c of cells) covered += c;
+  let hidden = 0;
+  for (const c of holes) hidden += c;
   return {
     images: {
       total: imagesTotal + backgroundsLoaded + backgroundsFailed,
@@ -360,6 +370,7 @@ export function measureRendering(): RenderingSignals {
     layout: {
       overlappingTextShare: share(overlapChars, firstScreenChars),
       overflowRatio: round3(Math.max(1, root.scrollWidth / Math.max(1, root.clientWidth))),
+      hiddenShare: share(hidden, COLS * ROWS),
     },
     controls: { total: controls.length, unnamed, fields, positiveTabindex },
   };

@@ -50,6 +50,18 @@ export function sseScore(q: number, template: Pick<JudgeTemplate, "scaleMin" | "
   return template.scaleMin + Math.round(q * (template.scaleMax - template.scaleMin));
 }
 
+/**
+ * heuristic-v2's SSE mapping: quality on a log scale, from the top point at quality 1 down to the bottom one at
+ * `QUALITY_FLOOR` and below. v2's gates multiply quality, so on a log scale a gate takes the same number of
+ * points off a page whatever else is wrong with it: a severe problem still costs a point on a page that is
+ * already poor, where a linear scale would squeeze it into a rounding step.
+ */
+export const QUALITY_FLOOR = 0.15;
+export function sseScoreV2(q: number, template: Pick<JudgeTemplate, "scaleMin" | "scaleMax">): number {
+  const position = q <= QUALITY_FLOOR ? 0 : 1 + Math.log(Math.min(1, q)) / Math.log(1 / QUALITY_FLOOR);
+  return template.scaleMin + Math.round(position * (template.scaleMax - template.scaleMin));
+}
+
 /** SxS: side B's quality less side A's, to -3 (A much better) .. +3 (B much better). */
 export function sxsScore(qA: number, qB: number): number {
   const d = qB - qA;
@@ -157,7 +169,7 @@ function rateSseV2(input: JudgeInput, signals: PageSignals): JudgeResult {
   for (const t of input.templates) {
     const q = qualityV2(signals, t, input.persona);
     factors = q.personaFactors;
-    ratings[t.id] = sseScore(q.quality, t);
+    ratings[t.id] = sseScoreV2(q.quality, t);
     lines.push(
       `${t.name}: ${ratings[t.id]} of ${t.scaleMax} (quality ${q.quality} from defects ${q.base}${gateWords(q.gates)})` +
         `${formulaNote(t, q.formula, q.direct)}.`,

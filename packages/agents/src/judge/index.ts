@@ -4,15 +4,18 @@ export {
   HEURISTIC_MODEL,
   HEURISTIC_MODEL_V1,
   type HeuristicModel,
+  QUALITY_FLOOR,
   quality,
   SXS_DEAD_ZONE,
   sseScore,
+  sseScoreV2,
   sxsScore,
 } from "./heuristic-judge";
 export {
   componentScoresV2,
   type Gate,
   gatesFor,
+  namesSeverity,
   qualityV2,
   type Reader,
   readerOf,

@@ -54,7 +54,9 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
   // Published pages rarely pass axe clean; v1's half-at-10-points put nearly every real page near 0.2, where
   // it no longer told pages apart. Half at 25 points keeps it discriminating (the gates carry the severe cases).
   const axeTotal = s.axeViolations.reduce((sum, v) => sum + axePoints(v), 0);
-  scores.axe = 25 / (25 + axeTotal);
+  // An axe run that did not finish checked nothing: unknown is scored as the middle, neither a pass (which would
+  // lift the page above one axe did check) nor dropped (its weight is the largest a screen-reader user has).
+  scores.axe = s.axeChecked === false ? 0.5 : 25 / (25 + axeTotal);
   scores.contrast =
     r.contrast.measuredChars === 0 ? null : 1 - 0.5 * r.contrast.below45Share - 0.5 * r.contrast.below3Share;
   scores.textSize = r.text.chars === 0 ? null : 1 - 0.6 * r.text.smallShare - 0.4 * r.text.tinyShare;
@@ -74,9 +76,11 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
 }
 
 /**
- * Share of unnamed things, averaged over the kinds the page has: images without a text alternative, form
- * fields without a label, controls without a name. Per kind, so stripping every alt text moves it as much on
- * a page with many links as on one with few.
+ * How badly a page names its images, fields and controls, 0..1: half the mean over the kinds the page has of the
+ * share left unnamed (images without a text alternative, fields without a label, controls without a name), half
+ * the count of unnamed things n as n / (n + 8). The share alone saturates: a page that already misses a name on
+ * each of its few kinds looks no worse when every other name goes; the count keeps reacting to each unnamed thing
+ * a screen-reader user has to guess at (one costs 0.06, eight 0.25).
  */
 export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
   const kinds: number[] = [];
@@ -85,7 +89,9 @@ export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
   const fields = Math.max(r.controls.fields ?? 0, s.unlabelledFields);
   if (fields > 0) kinds.push(s.unlabelledFields / fields);
   if (r.controls.total > 0) kinds.push(r.controls.unnamed / r.controls.total);
-  return kinds.length === 0 ? 0 : round3(kinds.reduce((a, b) => a + b, 0) / kinds.length);
+  const share = kinds.length === 0 ? 0 : kinds.reduce((a, b) => a + b, 0) / kinds.length;
+  const unnamed = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
+  return round3(0.5 * share + 0.5 * (unnamed / (unnamed + 8)));
 }
 
 /** Author styling 0..1 from the defaults a page without styles keeps; null when there is too little text to tell. */
@@ -136,7 +142,16 @@ export function visualAppeal(v: VisualSignals): { appeal: number; parts: Record<
 }
 
 export interface Gate {
-  name: "content" | "images" | "styles" | "readability" | "overflow" | "layout" | "names" | "appeal";
+  name:
+    | "content"
+    | "images"
+    | "styles"
+    | "readability"
+    | "overflow"
+    | "layout"
+    | "hidden"
+    | "names"
+    | "appeal";
   factor: number;
   /** What drove it, in words. */
   reason: string;
@@ -194,7 +209,8 @@ export function gatesFor(
 
   // Two measures must agree before text is called illegible: when axe, which resolves what is painted behind
   // text its own way and leaves doubtful cases out, finds no contrast failure, the rendered shares count a quarter.
-  const agree = s.contrastFailures > 0 ? 1 : 0.25;
+  // Without an axe result there is no second opinion, and the rendered shares count half.
+  const agree = s.axeChecked === false ? 0.5 : s.contrastFailures > 0 ? 1 : 0.25;
   const c3 = r.contrast.below3Share * agree;
   const c45 = r.contrast.below45Share * agree;
   const { tinyShare: tiny, smallShare: small } = r.text;
@@ -232,10 +248,21 @@ export function gatesFor(
     });
   }
 
+  // Holes: content laid out but not shown (an animation script that never ran, a half-rendered page). Hidden
+  // content is also hidden from a screen reader, so every reader loses it.
+  const hidden = r.layout.hiddenShare ?? 0;
+  if (hidden > 0.03) {
+    gates.push({
+      name: "hidden",
+      factor: Math.max(0.35, 1 - 1.2 * hidden),
+      reason: `${pct(hidden)} of the first screen is laid out for content that does not show`,
+    });
+  }
+
   const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
   if (missing > 0) {
     const severityNames = namesSeverity(s, r);
-    const k = reader.screenReader ? 0.75 : reader.keyboard ? 0.6 : 0.45;
+    const k = reader.screenReader ? 0.9 : reader.keyboard ? 0.7 : 0.55;
     const parts: string[] = [];
     if (s.imagesWithoutAlt > 0) parts.push(`${s.imagesWithoutAlt} images without a text alternative`);
     if (s.unlabelledFields > 0) parts.push(`${s.unlabelledFields} form fields without a label`);
@@ -244,7 +271,8 @@ export function gatesFor(
     gates.push({ name: "names", factor: 1 - k * severityNames, reason: parts.join(", ") });
   }
 
-  if (!reader.screenReader && s.visual) {
+  // Sighted readers, and a screen-reader user with low vision who still sees the page in part.
+  if ((!reader.screenReader || reader.lowVision) && s.visual) {
     const strength =
       template.sourceBuiltInId === "visual-design" || template.sourceBuiltInId === "design-system"
         ? 0.6

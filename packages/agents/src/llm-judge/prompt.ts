@@ -154,7 +154,10 @@ function renderingFacts(r: RenderingSignals): string[] {
     `layout: the page is ${Math.round(layout.overflowRatio * 100) / 100}× the viewport's width` +
       (layout.overlappingTextShare === undefined
         ? ""
-        : `; ${percent(layout.overlappingTextShare)} of the first screen's text drawn over other text`),
+        : `; ${percent(layout.overlappingTextShare)} of the first screen's text drawn over other text`) +
+      (layout.hiddenShare === undefined
+        ? ""
+        : `; ${percent(layout.hiddenShare)} of the first screen laid out for content that does not show`),
     `controls: ${r.controls.unnamed} of ${r.controls.total} without an accessible name` +
       (controls.fields === undefined ? "" : `; ${controls.fields} form fields`) +
       `; ${r.controls.positiveTabindex} with a positive tabindex`,

@@ -6,9 +6,12 @@
  *
  * Options: `--corpus tuning|heldout|all`, `--limit N` (pages per package), `--page <id part>`, `--twins a,b`,
  * `--personas a,b` (id parts), `--one-desktop`, `--concurrency N`, and `--url <address>` to rate one page and
- * print every persona's score and evidence.
+ * print every persona's score and evidence. `--save-captures <file>` keeps every capture's measures (no
+ * screenshot) and `--replay <file>` rates those again without a browser, so a formula change is measured on
+ * the same captures in seconds.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentBrowser,
@@ -45,6 +48,10 @@ export interface JudgeBenchOptions {
   /** Rate this one address (no twins) and print every persona's score and evidence. */
   url: string | null;
   concurrency: number;
+  /** Write every capture (without its screenshot) to this file. */
+  saveCaptures: string | null;
+  /** Rate the captures of this file (written by `saveCaptures`) instead of browsing. */
+  replay: string | null;
 }
 
 export function judgeBenchOptions(flags: Record<string, string>): JudgeBenchOptions {
@@ -75,6 +82,8 @@ export function judgeBenchOptions(flags: Record<string, string>): JudgeBenchOpti
     page: flags.page ?? null,
     url: flags.url ?? null,
     concurrency: Math.max(1, Math.min(8, Math.floor(concurrency) || 3)),
+    saveCaptures: flags["save-captures"] ?? null,
+    replay: flags.replay ?? null,
   };
 }
 
@@ -239,10 +248,11 @@ export async function benchJudge(
   const personas = await loadSystemPersonas(database);
   log(`${personas.length} system personas: ${personas.map((p) => short(p.id)).join(", ")}`);
   const judge = createHeuristicJudge();
-  const browser = await launchAgentBrowser({ chromiumPath: process.env.CHROMIUM_PATH });
+  const browser = opts.replay ? null : await launchAgentBrowser({ chromiumPath: process.env.CHROMIUM_PATH });
   const sites: CorpusSite[] = [];
   try {
     if (opts.url) {
+      if (!browser) throw new Error("--url rates a live page; it does not combine with --replay");
       await rateOneUrl(opts, personas, judge, browser, log);
       return { figures: [], pass: true };
     }
@@ -311,36 +321,89 @@ export async function benchJudge(
     );
     const scores = new Map<string, Rated>();
     const failures: string[] = [];
+    const replayed: Record<string, PageCapture> = opts.replay
+      ? (JSON.parse(readFileSync(opts.replay, "utf8")) as { captures: Record<string, PageCapture> }).captures
+      : {};
+    const saved: Record<string, PageCapture & { fingerprint: string }> = {};
+    // What the visitor gets, per capture: the screenshot's pixels and the accessibility tree. A twin that renders
+    // exactly like its intact page (its change hit nothing on screen or in the tree) is not a worse page.
+    const fingerprints = new Map<string, string>();
     let done = 0;
+    let rateMs = 0;
+    let rated = 0;
     const started = Date.now();
-    await pool(jobs, opts.concurrency, async ({ page, variant, device }) => {
+    await pool(jobs, opts.replay ? 1 : opts.concurrency, async ({ page, variant, device }) => {
       const url = variant ? `${page.url}?twin=${variant}` : page.url;
+      const key = `${page.id}|${variant ?? "intact"}|${deviceKey(device)}`;
       let shot: PageCapture;
-      try {
-        shot = await capture(browser, device, url, isAllowedUrl);
-      } catch (err) {
-        failures.push(`${page.id} ${variant ?? "intact"} ${deviceKey(device)}: ${(err as Error).message}`);
-        return;
+      if (opts.replay) {
+        const stored = replayed[key];
+        if (!stored) {
+          failures.push(`${key}: not in ${opts.replay}`);
+          return;
+        }
+        shot = stored;
+        // Captures saved before fingerprints: the screenshot's measures, the tree and the text stand in for pixels.
+        const stamp =
+          (stored as PageCapture & { fingerprint?: string }).fingerprint ??
+          createHash("sha256")
+            .update(JSON.stringify(stored.signals.visual))
+            .update(stored.accessibilityTree)
+            .update(stored.visibleText)
+            .digest("hex");
+        fingerprints.set(key, stamp);
+      } else {
+        try {
+          shot = await capture(browser!, device, url, isAllowedUrl);
+        } catch (err) {
+          failures.push(`${page.id} ${variant ?? "intact"} ${deviceKey(device)}: ${(err as Error).message}`);
+          return;
+        }
+        const fingerprint = createHash("sha256")
+          .update(shot.screenshot ?? new Uint8Array())
+          .update(shot.accessibilityTree)
+          .digest("hex");
+        fingerprints.set(key, fingerprint);
+        if (opts.saveCaptures) saved[key] = { ...shot, screenshot: null, fingerprint };
       }
       for (const p of raters) {
         if (deviceKey(deviceOf(p)) !== deviceKey(device)) continue;
+        const t0 = performance.now();
         scores.set(`${page.id}|${variant ?? "intact"}|${p.id}`, await rate(judge, p, shot));
+        rateMs += performance.now() - t0;
+        rated++;
       }
       done++;
-      if (done % 20 === 0 || done === jobs.length)
+      if (!opts.replay && (done % 20 === 0 || done === jobs.length))
         log(`${done} of ${jobs.length} captures (${Math.round((Date.now() - started) / 1000)} s)`);
     });
+    if (rated > 0) log(`the judge took ${(rateMs / rated).toFixed(2)} ms a rating (${rated} ratings)`);
+    if (opts.saveCaptures) {
+      const merged = existsSync(opts.saveCaptures)
+        ? (JSON.parse(readFileSync(opts.saveCaptures, "utf8")) as { captures: Record<string, PageCapture> })
+            .captures
+        : {};
+      writeFileSync(opts.saveCaptures, JSON.stringify({ captures: { ...merged, ...saved } }));
+      log(`${Object.keys(saved).length} captures saved to ${opts.saveCaptures}`);
+    }
     for (const f of failures) log(`capture failed: ${f}`);
 
     const pairs: PairResult[] = [];
     const detail: unknown[] = [];
+    const alike = new Set<string>();
     for (const page of chosen) {
       for (const p of raters) {
         const intact = scores.get(`${page.id}|intact|${p.id}`);
         if (!intact) continue;
+        const device = deviceKey(deviceOf(p));
         for (const d of degradations) {
           const twin = scores.get(`${page.id}|${d}|${p.id}`);
           if (!twin) continue;
+          const stamp = fingerprints.get(`${page.id}|${d}|${device}`);
+          if (stamp && stamp === fingerprints.get(`${page.id}|intact|${device}`)) {
+            alike.add(`${page.id} ${d} ${device}`);
+            continue;
+          }
           pairs.push({
             corpus: page.corpus,
             page: page.id,
@@ -361,6 +424,8 @@ export async function benchJudge(
         }
       }
     }
+    if (alike.size > 0)
+      log(`${alike.size} twins render exactly like their page and are left out: ${[...alike].join(", ")}`);
     const personaIds = raters.map((p) => short(p.id));
     for (const c of ["tuning", "heldout"] as const) printCorpus(c, pairs, personaIds, degradations);
     const model = [...new Set([...scores.values()].map((s) => s.model))].join(", ");
@@ -389,6 +454,7 @@ export async function benchJudge(
           pages: chosen.map((p) => ({ corpus: p.corpus, id: p.id, kind: p.kind })),
           captureFailures: failures,
           twinsLeftOut: unchanged,
+          twinsRenderedAlike: [...alike],
           localisedLinks: rewrites,
           figures,
         },
@@ -400,7 +466,7 @@ export async function benchJudge(
     log(`judge ${model}; results in ${join(resultsDir, "judge.json")}, every pair in judge-pairs.json`);
     return { figures, pass };
   } finally {
-    await browser.close();
+    await browser?.close();
     await Promise.all(sites.map((s) => s.close()));
   }
 }
