@@ -11,7 +11,12 @@ import { SettingsNav } from "@/features/navigation/settings-nav";
 import { errorMessage, isUnauthenticated } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 
-const TOP_NAV = [...PRODUCT_NAV, { href: "/settings", label: "Settings" }];
+// The reference sits beside Settings: it is where API users go from the dashboard, and it is public.
+const TOP_NAV = [
+  ...PRODUCT_NAV,
+  { href: "/settings", label: "Settings" },
+  { href: "/docs", label: "API reference" },
+];
 
 /** Every dashboard page needs a session: without one, the visitor is sent to sign in and comes back after. */
 export function DashboardShell({

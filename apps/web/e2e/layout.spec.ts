@@ -206,6 +206,7 @@ test("on a laptop the product sits in the top bar and Sign out is on screen", as
       "Templates",
       "Builder",
       "Settings",
+      "API reference",
     ]);
     await expect(page.getByRole("button", { name: "Menu" })).toBeHidden();
     const box = await page.getByRole("button", { name: "Sign out" }).boundingBox();

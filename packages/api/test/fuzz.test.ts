@@ -48,7 +48,7 @@ beforeAll(async () => {
   });
   fixtures.webhooks = bodyOf(endpoint).id;
   fixtures.teams = user.teamId;
-}, 60_000);
+}, 240_000);
 afterAll(() => server?.close());
 
 /** mulberry32: a small seeded generator, so every run sends the same requests. */

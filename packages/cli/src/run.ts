@@ -67,6 +67,7 @@ function reportApiError(err: RubriconError, json: boolean): void {
       param: err.param,
       status: err.status,
       request_id: err.requestId,
+      doc_url: err.docUrl,
     });
     return;
   }
@@ -74,5 +75,6 @@ function reportApiError(err: RubriconError, json: boolean): void {
   if (err.code) lines.push(`Code: ${err.code}${err.status ? ` (HTTP ${err.status})` : ""}`);
   if (err.param) lines.push(`Parameter: ${err.param}`);
   if (err.requestId) lines.push(`Request id: ${err.requestId}`);
+  if (err.docUrl) lines.push(`Docs: ${err.docUrl}`);
   process.stderr.write(`${lines.join("\n")}\n`);
 }

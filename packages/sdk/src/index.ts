@@ -26,5 +26,7 @@ export type { RequestOptions, StreamRequestOptions } from "./core/request-option
 export { EventStream, parseServerSentEvents, type ServerSentEvent } from "./core/sse";
 export type { Fetch } from "./core/transport";
 export type { components, paths } from "./generated/openapi";
+// The table the client is built from: one row per route with its method's name, for tools that show calls.
+export { type OperationSpec, operations } from "./generated/operations";
 export type * from "./generated/resources";
 export { VERSION } from "./version";

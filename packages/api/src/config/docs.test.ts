@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { withErrorCodes } from "./error-codes-doc";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
@@ -24,6 +25,12 @@ describe("documentation", () => {
     const vars = envVariables();
     expect(vars.length).toBeGreaterThan(30);
     expect(vars.filter((v) => !docs.includes(`\`${v}\``))).toEqual([]);
+  });
+
+  it("lists every error code in docs/api.md, generated from the registry", () => {
+    const doc = read("docs/api.md");
+    expect(doc, "run `pnpm --filter @rubricon/api docs:errors`").toBe(withErrorCodes(doc));
+    expect(doc).toMatch(/\| `evaluation_not_found` +\| `not_found_error` +\| 404 +\|/);
   });
 
   it("keeps the README short: what it is, the quick start, links", () => {

@@ -1,5 +1,5 @@
 import type { ErrorEnvelope } from "@rubricon/contracts";
-import { paramOf } from "@rubricon/contracts";
+import { errorDocUrl, paramOf } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { TRPCError } from "@trpc/server";
 import { ZodError, type z } from "zod";
@@ -61,8 +61,8 @@ export function toApiError(err: unknown, input?: unknown): { error: ApiError; un
   };
 }
 
-/** The one function that shapes an error body. */
-export function toErrorEnvelope(error: ApiError, requestId: string): ErrorEnvelope {
+/** The one function that shapes an error body. `baseUrl` is the server's public origin, for `doc_url`. */
+export function toErrorEnvelope(error: ApiError, requestId: string, baseUrl: string): ErrorEnvelope {
   return {
     error: {
       message: error.message,
@@ -70,6 +70,7 @@ export function toErrorEnvelope(error: ApiError, requestId: string): ErrorEnvelo
       code: error.code,
       ...(error.param !== undefined ? { param: error.param } : {}),
       ...(error.details !== undefined ? { details: error.details } : {}),
+      doc_url: errorDocUrl(baseUrl, error.code),
       request_id: requestId,
     },
   };

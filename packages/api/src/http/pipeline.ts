@@ -211,7 +211,7 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
           `${req.method} ${ctx.template ?? ctx.entry ?? "request"} failed: ${err instanceof Error ? err.message : String(err)}`,
         );
       if (error.headers) Object.assign(headers, error.headers);
-      return { status: error.status, body: toErrorEnvelope(error, requestId) };
+      return { status: error.status, body: toErrorEnvelope(error, requestId, services.env.baseUrl) };
     },
   };
   return ex;

@@ -36,7 +36,12 @@ function registerTools(server: McpServer, ex: Exchange): void {
           if (unexpected) console.error(`[${ex.requestId}] MCP tool ${t.name} failed:`, err);
           return {
             isError: true,
-            content: [{ type: "text" as const, text: JSON.stringify(toErrorEnvelope(error, ex.requestId)) }],
+            content: [
+              {
+                type: "text" as const,
+                text: JSON.stringify(toErrorEnvelope(error, ex.requestId, ex.ctx.services.env.baseUrl)),
+              },
+            ],
           };
         }
       },

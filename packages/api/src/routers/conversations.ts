@@ -43,7 +43,11 @@ function toServerEvent(ctx: RequestContext, messageId: string, e: core.ReplyEven
     const error = new core.ApiError("model_error", e.data.message, {
       details: { messageId: e.data.messageId, reason: e.data.code },
     });
-    return { ...(id ? { id } : {}), event: "error", data: toErrorEnvelope(error, ctx.requestId) };
+    return {
+      ...(id ? { id } : {}),
+      event: "error",
+      data: toErrorEnvelope(error, ctx.requestId, ctx.services.env.baseUrl),
+    };
   }
   return { ...(id ? { id } : {}), event: e.kind, data: e.data };
 }

@@ -19,6 +19,8 @@ export function expectError(
   const requestId = res.headers.get("x-request-id");
   expect(requestId).toMatch(UUID_V7);
   expect(error!.request_id).toBe(requestId);
+  // Every error links its code's row in the error-codes reference.
+  expect(error!.doc_url).toMatch(new RegExp(`^https?://[^/]+/docs/errors#${error!.code}$`));
 }
 
 /** Asserts a success with `status`; a refusal fails with its error's message. */

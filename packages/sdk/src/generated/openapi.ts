@@ -4363,7 +4363,11 @@ export interface components {
                 type: "authentication_error" | "authorization_error" | "invalid_request_error" | "not_found_error" | "rate_limit_error" | "api_error";
                 code?: string;
                 param?: string;
-                doc_url?: string;
+                /**
+                 * @description The code's entry in the error-codes reference: `<BASE_URL>/docs/errors#<code>`.
+                 * @example https://rubricon.example.com/docs/errors#parameter_missing
+                 */
+                doc_url: string;
                 request_id: string;
                 details?: {
                     [key: string]: unknown;
