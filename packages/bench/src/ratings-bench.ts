@@ -15,6 +15,7 @@ import {
 } from "@rubricon/core";
 import { evaluations } from "@rubricon/db";
 import { eq, sql } from "drizzle-orm";
+import { below, type Figure, info } from "./figures";
 import { runLoad } from "./load";
 import type { BenchDatabase } from "./seed";
 
@@ -22,13 +23,6 @@ export const RATINGS = 100_000;
 const RATERS_PER_UNIT = 50;
 const TARGET_AGREEMENT_MS = 100;
 const TARGET_CACHED_RESULTS_P50_MS = 50;
-
-export interface RatingsBenchRow {
-  measure: string;
-  value: string;
-  target: string;
-  pass: boolean | null;
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -69,10 +63,7 @@ async function seedManyRatings(db: BenchDatabase["database"]["db"], evaluationId
     .where(eq(evaluations.id, evaluationId));
 }
 
-export async function benchRatings(
-  bench: BenchDatabase,
-  log: (m: string) => void,
-): Promise<RatingsBenchRow[]> {
+export async function benchRatings(bench: BenchDatabase, log: (m: string) => void): Promise<Figure[]> {
   const { db } = bench.database;
   const ctx = { db, clock: systemClock, baseUrl: "http://127.0.0.1" };
   const { userId, teamId, apiKey } = await bootstrapAccount(ctx, {
@@ -120,7 +111,7 @@ export async function benchRatings(
   const { server, url } = await listen(app);
   const api = `${url}/api/v1`;
   const headers = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
-  const rows: RatingsBenchRow[] = [];
+  const rows: Figure[] = [];
   try {
     const [first] = (await db.execute(
       sql`select id from comparisons where evaluation_id = ${live.id} limit 1`,
@@ -137,23 +128,18 @@ export async function benchRatings(
       },
       { connections: 16, durationS: Number(process.env.BENCH_DURATION_S ?? 10), warmupS: 2 },
     );
-    rows.push({
-      measure: "POST /evaluations/{id}/ratings (one evaluation)",
-      value: `${Math.round(load.requestsPerSec)} ratings/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms${load.failures ? `, ${load.failures} failed` : ""}`,
-      target: "–",
-      pass: null,
-    });
+    rows.push(
+      info("POST /evaluations/{id}/ratings, one evaluation", load.requestsPerSec, "ratings/s"),
+      info("POST /evaluations/{id}/ratings p50", load.p50Ms, "ms"),
+      info("POST /evaluations/{id}/ratings p99", load.p99Ms, "ms"),
+      info("POST /evaluations/{id}/ratings failed", load.failures, ""),
+    );
 
     log(`ratings: seeding ${RATINGS} ratings`);
     await seedManyRatings(db, big.id, teamId);
     const [row] = await db.select().from(evaluations).where(eq(evaluations.id, big.id));
     const loaded = await timed(() => loadRatingsForStats(db, row!));
-    rows.push({
-      measure: `load ${RATINGS} ratings from Postgres`,
-      value: `${loaded.ms.toFixed(0)} ms`,
-      target: "–",
-      pass: null,
-    });
+    rows.push(info(`load ${RATINGS} ratings from Postgres`, loaded.ms, "ms"));
 
     const agreementRuns: number[] = [];
     const resultsRuns: number[] = [];
@@ -162,28 +148,15 @@ export async function benchRatings(
       resultsRuns.push((await timed(() => computeResults(loaded.value, new Date()))).ms);
     }
     const agreementMs = median(agreementRuns);
-    rows.push({
-      measure: `agreement, ${RATINGS} ratings (alpha, 4 rater groups, 1000-sample bootstrap)`,
-      value: `${agreementMs.toFixed(1)} ms`,
-      target: `< ${TARGET_AGREEMENT_MS} ms`,
-      pass: agreementMs < TARGET_AGREEMENT_MS,
-    });
-    rows.push({
-      measure: `results, ${RATINGS} ratings (compute)`,
-      value: `${median(resultsRuns).toFixed(1)} ms`,
-      target: "–",
-      pass: null,
-    });
+    rows.push(
+      below(`agreement, ${RATINGS} ratings (compute)`, agreementMs, "ms", TARGET_AGREEMENT_MS),
+      info(`results, ${RATINGS} ratings (compute)`, median(resultsRuns), "ms"),
+    );
 
     const firstRead = await timed(() =>
       fetch(`${api}/evaluations/${big.id}/results`, { headers }).then((r) => r.json()),
     );
-    rows.push({
-      measure: "GET /results, first read (computes)",
-      value: `${firstRead.ms.toFixed(0)} ms`,
-      target: "–",
-      pass: null,
-    });
+    rows.push(info("GET /results, first read", firstRead.ms, "ms"));
     const cached: number[] = [];
     for (let i = 0; i < 100; i++) {
       cached.push(
@@ -195,35 +168,14 @@ export async function benchRatings(
       );
     }
     const cachedP50 = median(cached);
-    rows.push({
-      measure: "GET /results, cached (p50 of 100)",
-      value: `${cachedP50.toFixed(1)} ms`,
-      target: `< ${TARGET_CACHED_RESULTS_P50_MS} ms`,
-      pass: cachedP50 < TARGET_CACHED_RESULTS_P50_MS,
-    });
+    rows.push(below("GET /results, cached read p50 of 100", cachedP50, "ms", TARGET_CACHED_RESULTS_P50_MS));
     const agreementRead = await timed(() =>
       fetch(`${api}/evaluations/${big.id}/agreement`, { headers }).then((r) => r.json()),
     );
-    rows.push({
-      measure: "GET /agreement, first read (computes)",
-      value: `${agreementRead.ms.toFixed(0)} ms`,
-      target: "–",
-      pass: null,
-    });
+    rows.push(info("GET /agreement, first read", agreementRead.ms, "ms"));
   } finally {
     await new Promise<void>((done) => server.close(() => done()));
     await app.close?.();
   }
   return rows;
-}
-
-export function printRatingsRows(rows: RatingsBenchRow[]): void {
-  const w = Math.max(...rows.map((r) => r.measure.length));
-  const v = Math.max(...rows.map((r) => r.value.length));
-  process.stdout.write(`\n${"ratings".padEnd(w)}  ${"value".padEnd(v)}  target      pass\n`);
-  process.stdout.write(`${"-".repeat(w)}  ${"-".repeat(v)}  ----------  ----\n`);
-  for (const r of rows) {
-    const pass = r.pass === null ? "" : r.pass ? "PASS" : "FAIL";
-    process.stdout.write(`${r.measure.padEnd(w)}  ${r.value.padEnd(v)}  ${r.target.padEnd(10)}  ${pass}\n`);
-  }
 }
