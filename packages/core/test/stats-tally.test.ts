@@ -68,7 +68,7 @@ function expectClose(actual: unknown, expected: unknown, path = "$"): void {
   if (Array.isArray(expected)) {
     expect(Array.isArray(actual), path).toBe(true);
     expect((actual as unknown[]).length, path).toBe(expected.length);
-    expected.forEach((e, i) => expectClose((actual as unknown[])[i], e, `${path}[${i}]`));
+    for (const [i, e] of expected.entries()) expectClose((actual as unknown[])[i], e, `${path}[${i}]`);
     return;
   }
   expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort());
