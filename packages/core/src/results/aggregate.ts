@@ -94,33 +94,39 @@ export async function loadStatsTally(db: DbOrTx, row: EvaluationRow): Promise<St
       from r cross join unnest(${ids.length > 0 ? idList : sql`array[]::text[]`}) with ordinality as t(id, idx)
       where not r.skipped and r.d ? t.id
     ),
-    cfirst as (
-      select distinct on (comparison_id) comparison_id, created_at, id
-      from (select comparison_id, created_at, min(id) as id from r group by comparison_id, created_at) f
-      order by comparison_id, created_at
+    -- First ratings without joins: per group and instant the smallest id, then per group the earliest instant.
+    ci as (
+      select comparison_id, created_at, count(*) as n, count(*) filter (where skipped) as skipped, min(id) as id
+      from r group by comparison_id, created_at
     ),
-    rfirst as (
-      select distinct on (rater_type, rater_id) rater_type, rater_id, created_at, id
-      from (select rater_type, rater_id, created_at, min(id) as id from r group by rater_type, rater_id, created_at) f
-      order by rater_type, rater_id, created_at
+    c as (
+      select comparison_id, sum(n) as n, sum(skipped) as skipped,
+        (array_agg(created_at order by created_at))[1] as first_at, (array_agg(id order by created_at))[1] as first_id
+      from ci group by comparison_id
+    ),
+    ri as (
+      select rater_type, rater_id, created_at, count(*) as n, count(*) filter (where skipped) as skipped,
+        count(*) filter (where not skipped and d ?| ${ids.length > 0 ? idList : sql`array[]::text[]`}) as valued,
+        min(id) as id
+      from r group by rater_type, rater_id, created_at
+    ),
+    g as (
+      select rater_type, rater_id, sum(n) as n, sum(skipped) as skipped, sum(valued) as valued,
+        (array_agg(created_at order by created_at))[1] as first_at, (array_agg(id order by created_at))[1] as first_id
+      from ri group by rater_type, rater_id
     )
-    select 'c' as part, null::int as idx, c.comparison_id, null::text as rater_type, null::text as rater_id,
-      null::float8 as value, c.n, c.skipped, null::bigint as valued, null::float8 as sum,
-      row_number() over (order by f.created_at, f.id) as ord
-    from (select comparison_id, count(*) as n, count(*) filter (where skipped) as skipped from r group by comparison_id) c
-      join cfirst f using (comparison_id)
+    select 'c' as part, null::int as idx, comparison_id, null::text as rater_type, null::text as rater_id,
+      null::float8 as value, n, skipped, null::numeric as valued, null::float8 as sum,
+      row_number() over (order by first_at, first_id) as ord
+    from c
     union all
     select 'u', idx, comparison_id, case when rater_type = 'autouser' then 'autouser' else 'human' end, null,
       value, count(*), null, null, null, null
     from v group by idx, comparison_id, rater_type = 'autouser', value
     union all
-    select 'r', null, null, g.rater_type, g.rater_id, null, g.n, g.skipped, g.valued, null,
-      row_number() over (order by f.created_at, f.id)
-    from (
-      select rater_type, rater_id, count(*) as n, count(*) filter (where skipped) as skipped,
-        count(*) filter (where not skipped and d ?| ${ids.length > 0 ? idList : sql`array[]::text[]`}) as valued
-      from r group by rater_type, rater_id
-    ) g join rfirst f on f.rater_type = g.rater_type and f.rater_id is not distinct from g.rater_id
+    select 'r', null, null, rater_type, rater_id, null, n, skipped, valued, null,
+      row_number() over (order by first_at, first_id)
+    from g
     union all
     select 'd', idx, null, rater_type, rater_id, null, count(*), null, null, sum(value), null
     from v group by rater_type, rater_id, idx`);
