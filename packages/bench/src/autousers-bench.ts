@@ -24,18 +24,12 @@ import {
   systemClock,
 } from "@rubricon/core";
 import { autousers, newId } from "@rubricon/db";
+import { atLeast, below, type Figure, info } from "./figures";
 import type { BenchDatabase } from "./seed";
 
 const RUNS = Number(process.env.BENCH_AUTOUSER_RUNS ?? 40);
 const TARGET_RUNS_PER_MINUTE = 20;
 const TARGET_STREAM_P99_MS = 500;
-
-export interface AutousersBenchRow {
-  measure: string;
-  value: string;
-  target: string;
-  pass: boolean | null;
-}
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench shop</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head><body><header><nav aria-label="Main">
@@ -86,10 +80,7 @@ function percentile(sorted: number[], p: number): number {
     : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 }
 
-export async function benchAutousers(
-  bench: BenchDatabase,
-  log: (line: string) => void,
-): Promise<AutousersBenchRow[]> {
+export async function benchAutousers(bench: BenchDatabase, log: (line: string) => void): Promise<Figure[]> {
   const env = loadEnv({
     ...process.env,
     NODE_ENV: "test",
@@ -171,39 +162,19 @@ export async function benchAutousers(
     const p50 = percentile(sorted, 0.5);
     const p99 = percentile(sorted, 0.99);
     return [
-      {
-        measure: "single-comparison runs per minute (one worker)",
-        value: perMinute.toFixed(1),
-        target: `≥ ${TARGET_RUNS_PER_MINUTE}`,
-        pass: perMinute >= TARGET_RUNS_PER_MINUTE,
-      },
-      {
-        measure: "browser memory per context, peak (MB)",
-        value: perContextMb.toFixed(0),
-        target: "-",
-        pass: null,
-      },
-      { measure: "event → stream latency p50 (ms)", value: p50.toFixed(0), target: "-", pass: null },
-      {
-        measure: "event → stream latency p99 (ms)",
-        value: p99.toFixed(0),
-        target: `< ${TARGET_STREAM_P99_MS}`,
-        pass: p99 < TARGET_STREAM_P99_MS,
-      },
+      atLeast(
+        "single-comparison runs per minute (one worker)",
+        perMinute,
+        "runs/min",
+        TARGET_RUNS_PER_MINUTE,
+      ),
+      info("browser memory per context, peak", perContextMb, "MB"),
+      info("event → stream latency p50", p50, "ms"),
+      below("event → stream latency p99", p99, "ms", TARGET_STREAM_P99_MS),
     ];
   } finally {
     loop.close?.();
     await waker.close();
     await new Promise<void>((resolve) => site.server.close(() => resolve()));
-  }
-}
-
-export function printAutousersRows(rows: AutousersBenchRow[]): void {
-  const width = Math.max(...rows.map((r) => r.measure.length));
-  for (const r of rows) {
-    const verdict = r.pass === null ? "" : r.pass ? "  pass" : "  FAIL";
-    process.stdout.write(
-      `${r.measure.padEnd(width)}  ${r.value.padStart(8)}  ${r.target.padStart(8)}${verdict}\n`,
-    );
   }
 }

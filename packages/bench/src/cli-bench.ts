@@ -3,9 +3,10 @@
  * time from spawn to exit (what a user or a script waits), median of several runs after warm-ups.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { BENCH_DIR, REPO_ROOT } from "./servers";
+import { atMost, type Figure, info } from "./figures";
+import { REPO_ROOT } from "./servers";
 import { renderTable } from "./table";
 
 const CLI_DIR = join(REPO_ROOT, "packages", "cli");
@@ -13,14 +14,6 @@ const BIN = join(CLI_DIR, "dist", "rubricon.js");
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 15);
 const WARMUPS = 2;
 export const VERSION_TARGET_MS = 300;
-
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  target: number | null;
-  pass: boolean | null;
-}
 
 function timeOnce(args: string[]): number {
   const started = process.hrtime.bigint();
@@ -57,30 +50,10 @@ export function benchCli(log: (line: string) => void): Figure[] {
   const node = measure(["-e", "0"]);
   const round = (ms: number) => Math.round(ms * 10) / 10;
   return [
-    {
-      name: "rubricon --version (median wall time)",
-      value: round(version),
-      unit: "ms",
-      target: VERSION_TARGET_MS,
-      pass: version <= VERSION_TARGET_MS,
-    },
-    { name: "rubricon --help (median wall time)", value: round(help), unit: "ms", target: null, pass: null },
-    {
-      name: "node -e 0 (median wall time, for reference)",
-      value: round(node),
-      unit: "ms",
-      target: null,
-      pass: null,
-    },
+    atMost("rubricon --version (median wall time)", round(version), "ms", VERSION_TARGET_MS),
+    info("rubricon --help (median wall time)", round(help), "ms"),
+    info("node -e 0 (median wall time, for reference)", round(node), "ms"),
   ];
-}
-
-export function writeCliResults(figures: Figure[]): string {
-  const dir = join(BENCH_DIR, "results");
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, "cli.json");
-  writeFileSync(path, `${JSON.stringify({ figures }, null, 2)}\n`);
-  return path;
 }
 
 export function printCliRows(figures: Figure[]): void {
@@ -90,7 +63,7 @@ export function printCliRows(figures: Figure[]): void {
       figures.map((f) => [
         f.name,
         `${f.value} ${f.unit}`,
-        f.target === null ? "-" : `<= ${f.target} ${f.unit}`,
+        f.target ?? "-",
         f.pass === null ? "-" : f.pass ? "yes" : "NO",
       ]),
     ),

@@ -7,32 +7,50 @@ import { createRubricon, listen, loadEnv } from "@rubricon/api";
 import {
   bootstrapAccount,
   computeAgreement,
+  computeAgreementOfTally,
   computeResults,
+  computeResultsOfTally,
   createEvaluation,
   loadRatingsForStats,
+  loadStatsTally,
   setTeamLimits,
   systemClock,
 } from "@rubricon/core";
 import { evaluations } from "@rubricon/db";
 import { eq, sql } from "drizzle-orm";
+import { atMost, below, type Figure, info } from "./figures";
 import { runLoad } from "./load";
 import type { BenchDatabase } from "./seed";
 
-export const RATINGS = 100_000;
+/** `BENCH_RATINGS=1000000` measures results at a million ratings. */
+export const RATINGS = Number(process.env.BENCH_RATINGS ?? 100_000);
 const RATERS_PER_UNIT = 50;
 const TARGET_AGREEMENT_MS = 100;
-const TARGET_CACHED_RESULTS_P50_MS = 50;
-
-export interface RatingsBenchRow {
-  measure: string;
-  value: string;
-  target: string;
-  pass: boolean | null;
-}
+const TARGET_CACHED_RESULTS_P50_MS = 10;
+/** The first read at 100,000 ratings, and at a million (scaled in between). */
+const TARGET_FIRST_READ_MS = RATINGS >= 1_000_000 ? 2000 : 200;
+const TARGET_GROWTH_MB = 200;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The largest absolute difference between numbers at the same place; Infinity where the shapes differ. */
+function largestDifference(a: unknown, b: unknown): number {
+  if (typeof a === "number" && typeof b === "number") return Math.abs(a - b);
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object")
+    return a === b ? 0 : Number.POSITIVE_INFINITY;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  let most = 0;
+  for (const k of keys) {
+    if (k === "computedAt") continue;
+    most = Math.max(
+      most,
+      largestDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    );
+  }
+  return most;
 }
 
 async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
@@ -69,10 +87,7 @@ async function seedManyRatings(db: BenchDatabase["database"]["db"], evaluationId
     .where(eq(evaluations.id, evaluationId));
 }
 
-export async function benchRatings(
-  bench: BenchDatabase,
-  log: (m: string) => void,
-): Promise<RatingsBenchRow[]> {
+export async function benchRatings(bench: BenchDatabase, log: (m: string) => void): Promise<Figure[]> {
   const { db } = bench.database;
   const ctx = { db, clock: systemClock, baseUrl: "http://127.0.0.1" };
   const { userId, teamId, apiKey } = await bootstrapAccount(ctx, {
@@ -120,7 +135,7 @@ export async function benchRatings(
   const { server, url } = await listen(app);
   const api = `${url}/api/v1`;
   const headers = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
-  const rows: RatingsBenchRow[] = [];
+  const rows: Figure[] = [];
   try {
     const [first] = (await db.execute(
       sql`select id from comparisons where evaluation_id = ${live.id} limit 1`,
@@ -137,53 +152,31 @@ export async function benchRatings(
       },
       { connections: 16, durationS: Number(process.env.BENCH_DURATION_S ?? 10), warmupS: 2 },
     );
-    rows.push({
-      measure: "POST /evaluations/{id}/ratings (one evaluation)",
-      value: `${Math.round(load.requestsPerSec)} ratings/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms${load.failures ? `, ${load.failures} failed` : ""}`,
-      target: "–",
-      pass: null,
-    });
+    rows.push(
+      info("POST /evaluations/{id}/ratings, one evaluation", load.requestsPerSec, "ratings/s"),
+      info("POST /evaluations/{id}/ratings p50", load.p50Ms, "ms"),
+      info("POST /evaluations/{id}/ratings p99", load.p99Ms, "ms"),
+      info("POST /evaluations/{id}/ratings failed", load.failures, ""),
+    );
 
     log(`ratings: seeding ${RATINGS} ratings`);
     await seedManyRatings(db, big.id, teamId);
     const [row] = await db.select().from(evaluations).where(eq(evaluations.id, big.id));
-    const loaded = await timed(() => loadRatingsForStats(db, row!));
-    rows.push({
-      measure: `load ${RATINGS} ratings from Postgres`,
-      value: `${loaded.ms.toFixed(0)} ms`,
-      target: "–",
-      pass: null,
-    });
-
-    const agreementRuns: number[] = [];
-    const resultsRuns: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      agreementRuns.push((await timed(() => computeAgreement(loaded.value, new Date()))).ms);
-      resultsRuns.push((await timed(() => computeResults(loaded.value, new Date()))).ms);
-    }
-    const agreementMs = median(agreementRuns);
-    rows.push({
-      measure: `agreement, ${RATINGS} ratings (alpha, 4 rater groups, 1000-sample bootstrap)`,
-      value: `${agreementMs.toFixed(1)} ms`,
-      target: `< ${TARGET_AGREEMENT_MS} ms`,
-      pass: agreementMs < TARGET_AGREEMENT_MS,
-    });
-    rows.push({
-      measure: `results, ${RATINGS} ratings (compute)`,
-      value: `${median(resultsRuns).toFixed(1)} ms`,
-      target: "–",
-      pass: null,
-    });
-
+    // The first read through the API, before anything else has touched these ratings in this process.
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }, 10);
     const firstRead = await timed(() =>
       fetch(`${api}/evaluations/${big.id}/results`, { headers }).then((r) => r.json()),
     );
-    rows.push({
-      measure: "GET /results, first read (computes)",
-      value: `${firstRead.ms.toFixed(0)} ms`,
-      target: "–",
-      pass: null,
-    });
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    const agreementRead = await timed(() =>
+      fetch(`${api}/evaluations/${big.id}/agreement`, { headers }).then((r) => r.json()),
+    );
     const cached: number[] = [];
     for (let i = 0; i < 100; i++) {
       cached.push(
@@ -195,35 +188,61 @@ export async function benchRatings(
       );
     }
     const cachedP50 = median(cached);
-    rows.push({
-      measure: "GET /results, cached (p50 of 100)",
-      value: `${cachedP50.toFixed(1)} ms`,
-      target: `< ${TARGET_CACHED_RESULTS_P50_MS} ms`,
-      pass: cachedP50 < TARGET_CACHED_RESULTS_P50_MS,
-    });
-    const agreementRead = await timed(() =>
-      fetch(`${api}/evaluations/${big.id}/agreement`, { headers }).then((r) => r.json()),
+    rows.push(
+      atMost(`GET /results, first read, ${RATINGS} ratings`, firstRead.ms, "ms", TARGET_FIRST_READ_MS),
+      atMost(
+        `process growth during the first read, ${RATINGS} ratings`,
+        (rssPeak - rssBefore) / 1024 / 1024,
+        "MB",
+        TARGET_GROWTH_MB,
+      ),
+      atMost(`GET /agreement, first read, ${RATINGS} ratings`, agreementRead.ms, "ms", TARGET_FIRST_READ_MS),
+      atMost("GET /results, cached read p50 of 100", cachedP50, "ms", TARGET_CACHED_RESULTS_P50_MS),
     );
-    rows.push({
-      measure: "GET /agreement, first read (computes)",
-      value: `${agreementRead.ms.toFixed(0)} ms`,
-      target: "–",
-      pass: null,
-    });
+
+    // Side by side: the counts Postgres aggregates (what the API reads now) against every rating row (before).
+    const tallied = await timed(() => loadStatsTally(db, row!));
+    const loaded = RATINGS <= 200_000 ? await timed(() => loadRatingsForStats(db, row!)) : null;
+    rows.push(info(`aggregate ${RATINGS} ratings in Postgres (now)`, tallied.ms, "ms"));
+    if (loaded) rows.push(info(`load ${RATINGS} rating rows from Postgres (before)`, loaded.ms, "ms"));
+    const agreementRuns: number[] = [];
+    const resultsRuns: number[] = [];
+    const rowAgreementRuns: number[] = [];
+    const rowResultsRuns: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      agreementRuns.push((await timed(() => computeAgreementOfTally(tallied.value, new Date()))).ms);
+      resultsRuns.push((await timed(() => computeResultsOfTally(tallied.value, new Date()))).ms);
+      if (loaded) {
+        rowAgreementRuns.push((await timed(() => computeAgreement(loaded.value, new Date()))).ms);
+        rowResultsRuns.push((await timed(() => computeResults(loaded.value, new Date()))).ms);
+      }
+    }
+    const agreementMs = median(agreementRuns);
+    rows.push(
+      below(
+        `agreement from the counts, ${RATINGS} ratings (compute)`,
+        agreementMs,
+        "ms",
+        TARGET_AGREEMENT_MS,
+      ),
+      info(`results from the counts, ${RATINGS} ratings (compute)`, median(resultsRuns), "ms"),
+    );
+    if (loaded) {
+      rows.push(
+        info(`agreement from the rows, ${RATINGS} ratings (compute, before)`, median(rowAgreementRuns), "ms"),
+        info(`results from the rows, ${RATINGS} ratings (compute, before)`, median(rowResultsRuns), "ms"),
+      );
+      // Exactness on the bench's data: every number of results and agreement, both ways.
+      const at = new Date();
+      const diff = Math.max(
+        largestDifference(computeResultsOfTally(tallied.value, at), computeResults(loaded.value, at)),
+        largestDifference(computeAgreementOfTally(tallied.value, at), computeAgreement(loaded.value, at)),
+      );
+      rows.push(atMost("largest difference, counts against rows (results and agreement)", diff, "", 1e-9));
+    }
   } finally {
     await new Promise<void>((done) => server.close(() => done()));
     await app.close?.();
   }
   return rows;
-}
-
-export function printRatingsRows(rows: RatingsBenchRow[]): void {
-  const w = Math.max(...rows.map((r) => r.measure.length));
-  const v = Math.max(...rows.map((r) => r.value.length));
-  process.stdout.write(`\n${"ratings".padEnd(w)}  ${"value".padEnd(v)}  target      pass\n`);
-  process.stdout.write(`${"-".repeat(w)}  ${"-".repeat(v)}  ----------  ----\n`);
-  for (const r of rows) {
-    const pass = r.pass === null ? "" : r.pass ? "PASS" : "FAIL";
-    process.stdout.write(`${r.measure.padEnd(w)}  ${r.value.padEnd(v)}  ${r.target.padEnd(10)}  ${pass}\n`);
-  }
 }

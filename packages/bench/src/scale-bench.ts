@@ -5,15 +5,15 @@
  * Rubricon's production server, timing each request from the client.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { bootstrapAccount, setTeamLimits, systemClock } from "@rubricon/core";
 import postgres from "postgres";
+import { atMost, type Figure, info, writeFigures } from "./figures";
 import { createBenchDatabase, DEFAULT_ADMIN_URL } from "./seed";
 import {
-  BENCH_DIR,
   ensureWebBuild,
   freePort,
   serverCpu,
@@ -241,26 +241,21 @@ export async function benchScale(log: (message: string) => void): Promise<ScaleR
       rows.push({ page, small, large, ratio, pass: ratio <= TARGET_RATIO });
     }
 
-    const resultsDir = join(BENCH_DIR, "results");
-    mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(
-      join(resultsDir, "scale.json"),
-      `${JSON.stringify(
-        {
-          date: new Date().toISOString(),
-          node: process.version,
-          teams: teams.map((t) => ({ label: t.label, evaluations: t.size })),
-          requestsPerSeries: REQUESTS,
-          maxSeriesS: MAX_SERIES_S,
-          targetRatio: TARGET_RATIO,
-          idleCpuMsPerS,
-          rows,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    log(`results written to ${join(resultsDir, "scale.json")}`);
+    const figures: Figure[] = rows.flatMap((r) => [
+      atMost(`${r.page}: large/small team p50`, r.ratio, "", TARGET_RATIO),
+      info(`${r.page}: small team p50`, r.small.p50Ms, "ms"),
+      info(`${r.page}: large team p50`, r.large.p50Ms, "ms"),
+    ]);
+    if (idleCpuMsPerS !== undefined) figures.push(info("idle server CPU", idleCpuMsPerS, "ms/s"));
+    const written = writeFigures("scale", figures, {
+      teams: teams.map((t) => ({ label: t.label, evaluations: t.size })),
+      requestsPerSeries: REQUESTS,
+      maxSeriesS: MAX_SERIES_S,
+      targetRatio: TARGET_RATIO,
+      idleCpuMsPerS,
+      rows,
+    });
+    log(`results written to ${written}`);
     return { rows, idleCpuMsPerS };
   } finally {
     await stopServer(web);

@@ -6,12 +6,13 @@
  * database is open and its loops run), then the resident memory after a little use and a few idle seconds.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { atMost, type Figure, writeFigures } from "./figures";
 import { processCpuMs } from "./process-cpu";
 import { type BenchDatabase, createBenchDatabase } from "./seed";
-import { BENCH_DIR, freePort, REPO_ROOT, stopServer } from "./servers";
+import { freePort, REPO_ROOT, stopServer } from "./servers";
 import { renderTable } from "./table";
 
 export const ARTIFACT_DIR = join(REPO_ROOT, "dist/apps/web");
@@ -21,14 +22,6 @@ const WORKER_RSS_TARGET_MB = 150;
 /** Starts per process; the median start is reported (a busy machine makes single starts swing). */
 const STARTS = Number(process.env.BENCH_STARTUP_RUNS ?? 3);
 const IDLE_MS = 5_000;
-
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  target: number;
-  pass: boolean;
-}
 
 /** Resident memory of a process, in MB (VmRSS of /proc/<pid>/status). */
 export function residentMb(pid: number): number {
@@ -177,13 +170,8 @@ export async function benchStartup(adminUrl: string, log: (m: string) => void): 
         `startup: worker ${i + 1}/${STARTS}: ready ${worker.at(-1)!.readyS.toFixed(2)} s (CPU ${worker.at(-1)!.cpuS.toFixed(2)} s), ${worker.at(-1)!.idleMb.toFixed(0)} MB`,
       );
     }
-    const figure = (name: string, value: number, unit: string, target: number): Figure => ({
-      name,
-      value: Math.round(value * 100) / 100,
-      unit,
-      target,
-      pass: value <= target,
-    });
+    const figure = (name: string, value: number, unit: string, target: number): Figure =>
+      atMost(name, Math.round(value * 100) / 100, unit, target);
     const figures = [
       figure("web + API: cold start to ready", median(web.map((s) => s.readyS)), "s", READY_TARGET_S),
       figure("web + API: CPU time to ready", median(web.map((s) => s.cpuS)), "s", READY_TARGET_S),
@@ -192,10 +180,7 @@ export async function benchStartup(adminUrl: string, log: (m: string) => void): 
       figure("worker: CPU time to ready", median(worker.map((s) => s.cpuS)), "s", READY_TARGET_S),
       figure("worker: idle resident memory", median(worker.map((s) => s.idleMb)), "MB", WORKER_RSS_TARGET_MB),
     ];
-    const resultsDir = join(BENCH_DIR, "results");
-    mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(join(resultsDir, "startup.json"), `${JSON.stringify({ figures }, null, 2)}\n`);
-    log(`results written to ${join(resultsDir, "startup.json")}`);
+    log(`results written to ${writeFigures("startup", figures)}`);
     return figures;
   } finally {
     await bench?.drop();
@@ -205,12 +190,7 @@ export async function benchStartup(adminUrl: string, log: (m: string) => void): 
 
 export function printStartupRows(figures: Figure[]): void {
   const header = ["deployable build (dist/), plain node", "value", "target", "pass"];
-  const body = figures.map((f) => [
-    f.name,
-    `${f.value} ${f.unit}`,
-    `≤ ${f.target} ${f.unit}`,
-    f.pass ? "pass" : "FAIL",
-  ]);
+  const body = figures.map((f) => [f.name, `${f.value} ${f.unit}`, f.target ?? "", f.pass ? "pass" : "FAIL"]);
   process.stdout.write(
     `${renderTable(header, body)}\n(median of ${STARTS} starts each; CPU time to ready is what the start takes on a core` +
       ` of its own, which a busy machine's wall clock does not show)\n`,

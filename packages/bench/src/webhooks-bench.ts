@@ -19,6 +19,7 @@ import {
   systemClock,
 } from "@rubricon/core";
 import { createDatabase } from "@rubricon/db";
+import { atLeast, below, type Figure, info } from "./figures";
 import type { BenchDatabase } from "./seed";
 
 const BACKLOG = 5000;
@@ -27,13 +28,6 @@ const STEADY_SECONDS = 10;
 const TARGET_PER_SECOND = 500;
 const TARGET_P99_MS = 1000;
 const WORKER_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../../apps/worker/src/main.ts");
-
-export interface WebhooksBenchRow {
-  measure: string;
-  value: string;
-  target: string;
-  pass: boolean | null;
-}
 
 interface Receiver {
   url: string;
@@ -95,10 +89,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-export async function benchWebhooks(
-  bench: BenchDatabase,
-  log: (m: string) => void,
-): Promise<WebhooksBenchRow[]> {
+export async function benchWebhooks(bench: BenchDatabase, log: (m: string) => void): Promise<Figure[]> {
   const encryptionKey = randomBytes(32).toString("hex");
   const ctx: CoreContext = { db: bench.database.db, clock: systemClock, baseUrl: "http://127.0.0.1" };
   const { userId, teamId } = await bootstrapAccount(ctx, {
@@ -169,38 +160,13 @@ export async function benchWebhooks(
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
     return [
-      {
-        measure: `deliveries/s draining a ${BACKLOG}-event backlog`,
-        value: drainPerSecond.toFixed(0),
-        target: `≥ ${TARGET_PER_SECOND}`,
-        pass: drainPerSecond >= TARGET_PER_SECOND,
-      },
-      {
-        measure: "events/s offered (committed)",
-        value: offeredPerSecond.toFixed(0),
-        target: `${STEADY_RATE}`,
-        pass: null,
-      },
-      {
-        // On a small machine the emitter itself may offer less than the steady rate; deliveries must keep up.
-        measure: "deliveries/s at that rate",
-        value: steadyPerSecond.toFixed(0),
-        target: "≥ 95% of it",
-        pass: steadyPerSecond >= offeredPerSecond * 0.95,
-      },
-      { measure: "event-to-delivery latency p50 (ms)", value: p50.toFixed(0), target: "", pass: null },
-      {
-        measure: "event-to-delivery latency p99 (ms)",
-        value: p99.toFixed(0),
-        target: `< ${TARGET_P99_MS}`,
-        pass: p99 < TARGET_P99_MS,
-      },
-      {
-        measure: "duplicate receipts",
-        value: String(receiver.requests - receiver.receivedAt.size),
-        target: "",
-        pass: null,
-      },
+      atLeast(`deliveries/s draining a ${BACKLOG}-event backlog`, drainPerSecond, "/s", TARGET_PER_SECOND),
+      info("events/s offered (committed)", offeredPerSecond, "/s"),
+      // On a small machine the emitter itself may offer less than the steady rate; deliveries must keep up.
+      atLeast("deliveries/s at that rate", steadyPerSecond, "/s", Math.round(offeredPerSecond * 0.95)),
+      info("event-to-delivery latency p50", p50, "ms"),
+      below("event-to-delivery latency p99", p99, "ms", TARGET_P99_MS),
+      info("duplicate receipts", receiver.requests - receiver.receivedAt.size, ""),
     ];
   } finally {
     if (worker && worker.exitCode === null) {
@@ -210,16 +176,5 @@ export async function benchWebhooks(
     }
     await receiver.close();
     await emitter.close();
-  }
-}
-
-export function printWebhooksRows(rows: WebhooksBenchRow[]): void {
-  const w = Math.max(...rows.map((r) => r.measure.length));
-  const v = Math.max(...rows.map((r) => r.value.length));
-  process.stdout.write(`\n${"webhooks".padEnd(w)}  ${"value".padEnd(v)}  target      pass\n`);
-  process.stdout.write(`${"-".repeat(w)}  ${"-".repeat(v)}  ----------  ----\n`);
-  for (const r of rows) {
-    const pass = r.pass === null ? "" : r.pass ? "PASS" : "FAIL";
-    process.stdout.write(`${r.measure.padEnd(w)}  ${r.value.padEnd(v)}  ${r.target.padEnd(10)}  ${pass}\n`);
   }
 }

@@ -52,6 +52,7 @@ export * from "./pagination/paginate";
 export * from "./plugin/pairing";
 export * from "./ratings/ratings";
 export * from "./ratings/serialize";
+export * from "./results/aggregate";
 export * from "./results/agreement";
 export * from "./results/export";
 export * from "./results/load";

@@ -22,6 +22,7 @@ import {
   type PersonaDevice,
 } from "@rubricon/agents";
 import type { Database } from "@rubricon/db";
+import { writeFigures } from "../figures";
 import { BENCH_DIR } from "../servers";
 import { renderTable } from "../table";
 import { type CorpusName, installCorpus, PACKAGES, packageDir, prefixOf } from "./corpus";
@@ -432,36 +433,26 @@ export async function benchJudge(
     const figures = figuresOf(pairs, personaIds, degradations);
     const pass = figures.every((f) => f.pass !== false) && failures.length === 0;
     const resultsDir = join(BENCH_DIR, "results");
-    mkdirSync(resultsDir, { recursive: true });
     const rewrites = Object.fromEntries(
       sites.flatMap((s) => [...s.rewrites.entries()]).map(([path, list]) => [path, list]),
     );
-    writeFileSync(
-      join(resultsDir, "judge.json"),
-      `${JSON.stringify(
-        {
-          date: new Date().toISOString(),
-          judge: model,
-          corpus: opts.corpus,
-          options: {
-            limit: opts.limit,
-            page: opts.page,
-            personas: opts.personas,
-            twins: opts.twins,
-            oneDesktop: opts.oneDesktop,
-          },
-          devices: [...devices.keys()],
-          pages: chosen.map((p) => ({ corpus: p.corpus, id: p.id, kind: p.kind })),
-          captureFailures: failures,
-          twinsLeftOut: unchanged,
-          twinsRenderedAlike: [...alike],
-          localisedLinks: rewrites,
-          figures,
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    writeFigures("judge", figures, {
+      judge: model,
+      corpus: opts.corpus,
+      options: {
+        limit: opts.limit,
+        page: opts.page,
+        personas: opts.personas,
+        twins: opts.twins,
+        oneDesktop: opts.oneDesktop,
+      },
+      devices: [...devices.keys()],
+      pages: chosen.map((p) => ({ corpus: p.corpus, id: p.id, kind: p.kind })),
+      captureFailures: failures,
+      twinsLeftOut: unchanged,
+      twinsRenderedAlike: [...alike],
+      localisedLinks: rewrites,
+    });
     writeFileSync(join(resultsDir, "judge-pairs.json"), `${JSON.stringify(detail, null, 1)}\n`);
     log(`judge ${model}; results in ${join(resultsDir, "judge.json")}, every pair in judge-pairs.json`);
     return { figures, pass };

@@ -2,6 +2,7 @@
  * Pairwise figures of `pnpm bench judge`: for every page, persona and degradation one pair (the intact page and
  * its twin). The judge is right when it scores the intact page higher; a tie counts half.
  */
+import type { Figure } from "../figures";
 import type { CorpusName } from "./corpus";
 import type { Degradation } from "./degrade";
 
@@ -14,13 +15,7 @@ export interface PairResult {
   degraded: number;
 }
 
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  target: string | null;
-  pass: boolean | null;
-}
+export type { Figure };
 
 export const ACCURACY_TARGET = 0.95;
 export const TIES_TARGET = 0.05;

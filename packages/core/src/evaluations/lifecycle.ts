@@ -11,8 +11,7 @@ import {
 import { and, count, eq, inArray, isNull, lte, ne, notExists, sql } from "drizzle-orm";
 import { emitEvent } from "../events/emit";
 import { notify } from "../notifications/notify";
-import { overallAgreement } from "../results/agreement";
-import { loadRatingsForStats } from "../results/load";
+import { loadStatsTally, overallAgreementOfTally } from "../results/aggregate";
 import type { CoreContext } from "../shared/context";
 import { countComparisons } from "./comparisons";
 import { type EvaluationRow, type TemplateRefs, toEvaluation, toEvaluationEventObject } from "./serialize";
@@ -48,8 +47,8 @@ export interface CompletionSummary {
 
 /** What `evaluation.completed` reports. */
 export async function completionSummary(tx: DbOrTx, row: EvaluationRow): Promise<CompletionSummary> {
-  const data = await loadRatingsForStats(tx, row);
-  const autouserRatingCount = data.ratings.filter((r) => r.raterType === "autouser").length;
+  // Counts from Postgres, not every rating: an evaluation ends inside the transaction of its last rating.
+  const tally = await loadStatsTally(tx, row);
   const [runs] = await tx
     .select({
       completed: sql<number>`count(*) filter (where ${autouserRuns.status} = 'completed')`.mapWith(Number),
@@ -58,10 +57,10 @@ export async function completionSummary(tx: DbOrTx, row: EvaluationRow): Promise
     .from(autouserRuns)
     .where(and(eq(autouserRuns.evaluationId, row.id), eq(autouserRuns.purpose, "evaluation")));
   return {
-    ratingCount: data.ratings.length,
-    autouserRatingCount,
-    humanRatingCount: data.ratings.length - autouserRatingCount,
-    krippendorffAlpha: overallAgreement(data).alpha,
+    ratingCount: tally.ratingCount,
+    autouserRatingCount: tally.autouserRatingCount,
+    humanRatingCount: tally.ratingCount - tally.autouserRatingCount,
+    krippendorffAlpha: overallAgreementOfTally(tally).alpha,
     completedRunCount: runs?.completed ?? 0,
     failedRunCount: runs?.failed ?? 0,
   };

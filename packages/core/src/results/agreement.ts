@@ -28,15 +28,15 @@ interface Units {
 
 /**
  * The ratings indexed once: per template and comparison (a cell, one unit of reliability data), the values
- * humans and autousers gave, skipped ratings left out; and who rated each template.
+ * humans and autousers gave, skipped ratings left out; and who rated each template. Comparisons are numbered
+ * in the order their first rating was given, which the bootstrap's resampling order follows.
  */
-interface Cells {
+export interface Cells {
   comparisons: number;
   human: number[][];
   autouser: number[][];
-  /** Rater keys per template index, by kind. */
-  humanRaters: Set<string>[];
-  autouserRaters: Set<string>[];
+  /** How many distinct raters of a kind gave a value to any of the templates (by index). */
+  raters: (kind: "human" | "autouser", templates: number[]) => number;
 }
 
 function indexCells(data: StatsData): Cells {
@@ -46,12 +46,14 @@ function indexCells(data: StatsData): Cells {
   }
   const n = comparisonIndex.size;
   const size = n * data.templates.length;
+  const humanRaters: Set<string>[] = data.templates.map(() => new Set());
+  const autouserRaters: Set<string>[] = data.templates.map(() => new Set());
   const cells: Cells = {
     comparisons: n,
     human: Array.from({ length: size }, () => []),
     autouser: Array.from({ length: size }, () => []),
-    humanRaters: data.templates.map(() => new Set()),
-    autouserRaters: data.templates.map(() => new Set()),
+    raters: (kind, templates) =>
+      union(templates.map((t) => (kind === "human" ? humanRaters : autouserRaters)[t]!)),
   };
   for (const r of data.ratings) {
     if (r.skipped) continue;
@@ -62,7 +64,7 @@ function indexCells(data: StatsData): Cells {
       const v = r.dimensionRatings[template.id];
       if (v === undefined) continue;
       (autouser ? cells.autouser : cells.human)[t * n + c]!.push(v);
-      (autouser ? cells.autouserRaters : cells.humanRaters)[t]!.add(rater);
+      (autouser ? autouserRaters : humanRaters)[t]!.add(rater);
     }
   }
   return cells;
@@ -95,8 +97,8 @@ function unitsOf(cells: Cells, templates: number[], group: Group): Units {
       else if (h.length > 0 && a.length > 0) units.push([median(h), median(a)]);
     }
   }
-  const humanRaters = () => union(templates.map((t) => cells.humanRaters[t]!));
-  const autouserRaters = () => union(templates.map((t) => cells.autouserRaters[t]!));
+  const humanRaters = () => cells.raters("human", templates);
+  const autouserRaters = () => cells.raters("autouser", templates);
   const raters =
     group === "humans"
       ? humanRaters()
@@ -130,7 +132,7 @@ function alphaStat({ units, raters }: Units, metric: AlphaMetric, seed: number |
 }
 
 function groupStats(
-  data: StatsData,
+  data: AgreementBasis,
   cells: Cells,
   group: Group,
   metric: AlphaMetric,
@@ -154,9 +156,20 @@ export function overallAgreement(
   data: StatsData,
   opts: { metric?: AlphaMetric; interval?: boolean } = {},
 ): AlphaStat {
+  return overallAgreementOfCells(data, indexCells(data), opts);
+}
+
+/** What agreement needs besides the cells: the evaluation, its templates, which kinds of rater rated. */
+export type AgreementBasis = Pick<StatsData, "evaluation" | "templates">;
+
+export function overallAgreementOfCells(
+  data: AgreementBasis,
+  cells: Cells,
+  opts: { metric?: AlphaMetric; interval?: boolean } = {},
+): AlphaStat {
   return alphaStat(
     unitsOf(
-      indexCells(data),
+      cells,
       data.templates.map((_, i) => i),
       "all",
     ),
@@ -170,13 +183,30 @@ export function computeAgreement(
   computedAt: Date,
   metric?: AlphaMetric,
 ): EvaluationAgreement {
+  return computeAgreementOfCells(
+    data,
+    indexCells(data),
+    {
+      anyAutouser: data.ratings.some((r) => r.raterType === "autouser"),
+      anyHuman: data.ratings.some((r) => r.raterType !== "autouser"),
+    },
+    computedAt,
+    metric,
+  );
+}
+
+export function computeAgreementOfCells(
+  data: AgreementBasis,
+  cells: Cells,
+  kinds: { anyAutouser: boolean; anyHuman: boolean },
+  computedAt: Date,
+  metric?: AlphaMetric,
+): EvaluationAgreement {
   const m = metric ?? defaultMetric(data.evaluation.type);
   const seed = seedFor(data.evaluation.id);
-  const cells = indexCells(data);
   const all = groupStats(data, cells, "all", m, seed);
   // With one kind of rater only, that kind's figures are the evaluation's: computed once.
-  const anyAutouser = data.ratings.some((r) => r.raterType === "autouser");
-  const anyHuman = data.ratings.some((r) => r.raterType !== "autouser");
+  const { anyAutouser, anyHuman } = kinds;
   return {
     object: "evaluation_agreement",
     evaluationId: data.evaluation.id,

@@ -48,14 +48,19 @@ export async function loadStatsTemplates(db: DbOrTx, row: EvaluationRow): Promis
   });
 }
 
+/** The evaluation's comparisons in position order. */
+export function loadStatsComparisons(db: DbOrTx, row: EvaluationRow): Promise<StatsData["comparisons"]> {
+  return db
+    .select({ id: comparisons.id, name: comparisons.name, position: comparisons.position })
+    .from(comparisons)
+    .where(eq(comparisons.evaluationId, row.id))
+    .orderBy(asc(comparisons.position), asc(comparisons.id));
+}
+
 export async function loadRatingsForStats(db: DbOrTx, row: EvaluationRow): Promise<StatsData> {
   const [tpls, comps, rows] = await Promise.all([
     loadStatsTemplates(db, row),
-    db
-      .select({ id: comparisons.id, name: comparisons.name, position: comparisons.position })
-      .from(comparisons)
-      .where(eq(comparisons.evaluationId, row.id))
-      .orderBy(asc(comparisons.position), asc(comparisons.id)),
+    loadStatsComparisons(db, row),
     db
       .select({
         id: ratings.id,

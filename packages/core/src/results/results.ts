@@ -16,7 +16,7 @@ function valuesOf(ratings: StatsRating[], templateId: string): number[] {
   return out;
 }
 
-function sseDimension(t: StatsTemplate, values: number[]): DimensionResult {
+export function sseDimension(t: StatsTemplate, values: number[]): DimensionResult {
   return {
     kind: "sse",
     templateId: t.id,
@@ -40,7 +40,7 @@ function winnerOf(ci: { lower: number; upper: number } | null): "A" | "B" | "inc
   return "inconclusive";
 }
 
-function sxsDimension(t: StatsTemplate, values: number[]): DimensionResult {
+export function sxsDimension(t: StatsTemplate, values: number[]): DimensionResult {
   const ci95 = ci95Mean(values);
   return {
     kind: "sxs",

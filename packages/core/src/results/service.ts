@@ -1,17 +1,17 @@
 import type { AlphaMetric, EvaluationAgreement, EvaluationResults } from "@rubricon/contracts";
 import { loadVisibleEvaluation } from "../evaluations/access";
 import type { Actor, CoreContext } from "../shared/context";
-import { computeAgreement, defaultMetric } from "./agreement";
+import { computeAgreementOfTally, computeResultsOfTally, loadStatsTally } from "./aggregate";
+import { defaultMetric } from "./agreement";
 import { cachedStats, statsFingerprint } from "./cache";
-import { loadRatingsForStats, loadStatsTemplates } from "./load";
-import { computeResults } from "./results";
+import { loadStatsTemplates } from "./load";
 
 /** `GET /evaluations/{id}/results`, recomputed only when the ratings, the evaluation or its templates change. */
 export async function getResults(ctx: CoreContext, actor: Actor, id: string): Promise<EvaluationResults> {
   const row = await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
   const fingerprint = statsFingerprint(row, await loadStatsTemplates(ctx.db, row));
   return cachedStats(ctx.db, id, "results", fingerprint, async () =>
-    computeResults(await loadRatingsForStats(ctx.db, row), ctx.clock.now()),
+    computeResultsOfTally(await loadStatsTally(ctx.db, row), ctx.clock.now()),
   );
 }
 
@@ -26,6 +26,6 @@ export async function getAgreement(
   const m = metric ?? defaultMetric(row.type);
   const fingerprint = statsFingerprint(row, await loadStatsTemplates(ctx.db, row));
   return cachedStats(ctx.db, id, `agreement:${m}`, fingerprint, async () =>
-    computeAgreement(await loadRatingsForStats(ctx.db, row), ctx.clock.now(), m),
+    computeAgreementOfTally(await loadStatsTally(ctx.db, row), ctx.clock.now(), m),
   );
 }
