@@ -3,8 +3,8 @@
 import { type Comparison, ESTIMATED_USD_PER_AUTOUSER_RUN, type Evaluation } from "@rubricon/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ApiRequestError, startAutouserRuns } from "@/lib/autouser-runs";
-import { errorMessage } from "@/lib/errors";
+import { startAutouserRuns } from "@/lib/autouser-runs";
+import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 
@@ -12,8 +12,8 @@ const usd = new Intl.NumberFormat("en", { style: "currency", currency: "USD", mi
 
 /** What the user needs to read when starting fails; quota gets a pointer to where more can be had. */
 function startError(error: unknown): string {
-  if (error instanceof ApiRequestError && error.code === "quota_exceeded")
-    return `${error.message} See Plan and usage for this month's allowance.`;
+  if (errorCode(error) === "quota_exceeded")
+    return `${errorMessage(error)} See Plan and usage for this month's allowance.`;
   return errorMessage(error);
 }
 
