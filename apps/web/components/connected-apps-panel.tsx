@@ -6,6 +6,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { PageHeader } from "@/ui/page-header";
 
@@ -46,16 +47,8 @@ export function ConnectedAppsPanel() {
       <section className="card" aria-labelledby="apps-heading">
         <h2 id="apps-heading">Apps</h2>
         {apps.isPending && <p className="muted">Loading apps…</p>}
-        {apps.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(apps.error)}
-          </p>
-        )}
-        {error && (
-          <p className="alert alert-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={apps.error} />
+        <FormError error={error} />
         {apps.data && apps.data.data.length === 0 && <p className="muted">No apps are connected.</p>}
         {apps.data && apps.data.data.length > 0 && (
           <div className="table-scroll">

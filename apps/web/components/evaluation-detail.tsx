@@ -13,6 +13,7 @@ import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 
 /** What the dashboard asks before a move; the moves offered are the contracts' transition table. */
@@ -127,11 +128,7 @@ export function EvaluationDetail({ id }: { id: string }) {
         </div>
       </div>
 
-      {statusError && (
-        <p className="alert alert-error" role="alert">
-          {statusError}
-        </p>
-      )}
+      <FormError error={statusError} />
 
       <div className="detail-grid">
         <section className="card" aria-labelledby="details-heading">
@@ -202,11 +199,7 @@ export function EvaluationDetail({ id }: { id: string }) {
               New share link
             </button>
           </div>
-          {shareError && (
-            <p className="alert alert-error" role="alert">
-              {shareError}
-            </p>
-          )}
+          <FormError error={shareError} />
         </section>
       </div>
 
@@ -216,11 +209,7 @@ export function EvaluationDetail({ id }: { id: string }) {
         <section className="card" aria-labelledby="public-raters-heading">
           <h2 id="public-raters-heading">Public raters</h2>
           {publicRaters.isPending && <p className="muted">Loading raters…</p>}
-          {publicRaters.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(publicRaters.error)}
-            </p>
-          )}
+          <FormError error={publicRaters.error} />
           {publicRaters.data && publicRaters.data.data.length === 0 && (
             <p className="muted">Nobody has started rating through the share link yet.</p>
           )}
@@ -285,11 +274,7 @@ export function EvaluationDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="comparisons-heading">
         <h2 id="comparisons-heading">Comparisons</h2>
         {comparisons.isPending && <p className="muted">Loading comparisons…</p>}
-        {comparisons.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(comparisons.error)}
-          </p>
-        )}
+        <FormError error={comparisons.error} />
         {comparisons.data && comparisons.data.data.length === 0 && (
           <p className="muted">This evaluation has no comparisons yet.</p>
         )}

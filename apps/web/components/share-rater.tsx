@@ -9,6 +9,7 @@ import { FileHref } from "@/components/rating/stimulus-view";
 import type { RatingBody, SubmitResult } from "@/components/rating/types";
 import { ApiError, apiRequest } from "@/lib/api";
 import { plural } from "@/lib/format";
+import { FormError } from "@/ui";
 
 /** The share API: a GET reads the link, a body is POSTed. */
 function shareFetch<T>(path: string, body?: unknown): Promise<T> {
@@ -308,11 +309,7 @@ function StartForm({ view, base, token }: { view: ShareView; base: string; token
           {fieldError("email")}
         </div>
       )}
-      {errors.form && (
-        <p className="alert alert-error" role="alert">
-          {errors.form}
-        </p>
-      )}
+      <FormError error={errors.form} />
       <div>
         <button type="submit" className="button button-primary" disabled={pending}>
           {pending ? "Starting…" : "Start rating"}

@@ -3,9 +3,9 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 export function ConversationList() {
@@ -31,11 +31,7 @@ export function ConversationList() {
           </button>
         }
       />
-      {create.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(create.error)}
-        </p>
-      )}
+      <FormError error={create.error} />
       {list.isPending && <p className="muted">Loading conversations…</p>}
       {list.data && list.data.data.length === 0 && <p className="muted">No conversations yet.</p>}
       {list.data && list.data.data.length > 0 && (

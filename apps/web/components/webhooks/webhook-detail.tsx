@@ -7,6 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { DeliveryLog } from "./delivery-log";
 import { SecretReveal } from "./secret-reveal";
@@ -92,11 +93,7 @@ export function WebhookDetail({ id }: { id: string }) {
           {notice}
         </p>
       )}
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
 
       <section className="card stack" aria-labelledby="endpoint-settings-heading">
         <h2 id="endpoint-settings-heading">Endpoint</h2>
