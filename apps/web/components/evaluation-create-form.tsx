@@ -10,7 +10,7 @@ import { refusedDesignUrls } from "@/features/evaluations/check-design-urls";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { FormError, PageHeader } from "@/ui";
 import { StimulusUpload, type UploadedStimulus } from "./stimulus-upload";
 
 type EvaluationType = "SSE" | "SxS";
@@ -176,15 +176,15 @@ export function EvaluationCreateForm() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/evaluations">Evaluations</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>New evaluation</h1>
-        </div>
-      </div>
+          </>
+        }
+        title="New evaluation"
+      />
 
       <form
         className="card form-card stack-lg"

@@ -13,7 +13,7 @@ import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { FormError, PageHeader } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 
 /** What the dashboard asks before a move; the moves offered are the contracts' transition table. */
@@ -80,14 +80,16 @@ export function EvaluationDetail({ id }: { id: string }) {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/evaluations">Evaluations</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>{e.name}</h1>
-          <div className="header-meta">
+          </>
+        }
+        title={e.name}
+        meta={
+          <>
             <StatusBadge status={e.status} />
             <span className="type-tag">{e.type}</span>
             <span className="muted small">{plural(e.comparisonCount, "comparison")}</span>
@@ -96,37 +98,39 @@ export function EvaluationDetail({ id }: { id: string }) {
                 Shared with you · {e.sharedWithYou.permission.toLowerCase()}
               </span>
             )}
-          </div>
-        </div>
-        <div className="button-row">
-          <ShareDialog evaluation={e} />
-          {e.status === "Running" && (
-            <Link href={`/evaluations/${id}/rate`} className="button">
-              Rate
-            </Link>
-          )}
-          {e.status !== "Draft" && (
-            <Link href={`/evaluations/${id}/results`} className="button">
-              Results
-            </Link>
-          )}
-          {moves.map((to) => (
-            <button
-              key={to}
-              type="button"
-              className={to === "Archived" ? "button" : "button button-primary"}
-              disabled={update.isPending}
-              onClick={async () => {
-                const message = CONFIRM[to];
-                if (message && !(await confirm({ message, confirmLabel: moveLabel(to) }))) return;
-                update.mutate({ id, status: to });
-              }}
-            >
-              {moveLabel(to)}
-            </button>
-          ))}
-        </div>
-      </div>
+          </>
+        }
+        actions={
+          <>
+            <ShareDialog evaluation={e} />
+            {e.status === "Running" && (
+              <Link href={`/evaluations/${id}/rate`} className="button">
+                Rate
+              </Link>
+            )}
+            {e.status !== "Draft" && (
+              <Link href={`/evaluations/${id}/results`} className="button">
+                Results
+              </Link>
+            )}
+            {moves.map((to) => (
+              <button
+                key={to}
+                type="button"
+                className={to === "Archived" ? "button" : "button button-primary"}
+                disabled={update.isPending}
+                onClick={async () => {
+                  const message = CONFIRM[to];
+                  if (message && !(await confirm({ message, confirmLabel: moveLabel(to) }))) return;
+                  update.mutate({ id, status: to });
+                }}
+              >
+                {moveLabel(to)}
+              </button>
+            ))}
+          </>
+        }
+      />
 
       <FormError error={statusError} />
 

@@ -8,7 +8,7 @@ import { ProgressBar } from "@/components/autouser-runs/run-progress";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { FormError, PageHeader } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 
 const CALIBRATION_TEXT: Record<Autouser["calibrationStatus"], string> = {
@@ -167,22 +167,24 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/autousers">Autousers</Link>
             <span aria-hidden="true">/</span>
             <Link href={`/autousers/${autouserId}`}>{autouser.data?.name ?? "Autouser"}</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>Calibration</h1>
-          {autouser.data && (
-            <div className="header-meta muted small" data-testid="autouser-calibration-status">
+          </>
+        }
+        title="Calibration"
+        meta={
+          autouser.data && (
+            <span className="muted small" data-testid="autouser-calibration-status">
               {CALIBRATION_TEXT[autouser.data.calibrationStatus]}
-            </div>
-          )}
-        </div>
-      </div>
+            </span>
+          )
+        }
+      />
 
       {autouser.data?.isSystem ? (
         <p className="alert alert-info" role="note">

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { Badge, FormError, PageHeader } from "@/ui";
 import { DraftsForm } from "./drafts-form";
 import { sendMessage } from "./reply-stream";
 
@@ -64,17 +64,19 @@ export function BuilderChat({ id }: { id: string }) {
   const closed = c?.status === "materialized" || c?.status === "archived";
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>{c?.title ?? c?.drafts.evaluation.name ?? "New evaluation"}</h1>
-          <p className="muted">
-            Status: <span className="badge">{c?.status.replace("_", " ") ?? "…"}</span>
-          </p>
-        </div>
-        <Link href="/builder" className="button button-ghost">
-          All conversations
-        </Link>
-      </div>
+      <PageHeader
+        title={c?.title ?? c?.drafts.evaluation.name ?? "New evaluation"}
+        description={
+          <>
+            Status: <Badge>{c?.status.replace("_", " ") ?? "…"}</Badge>
+          </>
+        }
+        actions={
+          <Link href="/builder" className="button button-ghost">
+            All conversations
+          </Link>
+        }
+      />
       <FormError error={conversation.error} />
       <div
         className="builder-layout"

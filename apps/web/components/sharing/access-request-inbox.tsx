@@ -7,7 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { FormError, PageHeader } from "@/ui";
 
 /** Pending requests to the evaluations of the user's teams, each approved (with a permission) or declined. */
 export function AccessRequestInbox() {
@@ -35,9 +35,7 @@ export function AccessRequestInbox() {
 
   return (
     <div className="stack">
-      <div className="page-header">
-        <h1>Access requests</h1>
-      </div>
+      <PageHeader title="Access requests" />
       <FormError error={error} />
       <FormError error={inbox.error} />
       {inbox.data && inbox.data.data.length === 0 && <p className="muted empty">No pending requests.</p>}
