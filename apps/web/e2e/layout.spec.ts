@@ -120,7 +120,7 @@ async function seedPages(page: Page, baseURL: string): Promise<string[]> {
 }
 
 /**
- * Pairs of text runs that are drawn on top of each other in page headers and cards. Each text node is measured
+ * Pairs of text runs that are drawn on top of each other in page headers. Each text node is measured
  * line by line (its client rects), so a wrapped sentence and the word after it are not mistaken for an overlap.
  */
 async function overlappingText(page: Page): Promise<string[]> {
@@ -138,9 +138,13 @@ async function overlappingText(page: Page): Promise<string[]> {
       }
       return false;
     };
-    for (const scope of Array.from(document.querySelectorAll(".page-header, .card"))) {
+    // Cards nest, so a text node is measured once however many scopes hold it.
+    const measured = new Set<Node>();
+    for (const scope of Array.from(document.querySelectorAll(".page-header"))) {
       const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (measured.has(node)) continue;
+        measured.add(node);
         const text = node.textContent?.trim() ?? "";
         if (!text || node.parentElement?.closest("svg, dialog, option, select") || hidden(node.parentElement))
           continue;
