@@ -36,7 +36,8 @@ export default defineConfig({
     command: "pnpm start",
     port: PORT,
     reuseExistingServer: false,
-    timeout: 120_000,
+    // A loaded machine can take minutes to start the server; a hung start still fails, just later.
+    timeout: 300_000,
     stdout: "pipe",
     stderr: "pipe",
     // DATABASE_URL passes through from the caller's environment untouched: set, the server uses that Postgres

@@ -8,6 +8,7 @@ import { CopyButton } from "@/components/copy-button";
 import { TeamKeys } from "@/components/team-keys";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { PageHeader } from "@/ui/page-header";
 
@@ -89,16 +90,8 @@ export function ApiKeysPanel() {
         <section className="card" aria-labelledby="keys-heading">
           <h2 id="keys-heading">Active keys</h2>
           {keys.isPending && <p className="muted">Loading keys…</p>}
-          {keys.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(keys.error)}
-            </p>
-          )}
-          {listError && (
-            <p className="alert alert-error" role="alert">
-              {listError}
-            </p>
-          )}
+          <FormError error={keys.error} />
+          <FormError error={listError} />
           {keys.data && active.length === 0 && (
             <p className="muted">No API keys yet. Create one to get started.</p>
           )}
@@ -193,11 +186,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: { name: string; key: st
             ))}
           </div>
         </fieldset>
-        {error && (
-          <p className="alert alert-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <div>
           <button type="submit" className="button button-primary" disabled={create.isPending}>
             {create.isPending ? "Creating…" : "Create key"}

@@ -5,6 +5,9 @@ import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { apiRequest } from "@/lib/api";
+import { errorMessage } from "@/lib/errors";
+import { Field, FormError } from "@/ui";
 
 type Mode = "sign-in" | "sign-up";
 
@@ -61,27 +64,15 @@ export function AuthForm({ mode }: { mode: Mode }) {
       ...(mode === "sign-up" && name ? { name } : {}),
     };
     try {
-      const res = await fetch(`/api/auth/${mode}`, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (!res.ok) {
-        const payload = (await res.json().catch(() => null)) as {
-          error?: { message?: string };
-        } | null;
-        setError(payload?.error?.message ?? `The request failed (${res.status}).`);
-        setPending(false);
-        return;
-      }
-      // Anything cached belonged to the signed-out visitor.
-      queryClient.clear();
-      router.replace(nextPath());
-    } catch {
-      setError("Could not reach the server. Check your connection and try again.");
+      await apiRequest(`/api/auth/${mode}`, { method: "POST", body });
+    } catch (failure) {
+      setError(errorMessage(failure));
       setPending(false);
+      return;
     }
+    // Anything cached belonged to the signed-out visitor.
+    queryClient.clear();
+    router.replace(nextPath());
   }
 
   return (
@@ -96,33 +87,29 @@ export function AuthForm({ mode }: { mode: Mode }) {
         <h1>{copy.title}</h1>
         <form onSubmit={onSubmit} className="stack">
           {mode === "sign-up" && (
-            <div className="field">
-              <label htmlFor="name">Name</label>
-              <input id="name" name="name" type="text" autoComplete="name" maxLength={200} />
-            </div>
+            <Field label="Name">
+              {(props) => <input {...props} name="name" type="text" autoComplete="name" maxLength={200} />}
+            </Field>
           )}
-          <div className="field">
-            <label htmlFor="email">Email</label>
-            <input id="email" name="email" type="email" autoComplete="email" required maxLength={320} />
-          </div>
-          <div className="field">
-            <label htmlFor="password">Password</label>
-            <input
-              id="password"
-              name="password"
-              type="password"
-              autoComplete={mode === "sign-up" ? "new-password" : "current-password"}
-              required
-              minLength={mode === "sign-up" ? 8 : 1}
-              maxLength={200}
-            />
-            {mode === "sign-up" && <p className="hint">At least 8 characters.</p>}
-          </div>
-          {error && (
-            <p className="alert alert-error" role="alert">
-              {error}
-            </p>
-          )}
+          <Field label="Email">
+            {(props) => (
+              <input {...props} name="email" type="email" autoComplete="email" required maxLength={320} />
+            )}
+          </Field>
+          <Field label="Password" hint={mode === "sign-up" ? "At least 8 characters." : undefined}>
+            {(props) => (
+              <input
+                {...props}
+                name="password"
+                type="password"
+                autoComplete={mode === "sign-up" ? "new-password" : "current-password"}
+                required
+                minLength={mode === "sign-up" ? 8 : 1}
+                maxLength={200}
+              />
+            )}
+          </Field>
+          <FormError error={error} />
           <button type="submit" className="button button-primary button-block" disabled={pending}>
             {pending ? copy.busy : copy.submit}
           </button>

@@ -4,49 +4,21 @@ import type { Autouser } from "@rubricon/contracts";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import type { ReactNode } from "react";
 import { useAutouserActions } from "@/components/autouser-actions";
 import { AutouserForm } from "@/components/autouser-form";
 import { AutouserRubrics } from "@/components/autouser-rubrics";
-import { errorMessage } from "@/lib/errors";
+import { CatalogBreadcrumb, CatalogCreatePage, CatalogDetailActions, SystemNote } from "@/features/catalog";
 import { useTRPC } from "@/lib/trpc";
-
-function Header({ title, meta, children }: { title: string; meta?: ReactNode; children?: ReactNode }) {
-  return (
-    <div className="page-header">
-      <div>
-        <nav aria-label="Breadcrumb" className="breadcrumb">
-          <Link href="/autousers">Autousers</Link>
-          <span aria-hidden="true">/</span>
-        </nav>
-        <h1>{title}</h1>
-        {meta && <div className="header-meta">{meta}</div>}
-      </div>
-      {children && <div className="button-row">{children}</div>}
-    </div>
-  );
-}
+import { Badge, FormError, PageHeader, QueryState } from "@/ui";
 
 export function AutouserCreate() {
-  const trpc = useTRPC();
-  const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
-  const teamId = whoami.data?.teamId;
-
   return (
-    <>
-      <Header title="New autouser" />
-      {whoami.isPending && <p className="muted">Loading…</p>}
-      {whoami.data && !teamId && (
-        <p className="alert alert-error" role="alert">
-          You are not a member of a team, so there is nowhere to save an autouser.
-        </p>
-      )}
-      {teamId && (
-        <div className="form-card">
-          <AutouserForm mode={{ kind: "create", teamId }} />
-        </div>
-      )}
-    </>
+    <CatalogCreatePage
+      noun="autouser"
+      path="/autousers"
+      label="Autousers"
+      form={(teamId) => <AutouserForm mode={{ kind: "create", teamId }} />}
+    />
   );
 }
 
@@ -63,14 +35,13 @@ export function AutouserDetail({ id }: { id: string }) {
   const autouser = useQuery(trpc.autousers.get.queryOptions({ id }));
   const actions = useAutouserActions({ afterDelete: () => router.push("/autousers") });
 
-  if (autouser.isPending) return <p className="muted">Loading autouser…</p>;
-  if (autouser.isError) {
+  if (autouser.isPending || autouser.isError) {
     return (
       <div className="stack">
-        <p className="alert alert-error" role="alert">
-          {errorMessage(autouser.error)}
-        </p>
-        <Link href="/autousers">Back to autousers</Link>
+        <QueryState query={autouser} loading="Loading autouser…">
+          {() => null}
+        </QueryState>
+        {autouser.isError && <Link href="/autousers">Back to autousers</Link>}
       </div>
     );
   }
@@ -78,52 +49,31 @@ export function AutouserDetail({ id }: { id: string }) {
   const a = autouser.data;
   return (
     <>
-      <Header
+      <PageHeader
+        breadcrumb={<CatalogBreadcrumb path="/autousers" label="Autousers" />}
         title={a.name}
         meta={
           <>
-            {a.isSystem && <span className="badge badge-system">System</span>}
+            {a.isSystem && <Badge tone="system">System</Badge>}
             <span className="chip">{a.status === "published" ? "Published" : "Draft"}</span>
             <span className="chip">{a.visibility === "public" ? "Public" : "Private"}</span>
             <span className="muted small">{CALIBRATION_LABELS[a.calibrationStatus]}</span>
           </>
         }
-      >
-        {!a.isSystem && (
-          <Link href={`/autousers/${a.id}/calibration`} className="button">
-            Calibration
-          </Link>
-        )}
-        <button
-          type="button"
-          className="button"
-          disabled={actions.pending}
-          onClick={() => actions.duplicate(a.id)}
-        >
-          Duplicate
-        </button>
-        {!a.isSystem && (
-          <button
-            type="button"
-            className="button button-danger-ghost"
-            disabled={actions.pending}
-            onClick={() => actions.remove(a.id, a.name)}
-          >
-            Delete
-          </button>
-        )}
-      </Header>
+        actions={
+          <>
+            {!a.isSystem && (
+              <Link href={`/autousers/${a.id}/calibration`} className="button">
+                Calibration
+              </Link>
+            )}
+            <CatalogDetailActions row={a} actions={actions} />
+          </>
+        }
+      />
 
-      {actions.error && (
-        <p className="alert alert-error" role="alert">
-          {actions.error}
-        </p>
-      )}
-      {a.isSystem && (
-        <p className="alert alert-info" role="note">
-          This is a system autouser and is read-only. Duplicate it to make a copy your team can edit.
-        </p>
-      )}
+      <FormError error={actions.error} />
+      <SystemNote row={a} noun="autouser" />
 
       <div className="detail-grid">
         {/* Keyed by updatedAt: a save brings a new row, and the form starts again from it. */}

@@ -5,11 +5,10 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useAutouserActions } from "@/components/autouser-actions";
+import { CatalogName, CatalogRowActions, CatalogUpdated } from "@/features/catalog";
 import { EXPERTISE_LABELS, formatDevice, NEED_LABELS } from "@/lib/autousers";
-import { errorMessage } from "@/lib/errors";
-import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/ui/page-header";
+import { DataTable, FormError, PageHeader, QueryState } from "@/ui";
 
 type Filters = Pick<AutouserListQuery, "source" | "status" | "visibility">;
 
@@ -74,98 +73,60 @@ export function AutouserList() {
         </div>
       </fieldset>
 
-      {actions.error && (
-        <p className="alert alert-error" role="alert">
-          {actions.error}
-        </p>
-      )}
-      {list.isPending && <p className="muted">Loading autousers…</p>}
-      {list.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(list.error)}
-        </p>
-      )}
-      {list.data && list.data.data.length === 0 && <p className="muted">No autousers match these filters.</p>}
-      {list.data && list.data.data.length > 0 && (
-        <div className="card table-card">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Persona</th>
-                <th scope="col">Device</th>
-                <th scope="col">Status</th>
-                <th scope="col">Updated</th>
-                <th scope="col" className="actions">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((a) => (
-                <tr key={a.id}>
-                  <td>
-                    <div className="name-cell">
-                      <Link href={`/autousers/${a.id}`} className="row-link">
-                        {a.name}
-                      </Link>
-                      {a.isSystem && <span className="badge badge-system">System</span>}
-                    </div>
+      <FormError error={actions.error} />
+      <QueryState
+        query={list}
+        loading="Loading autousers…"
+        isEmpty={(page) => page.data.length === 0}
+        empty={<p className="muted">No autousers match these filters.</p>}
+      >
+        {(page) => (
+          <DataTable
+            caption="Autousers"
+            rows={page.data}
+            rowKey={(a) => a.id}
+            columns={[
+              {
+                header: "Name",
+                cell: (a) => (
+                  <>
+                    <CatalogName row={a} path="/autousers" />
                     <span className="muted small">{a.role}</span>
-                  </td>
-                  <td className="small">
+                  </>
+                ),
+              },
+              {
+                header: "Persona",
+                className: "small",
+                cell: (a) => (
+                  <>
                     {EXPERTISE_LABELS[a.expertise]}
                     {a.accessibilityNeeds.length > 0 &&
                       `; ${a.accessibilityNeeds.map((n) => NEED_LABELS[n]).join(", ")}`}
-                  </td>
-                  <td className="nowrap small">{formatDevice(a.device)}</td>
-                  <td className="nowrap">
+                  </>
+                ),
+              },
+              { header: "Device", className: "nowrap small", cell: (a) => formatDevice(a.device) },
+              {
+                header: "Status",
+                className: "nowrap",
+                cell: (a) => (
+                  <>
                     <span className="chip">{a.status === "published" ? "Published" : "Draft"}</span>{" "}
                     <span className="chip">{a.visibility === "public" ? "Public" : "Private"}</span>
-                  </td>
-                  <td data-testid="updated">
-                    {a.isSystem ? (
-                      // A system row's timestamp is when this deployment was seeded, not when its content changed.
-                      <span className="muted">Built in</span>
-                    ) : (
-                      <time dateTime={a.updatedAt} title={formatDateTime(a.updatedAt)}>
-                        {formatRelative(a.updatedAt)}
-                      </time>
-                    )}
-                  </td>
-                  <td className="actions nowrap">
-                    <div className="button-row row-actions">
-                      {!a.isSystem && (
-                        <Link href={`/autousers/${a.id}`} className="button button-ghost">
-                          Edit
-                        </Link>
-                      )}
-                      <button
-                        type="button"
-                        className="button button-ghost"
-                        disabled={actions.pending}
-                        onClick={() => actions.duplicate(a.id)}
-                      >
-                        Duplicate
-                      </button>
-                      {!a.isSystem && (
-                        <button
-                          type="button"
-                          className="button button-danger-ghost"
-                          disabled={actions.pending}
-                          onClick={() => actions.remove(a.id, a.name)}
-                        >
-                          Delete
-                        </button>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                  </>
+                ),
+              },
+              { header: "Updated", cell: (a) => <CatalogUpdated row={a} /> },
+              {
+                header: <span className="visually-hidden">Actions</span>,
+                className: "actions nowrap",
+                cell: (a) => <CatalogRowActions row={a} path="/autousers" actions={actions} />,
+              },
+            ]}
+          />
+        )}
+      </QueryState>
       {list.data?.has_more && <p className="muted small">Showing the 100 most recently updated autousers.</p>}
     </>
   );

@@ -3,9 +3,9 @@
 import type { Autouser, AutouserRubric } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 
 /** The newest version of each template's rubric; older versions are history, listed under it. */
 function byTemplate(rubrics: AutouserRubric[]) {
@@ -60,11 +60,7 @@ function RubricEditor({
           <p className="hint">This version is frozen; saving writes version {rubric.version + 1}.</p>
         )}
       </div>
-      {save.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(save.error)}
-        </p>
-      )}
+      <FormError error={save.error} />
       {!readOnly && (
         <div>
           <button
@@ -139,11 +135,7 @@ function AddRubric({ autouser, taken }: { autouser: Autouser; taken: Set<string>
         />
         <p className="hint">What the judge weighs when this persona rates the template.</p>
       </div>
-      {add.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(add.error)}
-        </p>
-      )}
+      <FormError error={add.error} />
       <div>
         <button type="submit" className="button" disabled={!dimensionId || add.isPending}>
           Add rubric
@@ -163,11 +155,7 @@ export function AutouserRubrics({ autouser }: { autouser: Autouser }) {
     <section className="card stack" aria-labelledby="rubrics-heading">
       <h2 id="rubrics-heading">Rubrics</h2>
       {rubrics.isPending && <p className="muted">Loading rubrics…</p>}
-      {rubrics.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(rubrics.error)}
-        </p>
-      )}
+      <FormError error={rubrics.error} />
       {rubrics.data && groups.length === 0 && (
         <p className="muted">No rubrics yet: the judge rates every template with its own guidelines.</p>
       )}

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { DataTable, FormError, QueryState } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { PageHeader } from "@/ui/page-header";
 
@@ -45,66 +46,59 @@ export function ConnectedAppsPanel() {
       />
       <section className="card" aria-labelledby="apps-heading">
         <h2 id="apps-heading">Apps</h2>
-        {apps.isPending && <p className="muted">Loading apps…</p>}
-        {apps.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(apps.error)}
-          </p>
-        )}
-        {error && (
-          <p className="alert alert-error" role="alert">
-            {error}
-          </p>
-        )}
-        {apps.data && apps.data.data.length === 0 && <p className="muted">No apps are connected.</p>}
-        {apps.data && apps.data.data.length > 0 && (
-          <div className="table-scroll">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">App</th>
-                  <th scope="col">Redirects to</th>
-                  <th scope="col">Teams</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Connected</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {apps.data.data.map((app) => (
-                  <tr key={app.clientId}>
-                    <td className="nowrap">{app.name}</td>
-                    <td className="mono small">{app.redirectHosts.join(", ")}</td>
-                    <td>{app.teamIds.map(teamName).join(", ")}</td>
-                    <td>
-                      <div className="chips">
-                        {app.scopes.map((scope) => (
-                          <span className="chip" key={scope}>
-                            {scope}
-                          </span>
-                        ))}
-                      </div>
-                    </td>
-                    <td className="nowrap">{formatDate(app.connectedAt)}</td>
-                    <td className="actions">
-                      <button
-                        type="button"
-                        className="button button-danger-ghost"
-                        aria-label={`Disconnect ${app.name}`}
-                        disabled={disconnect.isPending}
-                        onClick={() => onDisconnect(app)}
-                      >
-                        Disconnect
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <FormError error={error} />
+        <QueryState
+          query={apps}
+          loading="Loading apps…"
+          isEmpty={(page) => page.data.length === 0}
+          empty={<p className="muted">No apps are connected.</p>}
+        >
+          {(page) => (
+            <DataTable
+              bare
+              caption="Connected apps"
+              rows={page.data}
+              rowKey={(app) => app.clientId}
+              columns={[
+                { header: "App", className: "nowrap", cell: (app) => app.name },
+                {
+                  header: "Redirects to",
+                  className: "mono small",
+                  cell: (app) => app.redirectHosts.join(", "),
+                },
+                { header: "Teams", cell: (app) => app.teamIds.map(teamName).join(", ") },
+                {
+                  header: "Scopes",
+                  cell: (app) => (
+                    <div className="chips">
+                      {app.scopes.map((scope) => (
+                        <span className="chip" key={scope}>
+                          {scope}
+                        </span>
+                      ))}
+                    </div>
+                  ),
+                },
+                { header: "Connected", className: "nowrap", cell: (app) => formatDate(app.connectedAt) },
+                {
+                  header: <span className="visually-hidden">Actions</span>,
+                  className: "actions",
+                  cell: (app) => (
+                    <button
+                      type="button"
+                      className="button button-danger-ghost"
+                      aria-label={`Disconnect ${app.name}`}
+                      disabled={disconnect.isPending}
+                      onClick={() => onDisconnect(app)}
+                    >
+                      Disconnect
+                    </button>
+                  ),
+                },
+              ]}
+            />
+          )}
+        </QueryState>
       </section>
     </>
   );

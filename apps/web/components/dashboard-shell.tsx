@@ -8,6 +8,7 @@ import { NotificationBell } from "@/components/sharing/notification-bell";
 import { FeatureFlagProvider } from "@/features/navigation/feature-flags";
 import { isCurrent, isSettingsPath, PRODUCT_NAV } from "@/features/navigation/nav-items";
 import { SettingsNav } from "@/features/navigation/settings-nav";
+import { apiRequest } from "@/lib/api";
 import { errorMessage, isUnauthenticated } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 
@@ -154,10 +155,8 @@ function SignOutButton() {
   async function signOut() {
     setPending(true);
     try {
-      await fetch("/api/auth/sign-out", {
-        method: "POST",
-        credentials: "same-origin",
-      });
+      // Signed out or not, the visitor leaves: a failure here must not keep them on the page.
+      await apiRequest("/api/auth/sign-out", { method: "POST" }).catch(() => undefined);
     } finally {
       queryClient.clear();
       router.replace("/sign-in");

@@ -10,6 +10,7 @@ import { refusedDesignUrls } from "@/features/evaluations/check-design-urls";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
+import { FormError, PageHeader } from "@/ui";
 import { StimulusUpload, type UploadedStimulus } from "./stimulus-upload";
 
 type EvaluationType = "SSE" | "SxS";
@@ -175,15 +176,15 @@ export function EvaluationCreateForm() {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/evaluations">Evaluations</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>New evaluation</h1>
-        </div>
-      </div>
+          </>
+        }
+        title="New evaluation"
+      />
 
       <form
         className="card form-card stack-lg"
@@ -439,11 +440,7 @@ export function EvaluationCreateForm() {
           </legend>
           <p className="hint">Persona raters that score every comparison beside your human raters.</p>
           {autousers.isPending && <p className="muted small">Loading autousers…</p>}
-          {autousers.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(autousers.error)}
-            </p>
-          )}
+          <FormError error={autousers.error} />
           <ul className="stack autouser-picker">
             {autousers.data?.data.map((a) => {
               const chosen = agents[a.id] !== undefined;
@@ -488,11 +485,7 @@ export function EvaluationCreateForm() {
           <span className="muted small">(otherwise it stays a draft until you start it)</span>
         </label>
 
-        {errors.form && (
-          <p className="alert alert-error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        <FormError error={errors.form} />
 
         <div className="form-actions">
           <Link href="/evaluations" className="button">

@@ -13,6 +13,7 @@ import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
+import { FormError, PageHeader } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 
 /** What the dashboard asks before a move; the moves offered are the contracts' transition table. */
@@ -79,14 +80,16 @@ export function EvaluationDetail({ id }: { id: string }) {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/evaluations">Evaluations</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>{e.name}</h1>
-          <div className="header-meta">
+          </>
+        }
+        title={e.name}
+        meta={
+          <>
             <StatusBadge status={e.status} />
             <span className="type-tag">{e.type}</span>
             <span className="muted small">{plural(e.comparisonCount, "comparison")}</span>
@@ -95,43 +98,41 @@ export function EvaluationDetail({ id }: { id: string }) {
                 Shared with you · {e.sharedWithYou.permission.toLowerCase()}
               </span>
             )}
-          </div>
-        </div>
-        <div className="button-row">
-          <ShareDialog evaluation={e} />
-          {e.status === "Running" && (
-            <Link href={`/evaluations/${id}/rate`} className="button">
-              Rate
-            </Link>
-          )}
-          {e.status !== "Draft" && (
-            <Link href={`/evaluations/${id}/results`} className="button">
-              Results
-            </Link>
-          )}
-          {moves.map((to) => (
-            <button
-              key={to}
-              type="button"
-              className={to === "Archived" ? "button" : "button button-primary"}
-              disabled={update.isPending}
-              onClick={async () => {
-                const message = CONFIRM[to];
-                if (message && !(await confirm({ message, confirmLabel: moveLabel(to) }))) return;
-                update.mutate({ id, status: to });
-              }}
-            >
-              {moveLabel(to)}
-            </button>
-          ))}
-        </div>
-      </div>
+          </>
+        }
+        actions={
+          <>
+            <ShareDialog evaluation={e} />
+            {e.status === "Running" && (
+              <Link href={`/evaluations/${id}/rate`} className="button">
+                Rate
+              </Link>
+            )}
+            {e.status !== "Draft" && (
+              <Link href={`/evaluations/${id}/results`} className="button">
+                Results
+              </Link>
+            )}
+            {moves.map((to) => (
+              <button
+                key={to}
+                type="button"
+                className={to === "Archived" ? "button" : "button button-primary"}
+                disabled={update.isPending}
+                onClick={async () => {
+                  const message = CONFIRM[to];
+                  if (message && !(await confirm({ message, confirmLabel: moveLabel(to) }))) return;
+                  update.mutate({ id, status: to });
+                }}
+              >
+                {moveLabel(to)}
+              </button>
+            ))}
+          </>
+        }
+      />
 
-      {statusError && (
-        <p className="alert alert-error" role="alert">
-          {statusError}
-        </p>
-      )}
+      <FormError error={statusError} />
 
       <div className="detail-grid">
         <section className="card" aria-labelledby="details-heading">
@@ -202,11 +203,7 @@ export function EvaluationDetail({ id }: { id: string }) {
               New share link
             </button>
           </div>
-          {shareError && (
-            <p className="alert alert-error" role="alert">
-              {shareError}
-            </p>
-          )}
+          <FormError error={shareError} />
         </section>
       </div>
 
@@ -216,11 +213,7 @@ export function EvaluationDetail({ id }: { id: string }) {
         <section className="card" aria-labelledby="public-raters-heading">
           <h2 id="public-raters-heading">Public raters</h2>
           {publicRaters.isPending && <p className="muted">Loading raters…</p>}
-          {publicRaters.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(publicRaters.error)}
-            </p>
-          )}
+          <FormError error={publicRaters.error} />
           {publicRaters.data && publicRaters.data.data.length === 0 && (
             <p className="muted">Nobody has started rating through the share link yet.</p>
           )}
@@ -285,11 +278,7 @@ export function EvaluationDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="comparisons-heading">
         <h2 id="comparisons-heading">Comparisons</h2>
         {comparisons.isPending && <p className="muted">Loading comparisons…</p>}
-        {comparisons.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(comparisons.error)}
-          </p>
-        )}
+        <FormError error={comparisons.error} />
         {comparisons.data && comparisons.data.data.length === 0 && (
           <p className="muted">This evaluation has no comparisons yet.</p>
         )}

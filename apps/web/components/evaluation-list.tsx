@@ -3,10 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { StatusBadge } from "@/components/status-badge";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/ui/page-header";
+import { DataTable, PageHeader, QueryState } from "@/ui";
 
 const TYPE_LABELS = { SSE: "Single design", SxS: "Side by side" } as const;
 
@@ -26,66 +25,61 @@ export function EvaluationList() {
         }
       />
 
-      {list.isPending && <p className="muted">Loading evaluations…</p>}
-      {list.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(list.error)}
-        </p>
-      )}
-      {list.data && list.data.data.length === 0 && (
-        <div className="empty">
-          <h2>No evaluations yet</h2>
-          <p className="muted">
-            Create one to start collecting ratings on a design or compare two side by side.
-          </p>
-          <Link href="/evaluations/new" className="button button-primary">
-            New evaluation
-          </Link>
-        </div>
-      )}
-      {list.data && list.data.data.length > 0 && (
-        <div className="card table-card">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="num">
-                  Comparisons
-                </th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((evaluation) => (
-                <tr key={evaluation.id}>
-                  <td>
-                    <Link href={`/evaluations/${evaluation.id}`} className="row-link">
-                      {evaluation.name}
+      <QueryState
+        query={list}
+        loading="Loading evaluations…"
+        isEmpty={(page) => page.data.length === 0}
+        empty={
+          <div className="empty">
+            <h2>No evaluations yet</h2>
+            <p className="muted">
+              Create one to start collecting ratings on a design or compare two side by side.
+            </p>
+            <Link href="/evaluations/new" className="button button-primary">
+              New evaluation
+            </Link>
+          </div>
+        }
+      >
+        {(page) => (
+          <DataTable
+            caption="Evaluations"
+            rows={page.data}
+            rowKey={(e) => e.id}
+            columns={[
+              {
+                header: "Name",
+                cell: (e) => (
+                  <>
+                    <Link href={`/evaluations/${e.id}`} className="row-link">
+                      {e.name}
                     </Link>
-                    {evaluation.sharedWithYou && <span className="chip">Shared with you</span>}
-                  </td>
-                  <td>
-                    <span className="type-tag" title={TYPE_LABELS[evaluation.type]}>
-                      {evaluation.type}
-                    </span>
-                  </td>
-                  <td>
-                    <StatusBadge status={evaluation.status} />
-                  </td>
-                  <td className="num">{evaluation.comparisonCount}</td>
-                  <td>
-                    <time dateTime={evaluation.updatedAt} title={formatDateTime(evaluation.updatedAt)}>
-                      {formatRelative(evaluation.updatedAt)}
-                    </time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                    {e.sharedWithYou && <span className="chip">Shared with you</span>}
+                  </>
+                ),
+              },
+              {
+                header: "Type",
+                cell: (e) => (
+                  <span className="type-tag" title={TYPE_LABELS[e.type]}>
+                    {e.type}
+                  </span>
+                ),
+              },
+              { header: "Status", cell: (e) => <StatusBadge status={e.status} /> },
+              { header: "Comparisons", numeric: true, cell: (e) => e.comparisonCount },
+              {
+                header: "Updated",
+                cell: (e) => (
+                  <time dateTime={e.updatedAt} title={formatDateTime(e.updatedAt)}>
+                    {formatRelative(e.updatedAt)}
+                  </time>
+                ),
+              },
+            ]}
+          />
+        )}
+      </QueryState>
       {list.data?.has_more && (
         <p className="muted small">Showing the 100 most recently updated evaluations.</p>
       )}

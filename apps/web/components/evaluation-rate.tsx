@@ -8,6 +8,7 @@ import { type RatingBody, type SubmitResult, toRatingTemplate } from "@/componen
 import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui";
 
 /** Every page of a cursor-paginated list; rating screens need all comparisons, not the first hundred. */
 async function allPages<T extends { id: string }>(
@@ -91,24 +92,28 @@ export function EvaluationRate({ id }: { id: string }) {
 
   const e = evaluation.data;
   const header = (
-    <div className="page-header">
-      <div>
-        <nav aria-label="Breadcrumb" className="breadcrumb">
+    <PageHeader
+      breadcrumb={
+        <>
           <Link href="/evaluations">Evaluations</Link>
           <span aria-hidden="true">/</span>
           <Link href={`/evaluations/${id}`}>{e.name}</Link>
           <span aria-hidden="true">/</span>
-        </nav>
-        <h1>Rate</h1>
-        <p className="muted">
+        </>
+      }
+      title="Rate"
+      description={
+        <>
           {e.type === "SSE" ? "Score each design" : "Compare version A with version B"} — your ratings count
           as a team member’s{whoami.data ? ` (${whoami.data.email})` : ""}.
-        </p>
-      </div>
-      <Link href={`/evaluations/${id}/results`} className="button">
-        Results
-      </Link>
-    </div>
+        </>
+      }
+      actions={
+        <Link href={`/evaluations/${id}/results`} className="button">
+          Results
+        </Link>
+      }
+    />
   );
 
   if (!running) {

@@ -23,6 +23,7 @@ import { intervalOnScale, intervalText } from "@/features/results/interval";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/ui";
 
 type Dimension = EvaluationResults["dimensions"][number];
 type SseDimension = Extract<Dimension, { kind: "sse" }>;
@@ -112,37 +113,41 @@ export function EvaluationResultsView({ id }: { id: string }) {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/evaluations">Evaluations</Link>
             <span aria-hidden="true">/</span>
             <Link href={`/evaluations/${id}`}>{e.name}</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>Results</h1>
-          <div className="header-meta">
+          </>
+        }
+        title="Results"
+        meta={
+          <>
             <StatusBadge status={e.status} />
             <span className="type-tag">{e.type}</span>
             <span className="muted small">
               {plural(e.comparisonCount, "comparison")} · updated {formatDateTime(r.computedAt)}
             </span>
-          </div>
-        </div>
-        <div className="button-row">
-          {e.status === "Running" && (
-            <Link href={`/evaluations/${id}/rate`} className="button">
-              Rate
-            </Link>
-          )}
-          <a href={exportHref("csv")} className="button" download>
-            Export CSV
-          </a>
-          <a href={exportHref("json")} className="button" download={`${id}-ratings.json`}>
-            Export JSON
-          </a>
-        </div>
-      </div>
+          </>
+        }
+        actions={
+          <>
+            {e.status === "Running" && (
+              <Link href={`/evaluations/${id}/rate`} className="button">
+                Rate
+              </Link>
+            )}
+            <a href={exportHref("csv")} className="button" download>
+              Export CSV
+            </a>
+            <a href={exportHref("json")} className="button" download={`${id}-ratings.json`}>
+              Export JSON
+            </a>
+          </>
+        }
+      />
 
       <dl className="tiles">
         <Tile label="Ratings" value={r.ratingCount} testId="tile-ratings" sub={`${scored} scored`} />

@@ -2,16 +2,9 @@
 
 import type { ConsentDetails } from "@rubricon/contracts";
 import { useEffect, useState } from "react";
-
-interface Failure {
-  error?: { message?: string };
-}
-
-async function readJson<T>(res: Response): Promise<T> {
-  const body = (await res.json().catch(() => ({}))) as T & Failure;
-  if (!res.ok) throw new Error(body.error?.message ?? `The server answered ${res.status}.`);
-  return body;
-}
+import { apiRequest } from "@/lib/api";
+import { errorMessage } from "@/lib/errors";
+import { Field, FormError } from "@/ui";
 
 const RESOURCE_NAMES: Record<string, string> = { "/api/v1": "the REST API", "/mcp": "the MCP server" };
 
@@ -35,41 +28,31 @@ export function OAuthConsent({ uid }: { uid: string }) {
   const [pending, setPending] = useState(false);
 
   useEffect(() => {
-    fetch(url, { credentials: "same-origin" })
-      .then((res) => readJson<ConsentDetails>(res))
+    apiRequest<ConsentDetails>(url)
       .then((d) => {
         setDetails(d);
         setTeamId(d.teams[0]?.id ?? "");
       })
-      .catch((err: Error) => setError(err.message));
+      .catch((err: unknown) => setError(errorMessage(err)));
   }, [url]);
 
   async function decide(decision: "allow" | "deny") {
     setPending(true);
     setError(null);
     try {
-      const res = await fetch(url, {
+      const { redirectTo } = await apiRequest<{ redirectTo: string }>(url, {
         method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(decision === "allow" ? { decision, teamId } : { decision }),
+        body: decision === "allow" ? { decision, teamId } : { decision },
       });
-      const { redirectTo } = await readJson<{ redirectTo: string }>(res);
       window.location.assign(redirectTo);
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorMessage(err));
       setPending(false);
     }
   }
 
   if (!details) {
-    return error ? (
-      <p className="alert alert-error" role="alert">
-        {error}
-      </p>
-    ) : (
-      <p className="muted">Loading the request…</p>
-    );
+    return error ? <FormError error={error} /> : <p className="muted">Loading the request…</p>;
   }
 
   return (
@@ -88,24 +71,18 @@ export function OAuthConsent({ uid }: { uid: string }) {
           </li>
         ))}
       </ul>
-      <div className="field">
-        <label htmlFor="consent-team">Team</label>
-        <select id="consent-team" value={teamId} onChange={(e) => setTeamId(e.target.value)}>
-          {details.teams.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-        <p className="muted small">
-          The app acts on this team only. You can disconnect it under Connected apps.
-        </p>
-      </div>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Field label="Team" hint="The app acts on this team only. You can disconnect it under Connected apps.">
+        {(props) => (
+          <select {...props} value={teamId} onChange={(e) => setTeamId(e.target.value)}>
+            {details.teams.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <FormError error={error} />
       <div className="button-row">
         <button
           type="button"

@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 
 /** The user approves the code the design-tool plugin shows; the plugin then acts as them for 7 days. */
 export function PairPlugin({ initialCode }: { initialCode: string }) {
@@ -45,11 +46,7 @@ export function PairPlugin({ initialCode }: { initialCode: string }) {
               placeholder="BCDF-GHJK"
             />
           </div>
-          {error && (
-            <p className="alert alert-error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
           <div className="button-row">
             <button type="submit" className="button button-primary" disabled={approve.isPending}>
               Approve

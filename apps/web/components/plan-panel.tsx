@@ -7,6 +7,7 @@ import { UsageMeters } from "@/components/usage-meters";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 const PLAN_NAMES: Record<Plan, string> = {
@@ -118,11 +119,7 @@ function TeamPlan({ teamId, team }: { teamId: string; team: Team | undefined }) 
             {notice}
           </p>
         )}
-        {error && (
-          <p className="alert alert-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         {!isOwner && <p className="muted">Only an owner of this team can change its plan.</p>}
         {isOwner && current === "enterprise" && (
           <p className="muted">This team's Enterprise plan is managed with us; contact us to change it.</p>

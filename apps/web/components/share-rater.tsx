@@ -7,45 +7,13 @@ import { type FormEvent, type ReactNode, useState } from "react";
 import { RatingFlow } from "@/components/rating/rating-flow";
 import { FileHref } from "@/components/rating/stimulus-view";
 import type { RatingBody, SubmitResult } from "@/components/rating/types";
+import { ApiError, apiRequest } from "@/lib/api";
 import { plural } from "@/lib/format";
+import { FormError } from "@/ui";
 
-/** An error answered by the share API, in its envelope: `{error: {type, code, message, param}}`. */
-class ShareApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string | undefined,
-    message: string,
-    readonly param?: string,
-  ) {
-    super(message);
-  }
-}
-
-async function shareFetch<T>(path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method: body === undefined ? "GET" : "POST",
-      credentials: "same-origin",
-      ...(body === undefined
-        ? {}
-        : { headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }),
-    });
-  } catch {
-    throw new ShareApiError(0, undefined, "Could not reach the server. Check your connection and try again.");
-  }
-  if (!res.ok) {
-    const payload = (await res.json().catch(() => null)) as {
-      error?: { code?: string; message?: string; param?: string };
-    } | null;
-    throw new ShareApiError(
-      res.status,
-      payload?.error?.code,
-      payload?.error?.message ?? `The request failed (${res.status}).`,
-      payload?.error?.param,
-    );
-  }
-  return (await res.json()) as T;
+/** The share API: a GET reads the link, a body is POSTed. */
+function shareFetch<T>(path: string, body?: unknown): Promise<T> {
+  return apiRequest<T>(path, body === undefined ? {} : { method: "POST", body });
 }
 
 const shareKey = (token: string) => ["share", token] as const;
@@ -57,7 +25,7 @@ export function ShareRater({ token }: { token: string }) {
     queryFn: () => shareFetch<ShareView>(base),
     // A refetch mid-rating would only repeat what the page already knows; the flow keeps its own progress.
     refetchOnWindowFocus: false,
-    retry: (count, error) => count < 2 && !(error instanceof ShareApiError && error.status >= 400),
+    retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400),
   });
 
   if (view.isPending) {
@@ -70,7 +38,7 @@ export function ShareRater({ token }: { token: string }) {
     );
   }
   if (view.isError) {
-    const missing = view.error instanceof ShareApiError && view.error.status === 404;
+    const missing = view.error instanceof ApiError && view.error.status === 404;
     return (
       <ShareFrame>
         {missing ? (
@@ -285,7 +253,7 @@ function StartForm({ view, base, token }: { view: ShareView; base: string; token
       await shareFetch(`${base}/start`, body);
       await queryClient.invalidateQueries({ queryKey: shareKey(token) });
     } catch (error) {
-      const e = error as ShareApiError;
+      const e = error as ApiError;
       const field = e.param === "password" || e.param === "name" || e.param === "email" ? e.param : "form";
       setErrors({ [field]: e.message });
       setPending(false);
@@ -341,11 +309,7 @@ function StartForm({ view, base, token }: { view: ShareView; base: string; token
           {fieldError("email")}
         </div>
       )}
-      {errors.form && (
-        <p className="alert alert-error" role="alert">
-          {errors.form}
-        </p>
-      )}
+      <FormError error={errors.form} />
       <div>
         <button type="submit" className="button button-primary" disabled={pending}>
           {pending ? "Starting…" : "Start rating"}
@@ -361,7 +325,7 @@ function ReadyFlow({ view, base }: { view: ShareView; base: string }) {
       await shareFetch<Rating>(`${base}/ratings`, body);
       return { ok: true };
     } catch (error) {
-      const e = error as ShareApiError;
+      const e = error as ApiError;
       return { ok: false, code: e.code, message: e.message };
     }
   }

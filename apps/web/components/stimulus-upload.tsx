@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { apiRequest } from "@/lib/api";
 
 export interface UploadedStimulus {
   id: string;
@@ -11,14 +12,7 @@ export interface UploadedStimulus {
 async function uploadStimulus(file: File): Promise<UploadedStimulus> {
   const form = new FormData();
   form.append("file", file, file.name);
-  const res = await fetch("/api/v1/files", { method: "POST", body: form, credentials: "same-origin" });
-  const body = (await res.json().catch(() => null)) as
-    | { id: string; filename: string; error?: undefined }
-    | { error: { message: string } }
-    | null;
-  if (!res.ok || !body || body.error) {
-    throw new Error(body?.error?.message ?? `The upload failed (${res.status}).`);
-  }
+  const body = await apiRequest<UploadedStimulus>("/api/v1/files", { method: "POST", body: form });
   return { id: body.id, filename: body.filename };
 }
 

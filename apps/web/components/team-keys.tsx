@@ -6,6 +6,7 @@ import { useState } from "react";
 import { ApiKeyTable } from "@/components/api-key-table";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 
 /** For owners and admins: every working key on their teams, whoever minted it, each revocable. */
@@ -53,16 +54,8 @@ function TeamKeyTable({ teamId, teamName }: { teamId: string; teamName: string }
     <section className="card" aria-labelledby={headingId}>
       <h2 id={headingId}>All keys on {teamName}</h2>
       <p className="muted small">Every member's keys on this team. Keys of members who leave are revoked.</p>
-      {keys.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(keys.error)}
-        </p>
-      )}
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={keys.error} />
+      <FormError error={error} />
       {keys.data && active.length === 0 && <p className="muted">No working keys on this team.</p>}
       {active.length > 0 && (
         <ApiKeyTable

@@ -1,59 +1,21 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
-import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
-import { useTRPC } from "@/lib/trpc";
-import { useConfirm } from "@/ui/confirm-dialog";
+import { type CatalogResource, useCatalogActions } from "@/features/catalog";
+import { type RouterOutputs, useTRPC, useTRPCClient } from "@/lib/trpc";
 
-/**
- * Duplicate and delete, shared by the list and the detail page. Duplicating opens the copy; deleting asks first
- * and, on failure, keeps the server's message (e.g. which evaluations still use the template).
- */
-export function useTemplateActions({ afterDelete }: { afterDelete?: () => void } = {}) {
+type Template = RouterOutputs["templates"]["get"];
+
+/** Duplicate and delete a template, shared by the list and the detail page. */
+export function useTemplateActions(options: { afterDelete?: () => void } = {}) {
   const trpc = useTRPC();
-  const router = useRouter();
-  const queryClient = useQueryClient();
-  const confirm = useConfirm();
-  const [error, setError] = useState<string | null>(null);
-
-  const duplicate = useMutation(
-    trpc.templates.duplicate.mutationOptions({
-      onSuccess: async (copy) => {
-        setError(null);
-        queryClient.setQueryData(trpc.templates.get.queryKey({ id: copy.id }), copy);
-        await queryClient.invalidateQueries(trpc.templates.list.pathFilter());
-        router.push(`/templates/${copy.id}`);
-      },
-      onError: (e) => setError(errorMessage(e)),
-    }),
-  );
-
-  const remove = useMutation(
-    trpc.templates.delete.mutationOptions({
-      onSuccess: async ({ id }) => {
-        setError(null);
-        queryClient.removeQueries(trpc.templates.get.queryFilter({ id }));
-        await queryClient.invalidateQueries(trpc.templates.list.pathFilter());
-        afterDelete?.();
-      },
-      onError: (e) => setError(errorMessage(e)),
-    }),
-  );
-
-  return {
-    error,
-    pending: duplicate.isPending || remove.isPending,
-    duplicate: (id: string) => duplicate.mutate({ id }),
-    remove: async (id: string, name: string) => {
-      const ok = await confirm({
-        message: `Delete the template “${name}”? This cannot be undone.`,
-        confirmLabel: "Delete",
-        destructive: true,
-      });
-      if (!ok) return;
-      remove.mutate({ id });
-    },
+  const client = useTRPCClient();
+  const resource: CatalogResource<Template> = {
+    noun: "template",
+    path: "/templates",
+    duplicate: (id) => client.templates.duplicate.mutate({ id }),
+    remove: (id) => client.templates.delete.mutate({ id }),
+    itemKey: (id) => trpc.templates.get.queryKey({ id }),
+    listKey: trpc.templates.list.pathKey(),
   };
+  return useCatalogActions(resource, options);
 }

@@ -31,6 +31,7 @@ import {
   valuesFromTemplate,
 } from "@/lib/templates";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 
 type Mode =
   | { kind: "create"; teamId: string }
@@ -364,11 +365,7 @@ export function TemplateForm({ mode }: { mode: Mode }) {
         </div>
       </fieldset>
 
-      {serverErrors.form && (
-        <p className="alert alert-error" role="alert">
-          {serverErrors.form}
-        </p>
-      )}
+      <FormError error={serverErrors.form} />
 
       {!readOnly && (
         <div className="form-actions">

@@ -12,7 +12,8 @@ export async function signUp(page: Page, email = uniqueEmail()): Promise<string>
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("correct horse battery");
   await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page).toHaveURL(/\/evaluations$/);
+  // Password hashing is deliberately slow, and slower still on a loaded machine.
+  await expect(page).toHaveURL(/\/evaluations$/, { timeout: 30_000 });
   return email;
 }
 

@@ -1,3 +1,6 @@
+import { readdirSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { expect, type Page, test } from "@playwright/test";
 import { type FixtureSite, startFixtureSite } from "@rubricon/agents/testing";
 import { signUp } from "./helpers";
@@ -11,6 +14,31 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await site?.close();
 });
+
+/** Every page route under app/(dashboard) and app/share, as patterns like `/evaluations/[id]/results`. */
+function dashboardRoutes(): string[] {
+  const appDir = fileURLToPath(new URL("../app", import.meta.url));
+  const routes: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== "api" && !entry.name.startsWith("_")) walk(full);
+      } else if (entry.name === "page.tsx") {
+        const route = `/${relative(appDir, dir)
+          .split(sep)
+          .filter((s) => !/^\(.*\)$/.test(s))
+          .join("/")}`;
+        routes.push(route);
+      }
+    }
+  };
+  walk(appDir);
+  // The root only redirects; the sign-in pages are measured at 360 px by their own test.
+  return routes.filter((r) => r !== "/" && r !== "/sign-in" && r !== "/sign-up").sort();
+}
+
+const routePattern = (route: string) => new RegExp(`^${route.replace(/\[[^\]]+\]/g, "[^/]+")}$`);
 
 /** Everything the dashboard shows, with real ids, so each page renders its full content rather than a 404. */
 async function seedPages(page: Page, baseURL: string): Promise<string[]> {
@@ -86,8 +114,66 @@ async function seedPages(page: Page, baseURL: string): Promise<string[]> {
     "/events",
     "/pair",
     "/invites/not-a-real-invite",
+    "/oauth/consent/not-a-real-interaction",
     `/share/${evaluation.shareToken}`,
   ];
+}
+
+/**
+ * Pairs of text runs that are drawn on top of each other in page headers. Each text node is measured
+ * line by line (its client rects), so a wrapped sentence and the word after it are not mistaken for an overlap.
+ */
+async function overlappingText(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    interface Run {
+      text: string;
+      rects: DOMRect[];
+    }
+    const runs: Run[] = [];
+    const hidden = (el: Element | null): boolean => {
+      for (let a = el; a; a = a.parentElement) {
+        const style = getComputedStyle(a);
+        if (style.visibility === "hidden" || style.display === "none") return true;
+        if (a.classList.contains("visually-hidden")) return true;
+      }
+      return false;
+    };
+    // Cards nest, so a text node is measured once however many scopes hold it.
+    const measured = new Set<Node>();
+    for (const scope of Array.from(document.querySelectorAll(".page-header"))) {
+      const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (measured.has(node)) continue;
+        measured.add(node);
+        const text = node.textContent?.trim() ?? "";
+        if (!text || node.parentElement?.closest("svg, dialog, option, select") || hidden(node.parentElement))
+          continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 1 && r.height > 1);
+        if (rects.length) runs.push({ text: text.slice(0, 40), rects });
+      }
+    }
+    const found: string[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < runs.length; i++) {
+      for (let j = i + 1; j < runs.length; j++) {
+        const hit = runs[i]!.rects.some((a) =>
+          runs[j]!.rects.some(
+            (b) =>
+              Math.min(a.right, b.right) - Math.max(a.left, b.left) > 2 &&
+              Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 2,
+          ),
+        );
+        const key = `“${runs[i]!.text}” × “${runs[j]!.text}”`;
+        if (hit && !seen.has(key)) {
+          seen.add(key);
+          found.push(key);
+        }
+      }
+    }
+    return found.slice(0, 5);
+  });
 }
 
 async function horizontalOverflow(
@@ -117,13 +203,20 @@ async function horizontalOverflow(
   });
 }
 
-test("no dashboard page scrolls sideways on a phone (390 px) or a laptop (1280 px)", async ({
+test("no dashboard page scrolls sideways or overlaps its text on a phone (390 px) or a laptop (1280 px)", async ({
   page,
   baseURL,
 }) => {
   test.setTimeout(300_000);
   await signUp(page);
   const paths = await seedPages(page, baseURL!);
+  // Every page in the app is visited: a new page must be added to the seeded list or this fails.
+  for (const route of dashboardRoutes()) {
+    expect(
+      paths.some((p) => routePattern(route).test(p)),
+      `${route} is not visited by the layout test`,
+    ).toBe(true);
+  }
 
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
@@ -131,12 +224,13 @@ test("no dashboard page scrolls sideways on a phone (390 px) or a laptop (1280 p
       await test.step(`${path} at ${width} px`, async () => {
         // Network idle: with nothing running, no page keeps a request or a stream open, so it settles.
         await page.goto(path, { waitUntil: "networkidle", timeout: 20_000 });
-        await expect(page.locator("h1").first()).toBeVisible();
+        await expect(page.locator("h1, [role=alert]").first()).toBeVisible();
         await expect(page.getByText(/^Loading\b.*…$/)).toHaveCount(0);
         const { scrollWidth, clientWidth, culprits } = await horizontalOverflow(page);
         expect
           .soft(scrollWidth, `${path} is ${scrollWidth} px wide in a ${clientWidth} px window: ${culprits}`)
           .toBeLessThanOrEqual(clientWidth);
+        expect.soft(await overlappingText(page), `${path} at ${width} px draws text over text`).toEqual([]);
         if (SCREENSHOT_DIR) {
           const name = path.replace(/[^a-z0-9]+/gi, "_").replace(/^_|_$/g, "") || "root";
           await page.screenshot({ path: `${SCREENSHOT_DIR}/${width}-${name}.png`, fullPage: true });

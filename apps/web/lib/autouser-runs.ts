@@ -2,33 +2,13 @@
 
 import type { AutouserRun, AutouserStatus } from "@rubricon/contracts";
 import { AutouserStatus as AutouserStatusSchema } from "@rubricon/contracts";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
+import { apiRequest, subscribeEvents } from "@/lib/api";
 
 export interface StartRunsInput {
   autouserIds: string[];
   agentCount: number;
   comparisonIds?: string[];
-}
-
-/** An API failure as the user should read it: the envelope's message, with its code for the few handled apart. */
-export class ApiRequestError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
-
-async function readError(res: Response): Promise<ApiRequestError> {
-  try {
-    const body = (await res.json()) as { error?: { message?: string; code?: string } };
-    if (body.error?.message) return new ApiRequestError(body.error.message, res.status, body.error.code);
-  } catch {
-    // Not the API's envelope (a proxy's page, a dropped connection): fall through to the status.
-  }
-  return new ApiRequestError(`The request failed (HTTP ${res.status}). Please try again.`, res.status);
 }
 
 /**
@@ -40,14 +20,10 @@ export async function startAutouserRuns(
   input: StartRunsInput,
   idempotencyKey: string,
 ): Promise<AutouserRun[]> {
-  const res = await fetch(`/api/v1/evaluations/${encodeURIComponent(evaluationId)}/run-autousers`, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
-    body: JSON.stringify(input),
-  });
-  if (!res.ok) throw await readError(res);
-  const body = (await res.json()) as { data: { runs: AutouserRun[] } };
+  const body = await apiRequest<{ data: { runs: AutouserRun[] } }>(
+    `/api/v1/evaluations/${encodeURIComponent(evaluationId)}/run-autousers`,
+    { method: "POST", headers: { "Idempotency-Key": idempotencyKey }, body: input },
+  );
   return body.data.runs;
 }
 
@@ -107,18 +83,17 @@ export function useAutouserStream(evaluationId: string, generation: number) {
   const [state, setState] = useState<StreamState>("connecting");
   const [lastEvent, setLastEvent] = useState<{ name: string; runId: string | null } | null>(null);
   const [reopened, setReopened] = useState(0);
-  const sourceRef = useRef<EventSource | null>(null);
 
   useEffect(() => {
     if (state !== "done") return;
     let cancelled = false;
     const check = async () => {
       if (document.visibilityState === "hidden") return;
-      const res = await fetch(`/api/v1/evaluations/${encodeURIComponent(evaluationId)}/autouser-status`, {
-        credentials: "same-origin",
-      }).catch(() => null);
-      if (!res?.ok || cancelled) return;
-      const parsed = AutouserStatusSchema.safeParse(await res.json());
+      const body = await apiRequest<unknown>(
+        `/api/v1/evaluations/${encodeURIComponent(evaluationId)}/autouser-status`,
+      ).catch(() => null);
+      if (body === null || cancelled) return;
+      const parsed = AutouserStatusSchema.safeParse(body);
       if (!parsed.success || cancelled) return;
       if (parsed.data.summary.queued + parsed.data.summary.running > 0) setReopened((n) => n + 1);
       else setStatus(parsed.data);
@@ -144,48 +119,40 @@ export function useAutouserStream(evaluationId: string, generation: number) {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `generation` and `reopened` are signals to reopen the stream.
   useEffect(() => {
-    const source = new EventSource(`/api/v1/evaluations/${encodeURIComponent(evaluationId)}/autouser-stream`);
-    sourceRef.current = source;
     setState("connecting");
-    const whole = (e: MessageEvent<string>) => {
-      const parsed = AutouserStatusSchema.safeParse(JSON.parse(e.data));
+    let close = () => {};
+    const whole = (data: unknown) => {
+      const parsed = AutouserStatusSchema.safeParse(data);
       if (parsed.success) setStatus(parsed.data);
     };
-    source.addEventListener("snapshot", (e) => {
-      setState("live");
-      whole(e);
-    });
-    source.addEventListener("done", (e) => {
-      whole(e);
-      setState("done");
-      source.close();
-    });
-    for (const name of RUN_EVENTS) {
-      source.addEventListener(name, (e) => {
-        setState("live");
-        const { run } = JSON.parse(e.data) as { run: AutouserRun };
-        setLastEvent({ name, runId: run.id });
-        setStatus((s) => (s ? withRun(s, run) : s));
-      });
-    }
-    source.addEventListener("rating", (e) => {
-      const { runId } = JSON.parse(e.data) as { runId: string };
-      setLastEvent({ name: "rating", runId });
-      setStatus((s) => (s ? withRating(s, runId) : s));
-    });
-    source.addEventListener("turn", (e) => {
-      const { runId } = JSON.parse(e.data) as { runId: string };
-      setLastEvent({ name: "turn", runId });
-    });
-    source.onerror = () => {
-      // CLOSED means the browser gave up (the answer was not a stream, e.g. 404); otherwise it is reconnecting.
-      if (source.readyState === EventSource.CLOSED) setState("error");
-      else setState("connecting");
-    };
-    return () => {
-      source.close();
-      sourceRef.current = null;
-    };
+    close = subscribeEvents(
+      `/api/v1/evaluations/${encodeURIComponent(evaluationId)}/autouser-stream`,
+      ["snapshot", "done", "rating", "turn", ...RUN_EVENTS],
+      ({ event, data }) => {
+        if (event === "snapshot") {
+          setState("live");
+          whole(data);
+        } else if (event === "done") {
+          whole(data);
+          setState("done");
+          close();
+        } else if (event === "rating" || event === "turn") {
+          const { runId } = data as { runId: string };
+          setLastEvent({ name: event, runId });
+          if (event === "rating") setStatus((s) => (s ? withRating(s, runId) : s));
+        } else {
+          setState("live");
+          const { run } = data as { run: AutouserRun };
+          setLastEvent({ name: event, runId: run.id });
+          setStatus((s) => (s ? withRun(s, run) : s));
+        }
+      },
+      (connection) => {
+        if (connection === "closed") setState("error");
+        else if (connection === "connecting") setState("connecting");
+      },
+    );
+    return () => close();
   }, [evaluationId, generation, reopened]);
 
   return { status, state, lastEvent };

@@ -1,5 +1,6 @@
 import { paramOf } from "@rubricon/contracts";
 import { TRPCClientError } from "@trpc/client";
+import { ApiError } from "./api/rest";
 
 interface ApiErrorData {
   httpStatus?: number;
@@ -12,8 +13,17 @@ interface ZodIssueLike {
   path?: (string | number)[];
 }
 
+/** Both transports' failures in one shape: tRPC's error data, or the REST envelope read by `lib/api`. */
 function errorData(error: unknown): ApiErrorData | undefined {
   if (error instanceof TRPCClientError) return (error.data ?? undefined) as ApiErrorData | undefined;
+  if (error instanceof ApiError) {
+    return {
+      httpStatus: error.status,
+      ...(error.code && error.type
+        ? { apiError: { code: error.code, type: error.type, ...(error.param ? { param: error.param } : {}) } }
+        : {}),
+    };
+  }
   return undefined;
 }
 
@@ -41,6 +51,11 @@ export function isUnauthenticated(error: unknown): boolean {
 /** The API's error code (e.g. `rating_already_exists`), for the few errors a page handles by itself. */
 export function errorCode(error: unknown): string | undefined {
   return errorData(error)?.apiError?.code;
+}
+
+/** The HTTP status of a failed call (0: the server was not reached), when it is known. */
+export function errorStatus(error: unknown): number | undefined {
+  return errorData(error)?.httpStatus;
 }
 
 /** The request parameter an error is about (e.g. `designUrls[0].url`), when there is one. */

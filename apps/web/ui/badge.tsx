@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 
-type Tone = "neutral" | "success" | "info" | "muted" | "warning" | "danger";
+export type Tone = "neutral" | "success" | "info" | "muted" | "warning" | "danger" | "system";
 
 const TONE_CLASS: Record<Tone, string> = {
   neutral: "",
@@ -9,6 +9,7 @@ const TONE_CLASS: Record<Tone, string> = {
   muted: "badge-archived",
   warning: "badge-warning",
   danger: "badge-danger",
+  system: "badge-system",
 };
 
 /** A short status word in a pill. */

@@ -1,4 +1,4 @@
-export { Badge } from "./badge";
+export { Badge, type Tone } from "./badge";
 export { ConfirmProvider, useConfirm } from "./confirm-dialog";
 export { type Column, DataTable } from "./data-table";
 export { Field } from "./field";

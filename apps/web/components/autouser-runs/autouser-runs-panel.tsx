@@ -9,6 +9,7 @@ import { runLabels } from "@/features/autouser-runs/run-label";
 import { useAutouserStream } from "@/lib/autouser-runs";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 
 const STREAM_TEXT = {
@@ -91,11 +92,7 @@ export function AutouserRunsPanel({
         />
       )}
 
-      {stopError && (
-        <p className="alert alert-error" role="alert">
-          {stopError}
-        </p>
-      )}
+      <FormError error={stopError} />
 
       <p className="muted small" data-testid="stream-state">
         {STREAM_TEXT[state]}

@@ -8,6 +8,7 @@ import { ProgressBar } from "@/components/autouser-runs/run-progress";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError, PageHeader } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 
 const CALIBRATION_TEXT: Record<Autouser["calibrationStatus"], string> = {
@@ -79,11 +80,7 @@ function CalibrationForm({
           onChange={(e) => setSampleSize(Math.max(1, Math.min(200, Number(e.target.value) || 1)))}
         />
       </label>
-      {start.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(start.error)}
-        </p>
-      )}
+      <FormError error={start.error} />
       <div className="button-row">
         <button type="submit" className="button button-primary" disabled={start.isPending}>
           Start calibration
@@ -170,22 +167,24 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
 
   return (
     <>
-      <div className="page-header">
-        <div>
-          <nav aria-label="Breadcrumb" className="breadcrumb">
+      <PageHeader
+        breadcrumb={
+          <>
             <Link href="/autousers">Autousers</Link>
             <span aria-hidden="true">/</span>
             <Link href={`/autousers/${autouserId}`}>{autouser.data?.name ?? "Autouser"}</Link>
             <span aria-hidden="true">/</span>
-          </nav>
-          <h1>Calibration</h1>
-          {autouser.data && (
-            <div className="header-meta muted small" data-testid="autouser-calibration-status">
+          </>
+        }
+        title="Calibration"
+        meta={
+          autouser.data && (
+            <span className="muted small" data-testid="autouser-calibration-status">
               {CALIBRATION_TEXT[autouser.data.calibrationStatus]}
-            </div>
-          )}
-        </div>
-      </div>
+            </span>
+          )
+        }
+      />
 
       {autouser.data?.isSystem ? (
         <p className="alert alert-info" role="note">
@@ -232,11 +231,7 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
                 <p className="small">
                   {c.progress.rated} of {c.progress.comparisons} comparisons rated
                 </p>
-                {c.error && (
-                  <p className="alert alert-error" role="alert">
-                    {c.error}
-                  </p>
-                )}
+                <FormError error={c.error} />
                 {c.figures && <Figures figures={c.figures} />}
                 {c.status === "completed" && (
                   <div className="button-row">
@@ -257,11 +252,7 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
                     </button>
                   </div>
                 )}
-                {freeze.isError && (
-                  <p className="alert alert-error" role="alert">
-                    {errorMessage(freeze.error)}
-                  </p>
-                )}
+                <FormError error={freeze.error} />
                 {freeze.isSuccess && (
                   <p className="alert alert-info" role="status">
                     Rubric v{freeze.data.rubric.version} is frozen and active.

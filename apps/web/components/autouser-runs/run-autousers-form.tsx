@@ -3,17 +3,18 @@
 import { type Comparison, ESTIMATED_USD_PER_AUTOUSER_RUN, type Evaluation } from "@rubricon/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ApiRequestError, startAutouserRuns } from "@/lib/autouser-runs";
-import { errorMessage } from "@/lib/errors";
+import { startAutouserRuns } from "@/lib/autouser-runs";
+import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 
 const usd = new Intl.NumberFormat("en", { style: "currency", currency: "USD", minimumFractionDigits: 2 });
 
 /** What the user needs to read when starting fails; quota gets a pointer to where more can be had. */
 function startError(error: unknown): string {
-  if (error instanceof ApiRequestError && error.code === "quota_exceeded")
-    return `${error.message} See Plan and usage for this month's allowance.`;
+  if (errorCode(error) === "quota_exceeded")
+    return `${errorMessage(error)} See Plan and usage for this month's allowance.`;
   return errorMessage(error);
 }
 
@@ -88,11 +89,7 @@ export function RunAutousersForm({
       <fieldset className="form-fieldset">
         <legend>Autousers</legend>
         {autousers.isPending && <p className="muted">Loading autousers…</p>}
-        {autousers.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(autousers.error)}
-          </p>
-        )}
+        <FormError error={autousers.error} />
         {usable.map((a) => (
           <label key={a.id} className="checkbox">
             <input
@@ -140,11 +137,7 @@ export function RunAutousersForm({
           : "free: no model is set, so the heuristic judge rates from measurements"}
       </p>
 
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
       <div className="button-row">
         <button type="submit" className="button button-primary" disabled={pending || plannedRatings === 0}>
           {pending ? "Starting…" : "Start runs"}

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 const ACTIVE = new Set(["queued", "running"]);
@@ -121,11 +122,7 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
 
       <section className="card" aria-labelledby="turns-heading">
         <h2 id="turns-heading">Turns</h2>
-        {turns.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(turns.error)}
-          </p>
-        )}
+        <FormError error={turns.error} />
         {turns.data && turns.data.data.length === 0 && <p className="muted">No turns yet.</p>}
         {turns.data && turns.data.data.length > 0 && (
           <div className="table-scroll">
@@ -183,11 +180,7 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
 
       <section className="card" aria-labelledby="artifacts-heading">
         <h2 id="artifacts-heading">Artifacts</h2>
-        {artifacts.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(artifacts.error)}
-          </p>
-        )}
+        <FormError error={artifacts.error} />
         {artifacts.data && artifacts.data.data.length === 0 && <p className="muted">No screenshots kept.</p>}
         {artifacts.data && artifacts.data.data.length > 0 && (
           <ul className="artifact-grid" data-testid="run-artifacts">

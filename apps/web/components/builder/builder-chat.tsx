@@ -4,8 +4,8 @@ import type { Conversation, ConversationDrafts } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { Badge, FormError, PageHeader } from "@/ui";
 import { DraftsForm } from "./drafts-form";
 import { sendMessage } from "./reply-stream";
 
@@ -64,22 +64,20 @@ export function BuilderChat({ id }: { id: string }) {
   const closed = c?.status === "materialized" || c?.status === "archived";
   return (
     <>
-      <div className="page-header">
-        <div>
-          <h1>{c?.title ?? c?.drafts.evaluation.name ?? "New evaluation"}</h1>
-          <p className="muted">
-            Status: <span className="badge">{c?.status.replace("_", " ") ?? "…"}</span>
-          </p>
-        </div>
-        <Link href="/builder" className="button button-ghost">
-          All conversations
-        </Link>
-      </div>
-      {conversation.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(conversation.error)}
-        </p>
-      )}
+      <PageHeader
+        title={c?.title ?? c?.drafts.evaluation.name ?? "New evaluation"}
+        description={
+          <>
+            Status: <Badge>{c?.status.replace("_", " ") ?? "…"}</Badge>
+          </>
+        }
+        actions={
+          <Link href="/builder" className="button button-ghost">
+            All conversations
+          </Link>
+        }
+      />
+      <FormError error={conversation.error} />
       <div
         className="builder-layout"
         style={{ display: "grid", gridTemplateColumns: "minmax(0,1fr) minmax(0,1fr)", gap: "1.5rem" }}
@@ -111,11 +109,7 @@ export function BuilderChat({ id }: { id: string }) {
               </li>
             )}
           </ol>
-          {error && (
-            <p className="alert alert-error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
           {!closed && (
             <form
               onSubmit={(e) => {
@@ -155,11 +149,7 @@ export function BuilderChat({ id }: { id: string }) {
               onSave={(drafts: ConversationDrafts) => save.mutate({ id, drafts })}
             />
           )}
-          {save.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(save.error)}
-            </p>
-          )}
+          <FormError error={save.error} />
           {c?.status === "ready" && (
             <button
               type="button"
@@ -170,11 +160,7 @@ export function BuilderChat({ id }: { id: string }) {
               Create evaluation
             </button>
           )}
-          {materialize.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(materialize.error)}
-            </p>
-          )}
+          <FormError error={materialize.error} />
           {c?.evaluationId && (
             <p className="alert alert-success" role="status">
               Evaluation created as a Draft.{" "}

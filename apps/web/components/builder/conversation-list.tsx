@@ -3,10 +3,9 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/ui/page-header";
+import { Badge, DataTable, FormError, PageHeader, QueryState } from "@/ui";
 
 export function ConversationList() {
   const trpc = useTRPC();
@@ -31,41 +30,33 @@ export function ConversationList() {
           </button>
         }
       />
-      {create.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(create.error)}
-        </p>
-      )}
-      {list.isPending && <p className="muted">Loading conversations…</p>}
-      {list.data && list.data.data.length === 0 && <p className="muted">No conversations yet.</p>}
-      {list.data && list.data.data.length > 0 && (
-        <div className="card table-card">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Conversation</th>
-                <th scope="col">Status</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <Link href={`/builder/${c.id}`} className="row-link">
-                      {c.title ?? c.drafts.evaluation.name ?? "Untitled conversation"}
-                    </Link>
-                  </td>
-                  <td>
-                    <span className="badge">{c.status.replace("_", " ")}</span>
-                  </td>
-                  <td>{formatRelative(c.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <FormError error={create.error} />
+      <QueryState
+        query={list}
+        loading="Loading conversations…"
+        isEmpty={(page) => page.data.length === 0}
+        empty={<p className="muted">No conversations yet.</p>}
+      >
+        {(page) => (
+          <DataTable
+            caption="Conversations"
+            rows={page.data}
+            rowKey={(c) => c.id}
+            columns={[
+              {
+                header: "Conversation",
+                cell: (c) => (
+                  <Link href={`/builder/${c.id}`} className="row-link">
+                    {c.title ?? c.drafts.evaluation.name ?? "Untitled conversation"}
+                  </Link>
+                ),
+              },
+              { header: "Status", cell: (c) => <Badge>{c.status.replace("_", " ")}</Badge> },
+              { header: "Updated", cell: (c) => formatRelative(c.updatedAt) },
+            ]}
+          />
+        )}
+      </QueryState>
     </>
   );
 }

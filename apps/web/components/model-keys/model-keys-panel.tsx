@@ -12,6 +12,7 @@ import { useActingTeam } from "@/components/webhooks/use-acting-team";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 type Provider = (typeof BYOK_PROVIDERS)[number];
@@ -58,11 +59,7 @@ export function ModelKeysPanel() {
         actions={picker}
       />
       {settings.isPending && teamId && <p className="muted">Loading settings…</p>}
-      {settings.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(settings.error)}
-        </p>
-      )}
+      <FormError error={settings.error} />
       {settings.data && teamId && (
         <div className="stack-lg">
           <section className="card" aria-labelledby="effective-heading">

@@ -1,6 +1,7 @@
 "use client";
 
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { FormError } from "@/ui";
 import { PreferenceButtons, ScaleButtons } from "./scale-controls";
 import { StimulusView } from "./stimulus-view";
 import type { Comparison, EvaluationKind, RatingBody, RatingTemplate } from "./types";
@@ -185,11 +186,7 @@ export function RatingCard({ comparison, templates, kind, onSubmit }: RatingCard
           </div>
         )}
 
-        {error && (
-          <p className="alert alert-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
 
         <div className="form-actions">
           <span className="hint form-actions-hint" aria-live="polite">

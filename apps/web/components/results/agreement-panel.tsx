@@ -8,9 +8,9 @@ import {
 } from "@rubricon/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { fmt } from "./charts";
 
 /** Krippendorff's conventions: at least 0.8 is reliable, 0.667 the lowest for tentative conclusions. */
@@ -101,11 +101,7 @@ export function AgreementPanel({ id }: { id: string }) {
       )}
 
       {agreement.isPending && <p className="muted">Computing agreement…</p>}
-      {agreement.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(agreement.error)}
-        </p>
-      )}
+      <FormError error={agreement.error} />
       {data && (
         <div className={agreement.isPlaceholderData ? "agreement-body is-updating" : "agreement-body"}>
           {/* biome-ignore lint/a11y/useSemanticElements: a group of toggle buttons, not a fieldset of form inputs */}

@@ -2,8 +2,8 @@
 
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
-import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 
 /** The page an invite email links to: the signed-in user accepts, and is taken to what they joined. */
 export function AcceptInvite({ token }: { token: string }) {
@@ -34,11 +34,7 @@ export function AcceptInvite({ token }: { token: string }) {
           </button>
         </div>
       )}
-      {accept.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(accept.error)}
-        </p>
-      )}
+      <FormError error={accept.error} />
     </section>
   );
 }

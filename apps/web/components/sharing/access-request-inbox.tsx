@@ -7,6 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError, PageHeader } from "@/ui";
 
 /** Pending requests to the evaluations of the user's teams, each approved (with a permission) or declined. */
 export function AccessRequestInbox() {
@@ -34,19 +35,9 @@ export function AccessRequestInbox() {
 
   return (
     <div className="stack">
-      <div className="page-header">
-        <h1>Access requests</h1>
-      </div>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
-      {inbox.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(inbox.error)}
-        </p>
-      )}
+      <PageHeader title="Access requests" />
+      <FormError error={error} />
+      <FormError error={inbox.error} />
       {inbox.data && inbox.data.data.length === 0 && <p className="muted empty">No pending requests.</p>}
       {(inbox.data?.data.length ?? 0) > 0 && (
         <section className="card table-card">

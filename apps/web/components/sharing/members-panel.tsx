@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { PageHeader } from "@/ui/page-header";
 
@@ -79,11 +80,7 @@ function TeamMembers(props: { teamId: string; teamName: string; manage: boolean;
   return (
     <section className="card stack" aria-labelledby={headingId}>
       <h2 id={headingId}>{teamName}</h2>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
       {notice && (
         <p className="alert alert-info" role="status">
           {notice}

@@ -5,6 +5,7 @@ import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 
 /** Shown to a signed-in outsider who opened a link-shared evaluation: ask its owners for access. */
 export function RequestAccess({ id }: { id: string }) {
@@ -72,11 +73,7 @@ export function RequestAccess({ id }: { id: string }) {
           </div>
         </form>
       )}
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { type FormEvent, useRef, useState } from "react";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 
 const PERMISSIONS: SharePermission[] = ["VIEWER", "EDITOR", "OWNER"];
 const LABEL: Record<SharePermission, string> = { VIEWER: "Viewer", EDITOR: "Editor", OWNER: "Owner" };
@@ -136,11 +137,7 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
           {notice}
         </p>
       )}
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
 
       <section aria-labelledby="people-heading" className="stack">
         <h3 id="people-heading">People with access</h3>

@@ -6,6 +6,7 @@ import { Fragment, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { type RouterOutputs, useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { WebhookStatus } from "./status";
 import styles from "./webhooks.module.css";
 
@@ -47,11 +48,7 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
         </div>
       </div>
       {deliveries.isPending && <p className="muted">Loading deliveries…</p>}
-      {deliveries.isError && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(deliveries.error)}
-        </p>
-      )}
+      <FormError error={deliveries.error} />
       {deliveries.data && deliveries.data.data.length === 0 && (
         <p className="muted">No deliveries yet. Send a test event to try the endpoint.</p>
       )}
@@ -193,11 +190,7 @@ function DeliveryAttempts({ endpointId, deliveryId }: { endpointId: string; deli
         <summary>Event body</summary>
         <pre className={styles.payload}>{JSON.stringify(detail.data.event, null, 2)}</pre>
       </details>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
       <div>
         <button
           type="button"

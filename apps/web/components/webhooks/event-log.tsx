@@ -3,9 +3,9 @@
 import { EVENT_TYPES, type EventType } from "@rubricon/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { Fragment, useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 import { useActingTeam } from "./use-acting-team";
 import styles from "./webhooks.module.css";
@@ -61,11 +61,7 @@ export function EventLog() {
           </div>
         </div>
         {events.isPending && teamId && <p className="muted">Loading events…</p>}
-        {events.isError && (
-          <p className="alert alert-error" role="alert">
-            {errorMessage(events.error)}
-          </p>
-        )}
+        <FormError error={events.error} />
         {events.data && events.data.data.length === 0 && <p className="muted">No events yet.</p>}
         {events.data && events.data.data.length > 0 && (
           <div className="table-scroll">

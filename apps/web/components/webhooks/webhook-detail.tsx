@@ -7,6 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError, PageHeader } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { DeliveryLog } from "./delivery-log";
 import { SecretReveal } from "./secret-reveal";
@@ -63,15 +64,15 @@ export function WebhookDetail({ id }: { id: string }) {
       <nav className="breadcrumb" aria-label="Breadcrumb">
         <Link href="/webhooks">Webhooks</Link>
       </nav>
-      <div className="page-header">
-        <div>
-          <h1 className="mono">{e.url}</h1>
-          <p className="muted">
+      <PageHeader
+        title={<span className="mono">{e.url}</span>}
+        description={
+          <>
             {e.description ?? "No description"} · <span className="mono small">{e.id}</span>
-          </p>
-        </div>
-        <WebhookStatus status={e.status} />
-      </div>
+          </>
+        }
+        actions={<WebhookStatus status={e.status} />}
+      />
 
       {e.disabled_reason && (
         <p className="alert alert-error" role="alert">
@@ -92,11 +93,7 @@ export function WebhookDetail({ id }: { id: string }) {
           {notice}
         </p>
       )}
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
 
       <section className="card stack" aria-labelledby="endpoint-settings-heading">
         <h2 id="endpoint-settings-heading">Endpoint</h2>

@@ -7,6 +7,7 @@ import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { FormError } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 import { SecretReveal } from "./secret-reveal";
 import { WebhookStatus } from "./status";
@@ -42,11 +43,7 @@ export function WebhooksPanel() {
         <section className="card" aria-labelledby="endpoints-heading">
           <h2 id="endpoints-heading">Endpoints</h2>
           {endpoints.isPending && teamId && <p className="muted">Loading endpoints…</p>}
-          {endpoints.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(endpoints.error)}
-            </p>
-          )}
+          <FormError error={endpoints.error} />
           {endpoints.data && endpoints.data.data.length === 0 && (
             <p className="muted">No endpoints yet. Add one to start receiving events.</p>
           )}
@@ -193,11 +190,7 @@ function CreateEndpointForm({
             </div>
           )}
         </fieldset>
-        {error && (
-          <p className="alert alert-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <div>
           <button type="submit" className="button button-primary" disabled={create.isPending}>
             {create.isPending ? "Adding…" : "Add endpoint"}
