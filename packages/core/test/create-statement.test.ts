@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { getTableName, inArray, is } from "drizzle-orm";
 import { PgTable } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type CreatedRows, insertCreatedEvaluation } from "../src/evaluations/create-statement";
+import { type CreatedRows, insertCreatedEvaluation } from "../src/evaluation/evaluations/create-statement";
 import {
   ApiError,
   billingPeriod,

@@ -1,0 +1,213 @@
+import { setMaxListeners } from "node:events";
+import {
+  type ActionPlanner,
+  type AgentBrowser,
+  type AgentPage,
+  type CredentialSource,
+  HEURISTIC_MODEL,
+  type Judge,
+  JudgeError,
+  type ModelConfig,
+  runComparison,
+} from "@rubricon/agents";
+import { autouserRuns, autouserRunTurns, ratings } from "@rubricon/db";
+import { and, eq, sql } from "drizzle-orm";
+import { appendRunEvent, type RunRow, signedFileUrl, toAutouserRun } from "../../evaluation";
+import { type PlatformModel, resolveModelConfig } from "../../identity";
+import { artifactsPathOf } from "./artifacts";
+import { loadRunContext, type RunContext, taskOf } from "./context";
+import { heartbeat, RunLost, type RunStepDeps, release, withLease } from "./lease";
+import { recordRating } from "./record-rating";
+import { recordTurn } from "./record-turn";
+import { settle } from "./settle";
+
+/** How one run is carried out: the step dependencies, the browser and judges, and its time limits. */
+export interface RunExecution extends RunStepDeps {
+  encryptionKey: string;
+  platformModel: PlatformModel | null;
+  browser(): Promise<AgentBrowser>;
+  judgeFor(config: ModelConfig | null): Judge;
+  plannerFor?(config: ModelConfig): ActionPlanner | null;
+  isAllowedUrl(url: string): Promise<boolean>;
+  pageTimeoutMs: number;
+  runTimeoutMs: number;
+  heartbeatMs: number;
+  maxActionsPerPage: number;
+}
+
+export type RunOutcome = "completed" | "failed" | "lost";
+
+class RunTimedOut extends Error {}
+
+/**
+ * Carries out one claimed run: a heartbeat keeps its lease while the browser visits each comparison not yet
+ * rated, every turn and rating is recorded as it happens, and the run is settled. Each write passes the lease
+ * gate once (`withLease`); losing the lease, a cancel or `outer` aborting stops the run where it is.
+ */
+export async function executeRun(o: RunExecution, claimed: RunRow, outer?: AbortSignal): Promise<RunOutcome> {
+  const token = claimed.leaseToken!;
+  const controller = new AbortController();
+  const signal = controller.signal;
+  setMaxListeners(64, signal);
+  const onOuterAbort = () => controller.abort(new RunLost("shutdown"));
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  const timeout = setTimeout(
+    () => controller.abort(new RunTimedOut(`The run took longer than ${o.runTimeoutMs / 1000} s.`)),
+    o.runTimeoutMs,
+  );
+  const beat = setInterval(() => {
+    void heartbeat(o, claimed.id, token).then(
+      (state) => {
+        if (state !== "ok") controller.abort(new RunLost(state));
+      },
+      () => {},
+    );
+  }, o.heartbeatMs);
+  let page: AgentPage | null = null;
+  try {
+    const ctx = await loadRunContext(o.db, claimed);
+    if (!ctx) throw new Error("The autouser or the evaluation no longer exists.");
+    const config = await resolveModelConfig(o.db, claimed.teamId, {
+      encryptionKey: o.encryptionKey,
+      platform: o.platformModel,
+    });
+    const judge = o.judgeFor(config);
+    const planner = config && o.plannerFor ? o.plannerFor(config) : null;
+    const source: CredentialSource = judge.kind === "heuristic" || !config ? "heuristic" : config.source;
+    const run = await start(o, claimed, token, ctx, source, config);
+    const browser = await o.browser();
+    page = await browser.open({
+      device: ctx.persona.device,
+      pageTimeoutMs: o.pageTimeoutMs,
+      signal,
+      isAllowedUrl: o.isAllowedUrl,
+    });
+    const rated = await ratedComparisons(o, run);
+    let turn = await lastTurn(o, run.id, run.attemptCount);
+    for (const comparison of ctx.comparisons) {
+      if (rated.has(comparison.id)) continue;
+      if (signal.aborted) throw signal.reason;
+      const task = await taskOf(comparison.stimulus, (fileId) =>
+        signedFileUrl(o.db, o.storage, fileId, { teamId: run.teamId, clock: o.clock }),
+      );
+      if (!task) {
+        turn++;
+        await recordTurn(o, run, token, turn, comparison.id, {
+          side: null,
+          action: { type: "done", reason: "no address" },
+          detail: "skipped: the comparison has no web address or ready file to visit",
+          url: null,
+          screenshot: null,
+          usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+          latencyMs: 0,
+        });
+        continue;
+      }
+      const judged = await runComparison({
+        page,
+        judge,
+        planner,
+        persona: ctx.persona,
+        instructions: ctx.evaluation.instructions,
+        scenario: ctx.evaluation.scenario,
+        templates: ctx.templates,
+        task,
+        maxActions: o.maxActionsPerPage,
+        signal,
+        onTurn: async (record) => {
+          turn++;
+          await recordTurn(o, run, token, turn, comparison.id, record);
+        },
+      });
+      await recordRating(o, run, token, ctx, comparison.id, judged);
+    }
+    await page.close().catch(() => {});
+    page = null;
+    await settle(o, run, token, "completed", null);
+    return "completed";
+  } catch (err) {
+    const reason = signal.aborted ? signal.reason : err;
+    if (reason instanceof RunLost) {
+      if (reason.why === "shutdown") await release(o, claimed.id, token).catch(() => {});
+      return "lost";
+    }
+    const settled = await settle(o, claimed, token, "failed", failureMessage(reason));
+    return settled ? "failed" : "lost";
+  } finally {
+    clearTimeout(timeout);
+    clearInterval(beat);
+    outer?.removeEventListener("abort", onOuterAbort);
+    if (page) await page.close().catch(() => {});
+  }
+}
+
+/** Marks the run as started by this attempt: its model, rubric version and artifacts folder. */
+async function start(
+  o: RunExecution,
+  claimed: RunRow,
+  token: string,
+  ctx: RunContext,
+  source: CredentialSource,
+  config: ModelConfig | null,
+): Promise<RunRow> {
+  const now = o.clock.now();
+  const run = await withLease(o, claimed.id, token, async (tx) => {
+    const [row] = await tx
+      .update(autouserRuns)
+      .set({
+        credentialSource: source,
+        model: source === "heuristic" ? HEURISTIC_MODEL : `${config!.provider}/${config!.model}`,
+        rubricVersion: ctx.rubricVersion,
+        artifactsPath: artifactsPathOf(claimed.evaluationId, claimed.id),
+        updatedAt: now,
+      })
+      .where(eq(autouserRuns.id, claimed.id))
+      .returning();
+    await appendRunEvent(
+      tx,
+      row!.evaluationId,
+      row!.id,
+      "started",
+      { run: toAutouserRun(row!), attempt: row!.attemptCount },
+      now,
+    );
+    return row!;
+  });
+  o.waker?.wake(run.evaluationId);
+  return run;
+}
+
+/** Comparisons an earlier attempt of the run already rated: a taken-over run goes on from there. */
+async function ratedComparisons(o: RunExecution, run: RunRow): Promise<Set<string>> {
+  if (run.purpose === "calibration") {
+    const rows = await o.db
+      .select({ comparisonId: autouserRunTurns.comparisonId })
+      .from(autouserRunTurns)
+      .where(and(eq(autouserRunTurns.runId, run.id), sql`${autouserRunTurns.action}->>'type' = 'verdict'`));
+    return new Set(rows.flatMap((r) => (r.comparisonId ? [r.comparisonId] : [])));
+  }
+  const rows = await o.db
+    .select({ comparisonId: ratings.comparisonId })
+    .from(ratings)
+    .where(eq(ratings.autouserRunId, run.id));
+  return new Set(rows.map((r) => r.comparisonId));
+}
+
+async function lastTurn(o: RunExecution, runId: string, attempt: number): Promise<number> {
+  const [row] = await o.db
+    .select({ n: sql<number>`coalesce(max(${autouserRunTurns.turn}), 0)`.mapWith(Number) })
+    .from(autouserRunTurns)
+    .where(and(eq(autouserRunTurns.runId, runId), eq(autouserRunTurns.attempt, attempt)));
+  return row?.n ?? 0;
+}
+
+/** What a failed run shows: safe to store and return (never a key or a stack). */
+function failureMessage(err: unknown): string {
+  if (err instanceof RunTimedOut) return err.message;
+  if (err instanceof JudgeError) return `The judge failed (${err.code}): ${err.message}`;
+  if (err instanceof Error) {
+    const first = err.message.split("\n")[0]!.trim();
+    return first.length > 0 ? first.slice(0, 500) : "The run failed.";
+  }
+  return "The run failed.";
+}

@@ -1,0 +1,224 @@
+import type { PageQuery, RaterType, Rating, RatingSubmission } from "@rubricon/contracts";
+import { comparisons, type DbOrTx, evaluations, newId, ratings } from "@rubricon/db";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Actor, CoreContext } from "../../kernel";
+import { ApiError, paginate, recordTombstone } from "../../kernel";
+import { emitEvent, recordUsage } from "../../platform";
+import { evaluationNotFound, loadVisibleEvaluation } from "../evaluations/access";
+import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
+import type { EvaluationRow } from "../evaluations/serialize";
+import { loadStatsTemplates } from "../results/load";
+import { hasActiveRuns } from "../run-queue/finish";
+import { type RatingRow, toRating } from "./serialize";
+import { validateDimensionRatings } from "./validate";
+
+export type Rater =
+  | { type: "user"; userId: string }
+  | { type: "public"; publicRaterId: string }
+  | { type: "autouser"; autouserId: string; autouserRunId: string | null };
+
+function raterKey(rater: Rater): string {
+  switch (rater.type) {
+    case "user":
+      return rater.userId;
+    case "public":
+      return rater.publicRaterId;
+    case "autouser":
+      return rater.autouserId;
+  }
+}
+
+function notRunning(row: EvaluationRow): ApiError {
+  const why =
+    row.status === "Draft"
+      ? "is a Draft; start it (status Running) before rating"
+      : `has ${row.status === "Ended" ? "ended" : "been archived"} and is read-only`;
+  return new ApiError("evaluation_not_running", `Evaluation ${row.id} ${why}.`);
+}
+
+/**
+ * Locks the evaluation for a change to its ratings and bumps its ratings revision (which invalidates cached
+ * results). Rating writes of one evaluation queue on this row lock, which keeps the one-rating-per-rater check and
+ * the end-of-window check exact under concurrent submits.
+ */
+async function lockForRatingChange(tx: DbOrTx, evaluationId: string): Promise<EvaluationRow> {
+  const [row] = await tx
+    .update(evaluations)
+    .set({ ratingsRevision: sql`${evaluations.ratingsRevision} + 1` })
+    .where(eq(evaluations.id, evaluationId))
+    .returning();
+  if (!row) throw evaluationNotFound(evaluationId);
+  return row;
+}
+
+/** Inserts one rating for any kind of rater; the caller has already checked that the rater may rate. */
+export async function submitRating(
+  ctx: CoreContext,
+  before: EvaluationRow,
+  rater: Rater,
+  input: RatingSubmission,
+): Promise<Rating> {
+  const now = ctx.clock.now();
+  const evaluationId = before.id;
+  // `before` is the caller's read: checks against it run before the row lock is taken, so concurrent raters of
+  // one evaluation queue for as short a time as possible; status and template selection are checked again under
+  // the lock.
+  if (before.status !== "Running") throw notRunning(before);
+  const [comparison] = await ctx.db
+    .select({ id: comparisons.id })
+    .from(comparisons)
+    .where(and(eq(comparisons.id, input.comparisonId), eq(comparisons.evaluationId, evaluationId)))
+    .limit(1);
+  if (!comparison) {
+    throw ApiError.invalid(
+      "comparisonId",
+      `No such comparison in evaluation ${evaluationId}: ${input.comparisonId}.`,
+    );
+  }
+  let templates = await loadStatsTemplates(ctx.db, before);
+  validateDimensionRatings(before, templates, input);
+
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const row = await lockForRatingChange(tx, evaluationId);
+    if (row.status !== "Running") throw notRunning(row);
+    if (deadlinePassed(row, now)) {
+      // The window closed before anyone swept it: end the evaluation now (committed, unless autouser runs are
+      // still at work: the last of them ends it) and refuse the rating.
+      if (!(await hasActiveRuns(tx, row.id))) await endEvaluation(tx, ctx, row);
+      return { rating: null, closedAt: row.ratingDeadline! };
+    }
+    if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
+      templates = await loadStatsTemplates(tx, row);
+      validateDimensionRatings(row, templates, input);
+    }
+
+    const key = raterKey(rater);
+    if (!row.allowMultipleRatings) {
+      const [existing] = await tx
+        .select({ id: ratings.id })
+        .from(ratings)
+        .where(and(eq(ratings.comparisonId, comparison.id), eq(ratings.singleRaterKey, key)))
+        .limit(1);
+      if (existing) {
+        throw new ApiError(
+          "rating_already_exists",
+          `This rater already rated comparison ${comparison.id} (${existing.id}); the evaluation allows one rating per rater and comparison.`,
+          { param: "comparisonId" },
+        );
+      }
+    }
+
+    const rated = input.skipReason === undefined ? templates : [];
+    const [inserted] = await tx
+      .insert(ratings)
+      .values({
+        id: newId("rating"),
+        evaluationId,
+        comparisonId: comparison.id,
+        teamId: row.teamId,
+        raterType: rater.type,
+        userId: rater.type === "user" ? rater.userId : null,
+        publicRaterId: rater.type === "public" ? rater.publicRaterId : null,
+        autouserId: rater.type === "autouser" ? rater.autouserId : null,
+        autouserRunId: rater.type === "autouser" ? rater.autouserRunId : null,
+        singleRaterKey: row.allowMultipleRatings ? null : key,
+        dimensionRatings: input.dimensionRatings,
+        templateVersions: Object.fromEntries(rated.map((t) => [t.id, t.version])),
+        openTextResponses: input.openTextResponses,
+        factors: input.factors,
+        justification: input.justification ?? null,
+        skipReason: input.skipReason ?? null,
+        timeSpentSeconds: input.timeSpentSeconds ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const rating = toRating(inserted!);
+    await emitEvent(tx, ctx, {
+      type: "rating.created",
+      teamId: row.teamId,
+      object: { ...rating, rubricVersion: null },
+    });
+    if (rater.type !== "autouser" && (await targetReached(tx, row)) && !(await hasActiveRuns(tx, row.id))) {
+      await endEvaluation(tx, ctx, row);
+    }
+    // Last, so the team's counter row stays locked only until the commit; a refusal rolls the rating back.
+    if (rater.type !== "autouser")
+      await recordUsage(tx, row.teamId, "human_ratings_mo", now, 1, { policy: ctx.limits });
+    return { rating, closedAt: null };
+  });
+  if (outcome.closedAt) {
+    throw new ApiError(
+      "evaluation_not_running",
+      `The rating window of evaluation ${evaluationId} closed at ${outcome.closedAt.toISOString()}; it has ended.`,
+    );
+  }
+  return outcome.rating!;
+}
+
+/** `POST /evaluations/{id}/ratings`: a team member (or their key) rates as themselves. */
+export async function createRating(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  input: RatingSubmission,
+): Promise<Rating> {
+  const row = await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "EDITOR" });
+  return submitRating(ctx, row, { type: "user", userId: actor.userId }, input);
+}
+
+export async function listRatings(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  query: PageQuery & { comparisonId?: string; raterType?: RaterType },
+) {
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "VIEWER" });
+  const page = await paginate<RatingRow>({
+    db: ctx.db,
+    table: ratings,
+    resource: "rating",
+    where: and(
+      eq(ratings.evaluationId, evaluationId),
+      query.comparisonId ? eq(ratings.comparisonId, query.comparisonId) : undefined,
+      query.raterType ? eq(ratings.raterType, query.raterType) : undefined,
+    ),
+    query,
+  });
+  return { ...page, data: page.data.map(toRating) };
+}
+
+export async function getRating(ctx: CoreContext, actor: Actor, evaluationId: string, ratingId: string) {
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "VIEWER" });
+  const [row] = await ctx.db
+    .select()
+    .from(ratings)
+    .where(and(eq(ratings.id, ratingId), eq(ratings.evaluationId, evaluationId)))
+    .limit(1);
+  if (!row) throw ApiError.notFound("rating_not_found", `No such rating: ${ratingId}.`);
+  return toRating(row);
+}
+
+/** Deletes the given ratings of a Running evaluation; ids that are not its ratings are reported, not fatal. */
+export async function bulkDeleteRatings(ctx: CoreContext, actor: Actor, evaluationId: string, ids: string[]) {
+  await loadVisibleEvaluation(ctx.db, actor, evaluationId);
+  return ctx.db.transaction(async (tx) => {
+    const row = await lockForRatingChange(tx, evaluationId);
+    if (row.status !== "Running") throw notRunning(row);
+    const unique = [...new Set(ids)];
+    const found = await tx
+      .select({ id: ratings.id })
+      .from(ratings)
+      .where(and(eq(ratings.evaluationId, evaluationId), inArray(ratings.id, unique)));
+    const deleted = new Set(found.map((r) => r.id));
+    if (deleted.size > 0) {
+      await recordTombstone(tx, ratings, "rating", [...deleted]);
+      await tx.delete(ratings).where(inArray(ratings.id, [...deleted]));
+    }
+    return {
+      object: "rating_bulk_delete" as const,
+      deleted: unique.filter((id) => deleted.has(id)),
+      notFound: unique.filter((id) => !deleted.has(id)),
+    };
+  });
+}

@@ -1,0 +1,209 @@
+import { QUOTA_METRICS, type QuotaMetric, UNLIMITED, type Usage } from "@rubricon/contracts";
+import { type DbOrTx, hotStatement, type Params, teams, usageCounters } from "@rubricon/db";
+import { and, eq, sql } from "drizzle-orm";
+import { ApiError, ENFORCE_LIMITS, type LimitPolicy } from "../../kernel";
+import { logOverLimit } from "./enforcement";
+import { limitsFor, type TeamPlan } from "./plans";
+
+export type UsageMetric = QuotaMetric;
+
+const METRIC_NOUN: Record<QuotaMetric, string> = {
+  autouser_ratings_mo: "autouser ratings",
+  human_ratings_mo: "human ratings",
+  evals_mo: "evaluations",
+};
+
+/** Billing periods are calendar months in UTC; the period holding `now` starts at its first instant. */
+export function billingPeriod(now: Date): { start: Date; end: Date } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return { start, end };
+}
+
+async function teamPlan(db: DbOrTx, teamId: string): Promise<TeamPlan> {
+  const [team] = await db
+    .select({ plan: teams.plan, customLimits: teams.customLimits })
+    .from(teams)
+    .where(eq(teams.id, teamId))
+    .limit(1);
+  if (!team) throw ApiError.notFound("team_not_found", `No such team: ${teamId}.`);
+  return team;
+}
+
+function quotaExceeded(metric: QuotaMetric, limit: number, periodEnd: Date): ApiError {
+  return new ApiError(
+    "quota_exceeded",
+    `This team has used its ${limit} ${METRIC_NOUN[metric]} for this billing period; the quota renews on ` +
+      `${periodEnd.toISOString()}. Upgrade the plan for more.`,
+    { details: { metric, limit, periodEnd: periodEnd.toISOString() } },
+  );
+}
+
+interface UsageValues {
+  teamId: string;
+  periodStart: Date;
+  metric: UsageMetric;
+  amount: number;
+  /** Read only when the increment is conditional. */
+  limit: number;
+}
+
+// Every create runs one of these in its transaction.
+function usageUpsert(withinLimit: boolean) {
+  return hotStatement(withinLimit ? "add_usage_within" : "add_usage", (db, $: Params<UsageValues>) =>
+    db
+      .insert(usageCounters)
+      .values({ teamId: $.teamId, periodStart: $.periodStart, metric: $.metric, count: $.amount })
+      .onConflictDoUpdate({
+        target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric],
+        set: { count: sql`${usageCounters.count} + ${$.amount}::int` },
+        ...(withinLimit
+          ? { setWhere: sql`${usageCounters.count} + ${$.amount}::int <= ${$.limit}::int` }
+          : {}),
+      })
+      .returning({ count: usageCounters.count }),
+  );
+}
+const addUsage = usageUpsert(false);
+const addUsageWithin = usageUpsert(true);
+
+/**
+ * Counts `amount` of billable work against the team's monthly quota, in the caller's transaction, so the count
+ * exists exactly when the work does. Refuses with 429 `quota_exceeded` when the work would pass the quota: the
+ * increment is one conditional upsert, and Postgres re-checks its condition against the latest committed count
+ * when concurrent transactions race for the row, so the quota is never over-issued. Under the request's `log`
+ * policy the work is counted, logged and allowed. Answers the period's new total.
+ *
+ * Autouser ratings are counted when a run completes (a failed run consumes nothing): check `quotaRemaining`
+ * before starting a run and call this in the transaction that marks it completed.
+ *
+ * `team` is the team's id, or its row when the caller has already read it (saving a read in the transaction).
+ */
+export async function recordUsage(
+  tx: DbOrTx,
+  team: string | ({ id: string } & TeamPlan),
+  metric: UsageMetric,
+  now: Date,
+  amount = 1,
+  opts: UsageOptions = {},
+): Promise<number> {
+  const withPlan = typeof team === "string" ? { id: team, ...(await teamPlan(tx, team)) } : team;
+  const terms = usageTerms(withPlan, metric, now, amount, opts);
+  const values = {
+    teamId: terms.teamId,
+    periodStart: terms.periodStart,
+    metric,
+    amount,
+    limit: terms.within ?? 0,
+  };
+  const [row] = await (terms.within !== null ? addUsageWithin : addUsage)(tx, values);
+  return settleUsage(terms, row?.count ?? null);
+}
+
+/** How `amount` of `metric` is counted for a team now, before the increment is sent. */
+export interface UsageTerms {
+  teamId: string;
+  metric: UsageMetric;
+  periodStart: Date;
+  periodEnd: Date;
+  /** The quota, null when unlimited. */
+  limit: number | null;
+  /** The total the increment must stay within, or null when it is counted whatever the total (log policy). */
+  within: number | null;
+  policy: LimitPolicy;
+}
+
+export interface UsageOptions {
+  /** Count work already done (a completed autouser run) even past the quota: it was checked when planned. */
+  allowOver?: boolean;
+  /** The request's policy (`CoreContext.limits`); without one the quota is enforced. */
+  policy?: LimitPolicy;
+}
+
+/**
+ * The terms of an increment, for statements that count usage along with other writes (`recordUsage`, the
+ * evaluation create). Refuses at once an amount that alone passes an enforced quota.
+ */
+export function usageTerms(
+  team: { id: string } & TeamPlan,
+  metric: UsageMetric,
+  now: Date,
+  amount = 1,
+  opts: UsageOptions = {},
+): UsageTerms {
+  if (!Number.isInteger(amount) || amount < 0)
+    throw new Error(`usage amount must be a whole number: ${amount}`);
+  const { start, end } = billingPeriod(now);
+  const limit = limitsFor(team)[metric];
+  const policy = opts.policy ?? ENFORCE_LIMITS;
+  const enforce = limit !== null && policy.mode === "enforce" && !opts.allowOver;
+  if (enforce && amount > limit) throw quotaExceeded(metric, limit, end);
+  return {
+    teamId: team.id,
+    metric,
+    periodStart: start,
+    periodEnd: end,
+    limit,
+    within: enforce ? limit : null,
+    policy,
+  };
+}
+
+/**
+ * The outcome of an increment sent on `terms`: the period's new total, or 429 `quota_exceeded` when the
+ * conditional increment wrote nothing (`count` null). A total past the quota under the log policy is logged.
+ */
+export function settleUsage(terms: UsageTerms, count: number | null): number {
+  const { limit, metric, teamId } = terms;
+  if (count === null) throw quotaExceeded(metric, limit!, terms.periodEnd);
+  if (limit !== null && count > limit) {
+    logOverLimit({ limit: "quota", name: metric, teamId, max: limit, mode: terms.policy.mode }, terms.policy);
+  }
+  return count;
+}
+
+async function usedThisPeriod(db: DbOrTx, teamId: string, now: Date): Promise<Record<QuotaMetric, number>> {
+  const rows = await db
+    .select({ metric: usageCounters.metric, count: usageCounters.count })
+    .from(usageCounters)
+    .where(and(eq(usageCounters.teamId, teamId), eq(usageCounters.periodStart, billingPeriod(now).start)));
+  const used = { autouser_ratings_mo: 0, human_ratings_mo: 0, evals_mo: 0 };
+  for (const r of rows) used[r.metric] = r.count;
+  return used;
+}
+
+/** What is left of a quota this period: null when unlimited. A pre-flight check; `recordUsage` decides. */
+export async function quotaRemaining(
+  db: DbOrTx,
+  teamId: string,
+  metric: UsageMetric,
+  now: Date,
+): Promise<number | null> {
+  const limit = limitsFor(await teamPlan(db, teamId))[metric];
+  if (limit === null) return null;
+  return Math.max(0, limit - (await usedThisPeriod(db, teamId, now))[metric]);
+}
+
+/** The Usage object of the contract; unlimited quotas show as -1. */
+export async function teamUsage(db: DbOrTx, teamId: string, now: Date): Promise<Usage> {
+  const team = await teamPlan(db, teamId);
+  const limits = limitsFor(team);
+  const used = await usedThisPeriod(db, teamId, now);
+  const { start, end } = billingPeriod(now);
+  const quota = (m: QuotaMetric) => limits[m] ?? UNLIMITED;
+  const left = (m: QuotaMetric) => {
+    const limit = limits[m];
+    return limit === null ? UNLIMITED : Math.max(0, limit - used[m]);
+  };
+  const per = <T>(f: (m: QuotaMetric) => T) =>
+    Object.fromEntries(QUOTA_METRICS.map((m) => [m, f(m)])) as Record<QuotaMetric, T>;
+  return {
+    object: "usage",
+    teamId,
+    plan: team.plan,
+    period: { start: start.toISOString(), end: end.toISOString() },
+    limits: { rpm: limits.rpm, ...per(quota) },
+    used,
+    remaining: per(left),
+  };
+}

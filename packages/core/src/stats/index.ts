@@ -1,2 +1,0 @@
-export * from "./descriptive";
-export * from "./krippendorff";
