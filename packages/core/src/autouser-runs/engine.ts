@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import {
   type ActionPlanner,
   type AgentBrowser,
@@ -73,7 +74,40 @@ export interface RunEngineOptions {
   waker?: RunEventWaker;
   /** Within a pass, how long to wait before looking for more work. */
   pollMs?: number;
+  /** Told of each turn's model use and each settled run (metrics, logs). */
+  observer?: RunObserver;
 }
+
+/** Why a run ended, in a few fixed words (a metric label): never the message itself. */
+export type RunEndReason =
+  | "ok"
+  | "timeout"
+  | "worker_lost"
+  | "judge_invalid_reply"
+  | "judge_provider_auth"
+  | "judge_provider_rate_limited"
+  | "judge_provider_error"
+  | "judge_timeout"
+  | "error";
+
+export interface RunSettled {
+  runId: string;
+  evaluationId: string;
+  status: "completed" | "failed";
+  /** `llm` or `heuristic`; `unknown` when the run ended before its judge was chosen. */
+  judge: "llm" | "heuristic" | "unknown";
+  reason: RunEndReason;
+  /** From the claim to the settling; null for runs given up after their workers died. */
+  durationMs: number | null;
+}
+
+export interface RunObserver {
+  /** A turn's model use: `provider` is the team's model's provider, or `heuristic`. */
+  turn(provider: string, usage: { inputTokens: number; outputTokens: number; costUsd: number }): void;
+  settled(run: RunSettled): void;
+}
+
+const tracer = trace.getTracer("rubricon");
 
 /** The worker lost the run (stopped, cancelled, or taken over): nothing more is written for it. */
 class RunLost extends Error {
@@ -168,11 +202,58 @@ export class AutouserRunEngine {
       if (failed) {
         result.failed++;
         this.opts.waker?.wake(failed.evaluationId);
+        this.opts.observer?.settled({
+          runId: failed.id,
+          evaluationId: failed.evaluationId,
+          status: "failed",
+          judge: "unknown",
+          reason: "worker_lost",
+          durationMs: null,
+        });
       }
     }
   }
 
-  private async execute(claimed: RunRow, result: RunPassResult, outer?: AbortSignal): Promise<void> {
+  /** Runs currently held (leased) by this engine. */
+  get held(): number {
+    return this.inFlight.size;
+  }
+
+  /** One run as one span (its turns are events on it; model calls made during it are its children). */
+  private execute(claimed: RunRow, result: RunPassResult, outer?: AbortSignal): Promise<void> {
+    const span = tracer.startSpan("autouser.run", {
+      attributes: {
+        "rubricon.run.id": claimed.id,
+        "rubricon.evaluation.id": claimed.evaluationId,
+        "rubricon.run.attempt": claimed.attemptCount,
+      },
+    });
+    return context
+      .with(trace.setSpan(context.active(), span), () => this.drive(claimed, result, span, outer))
+      .finally(() => span.end());
+  }
+
+  private async drive(
+    claimed: RunRow,
+    result: RunPassResult,
+    span: Span,
+    outer?: AbortSignal,
+  ): Promise<void> {
+    const started = performance.now();
+    let judgeKind: RunSettled["judge"] = "unknown";
+    let provider = "heuristic";
+    const settledAs = (status: RunSettled["status"], reason: RunEndReason) => {
+      span.setAttributes({ "rubricon.run.status": status, "rubricon.run.reason": reason });
+      if (status === "failed") span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+      this.opts.observer?.settled({
+        runId: claimed.id,
+        evaluationId: claimed.evaluationId,
+        status,
+        judge: judgeKind,
+        reason,
+        durationMs: performance.now() - started,
+      });
+    };
     const token = claimed.leaseToken!;
     const controller = new AbortController();
     const signal = controller.signal;
@@ -200,6 +281,9 @@ export class AutouserRunEngine {
         platform: this.opts.platformModel,
       });
       const judge = this.opts.judgeFor(config);
+      judgeKind = judge.kind;
+      if (judge.kind === "llm" && config) provider = config.provider;
+      span.setAttribute("rubricon.run.judge", judge.kind);
       const planner = config && this.opts.plannerFor ? this.opts.plannerFor(config) : null;
       const source: CredentialSource = judge.kind === "heuristic" || !config ? "heuristic" : config.source;
       const run = await this.start(claimed, token, ctx, source, config);
@@ -247,6 +331,14 @@ export class AutouserRunEngine {
           signal,
           onTurn: async (record) => {
             turn++;
+            span.addEvent("turn", {
+              turn,
+              action: record.action.type,
+              "gen_ai.usage.input_tokens": record.usage.inputTokens,
+              "gen_ai.usage.output_tokens": record.usage.outputTokens,
+              latency_ms: record.latencyMs,
+            });
+            this.opts.observer?.turn(provider, record.usage);
             await this.recordTurn(run, token, turn, comparison.id, record);
           },
         });
@@ -256,16 +348,20 @@ export class AutouserRunEngine {
       page = null;
       await this.settle(run.id, token, "completed", null);
       result.completed++;
+      settledAs("completed", "ok");
     } catch (err) {
       const reason = signal.aborted ? signal.reason : err;
       if (reason instanceof RunLost) {
         if (reason.why === "shutdown") await this.release(claimed.id, token).catch(() => {});
         result.lost++;
+        span.setAttribute("rubricon.run.status", reason.why);
         return;
       }
       const settled = await this.settle(claimed.id, token, "failed", failureMessage(reason));
-      if (settled) result.failed++;
-      else result.lost++;
+      if (settled) {
+        result.failed++;
+        settledAs("failed", endReason(reason));
+      } else result.lost++;
     } finally {
       clearTimeout(timeout);
       clearInterval(heartbeat);
@@ -654,6 +750,12 @@ function clampRatings(ctx: RunContext, raw: Record<string, number>): Record<stri
     out[t.id] = Math.min(max, Math.max(min, n));
   }
   return out;
+}
+
+function endReason(err: unknown): RunEndReason {
+  if (err instanceof RunTimedOut) return "timeout";
+  if (err instanceof JudgeError) return `judge_${err.code}`;
+  return "error";
 }
 
 /** What a failed run shows: safe to store and return (never a key or a stack). */
