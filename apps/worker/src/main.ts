@@ -20,16 +20,27 @@ import {
   openDatabase,
   redisCheck,
   redisPing,
+  redisRoundTrip,
+  registerPoolGauges,
   registerQueueGauges,
+  registerWorkGauges,
   runMain,
   startLoops,
+  startTracing,
+  startupStep,
+  stopTracing,
 } from "@rubricon/api";
 import { systemClock } from "@rubricon/core";
 
 runMain("worker", async () => {
   const envFile = loadDotEnv();
   const env = loadEnv();
-  const logger = configureLogging(env, "worker");
+  const tracing = env.otelEndpoint
+    ? await startupStep("starting traces (OTEL_EXPORTER_OTLP_ENDPOINT)", () =>
+        startTracing(env, "rubricon-worker"),
+      )
+    : false;
+  const logger = configureLogging(env, "worker", undefined, tracing);
   if (envFile) logger.info({ file: envFile }, "settings read from .env");
   checkWritable(env);
   const database = await openDatabase(env);
@@ -42,7 +53,7 @@ runMain("worker", async () => {
   const redis = env.redisUrl ? await redisPing(env.redisUrl) : undefined;
   const checks: HealthCheck[] = [
     databaseCheck(database),
-    ...(redis ? [redisCheck(redis.ping)] : []),
+    ...(redis ? [redisCheck(() => redisRoundTrip("ping", redis.ping))] : []),
     fileStoreCheck(env, storage),
   ];
   const health = env.workerHealthPort
@@ -51,6 +62,8 @@ runMain("worker", async () => {
   if (env.metricsPort) {
     collectProcessMetrics();
     registerQueueGauges(database.db);
+    registerPoolGauges();
+    registerWorkGauges(loops.held);
     (await listenMetrics(env.metricsPort, env.metricsHost)).unref();
     logger.info({ port: env.metricsPort }, `metrics on port ${env.metricsPort}`);
   }
@@ -79,6 +92,7 @@ runMain("worker", async () => {
     health?.close();
     redis?.close();
     await database.close();
+    await stopTracing();
     clearTimeout(deadline);
     logger.info("stopped");
     logger.flush();

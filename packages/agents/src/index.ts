@@ -16,5 +16,6 @@ export {
   type ProviderFailure,
   type ProviderFailureCode,
 } from "./models/provider-errors";
+export { modelTelemetry, setModelTelemetry } from "./models/telemetry";
 export { isPublicAddress, publicUrlsOnly } from "./network";
 export * from "./types";

@@ -18,6 +18,7 @@ import { createRateLimits } from "./limits/rate-limits";
 import { createMcpEntry } from "./mcp/server";
 import { createOAuthEntry } from "./oauth/entry";
 import { createWellKnownEntry } from "./oauth/well-known";
+import { DB_POOL_SIZE, observabilityOn, statementObserver } from "./observability/instrument";
 import { buildOpenApiDocument } from "./openapi/document";
 import { appRouter } from "./routers/index";
 import type { AppServices } from "./trpc/context";
@@ -83,6 +84,8 @@ export function openDatabase(env: Env): Promise<Database> {
         url: env.databaseUrl,
         dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
         prepareStatements: env.databasePrepareStatements,
+        maxConnections: DB_POOL_SIZE,
+        ...(observabilityOn(env) ? { observe: statementObserver() } : {}),
         migrate: true,
       }),
   );

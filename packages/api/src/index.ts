@@ -46,9 +46,11 @@ export {
   redisPing,
   serveHealth,
 } from "./observability/health";
+export { redisRoundTrip, registerPoolGauges } from "./observability/instrument";
 export { configureLogging, type Logger, log } from "./observability/logger";
 export { collectProcessMetrics, registry as metricsRegistry } from "./observability/metrics";
-export { listenMetrics, registerQueueGauges } from "./observability/metrics-server";
+export { listenMetrics, registerQueueGauges, registerWorkGauges } from "./observability/metrics-server";
+export { startTracing, stopTracing, tracingOn } from "./observability/tracing";
 export { type AppRouter, appRouter } from "./routers/index";
 export { type ServerMainOptions, serverMain } from "./server-main";
 export type { Principal, RequestContext } from "./trpc/context";

@@ -3,15 +3,24 @@
  * `.env`, one-line start-up failures, the app's pipeline on node:http with a graceful drain on SIGTERM.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { context } from "@opentelemetry/api";
 import { type Env, loadEnv } from "./config/env";
 import { loadDotEnv, runMain, startupStep } from "./config/startup";
 import { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 import type { RedisSlidingWindow } from "./limits/redis-sliding-window";
 import { databaseCheck, fileStoreCheck, redisCheck, serveHealth } from "./observability/health";
 import { markStart, observeResponse } from "./observability/http-observer";
+import { observeRedis, redisRoundTrip, registerPoolGauges } from "./observability/instrument";
 import { configureLogging } from "./observability/logger";
 import { collectProcessMetrics } from "./observability/metrics";
-import { listenMetrics, registerInFlight, registerQueueGauges } from "./observability/metrics-server";
+import {
+  listenMetrics,
+  registerInFlight,
+  registerQueueGauges,
+  registerWorkGauges,
+} from "./observability/metrics-server";
+import { type ObservedResponse, REQUEST_SPAN } from "./observability/request-context";
+import { startServerSpan, startTracing, stopTracing } from "./observability/tracing";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -32,8 +41,15 @@ export function serverMain(opts: ServerMainOptions = {}): void {
   runMain("server", async () => {
     const envFile = loadDotEnv();
     const env = loadEnv();
-    const logger = configureLogging(env, "web");
+    // Before the app loads, so every span has the SDK behind it; the log then carries the current trace id.
+    const tracing = env.otelEndpoint
+      ? await startupStep("starting traces (OTEL_EXPORTER_OTLP_ENDPOINT)", () =>
+          startTracing(env, "rubricon-web"),
+        )
+      : false;
+    const logger = configureLogging(env, "web", undefined, tracing);
     if (envFile) logger.info({ file: envFile }, "settings read from .env");
+    observeRedis(env.metricsPort !== undefined);
     const fallback = opts.fallback
       ? await startupStep("preparing the dashboard (Next.js build)", () => opts.fallback!(env))
       : notFound;
@@ -47,10 +63,24 @@ export function serverMain(opts: ServerMainOptions = {}): void {
     const window = app.services.limits.window as Partial<RedisSlidingWindow>;
     const checks = [
       databaseCheck(app.database),
-      ...(window.redis ? [redisCheck(() => window.redis!.ping())] : []),
+      ...(window.redis ? [redisCheck(() => redisRoundTrip("ping", () => window.redis!.ping()))] : []),
       fileStoreCheck(env, app.services.storage),
     ];
     const hsts = env.baseUrl.startsWith("https://");
+    const handle: NodeHandler = (req, res) => {
+      // Browsers that reached the site over https keep to it (the API's answers carry the same header).
+      if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
+      // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
+      if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
+      else fallback(req, res);
+    };
+    // Traces off, requests go straight to the handler: no span, no context switch.
+    const traced: NodeHandler = (req, res) => {
+      const started = startServerSpan(req);
+      if (!started) return handle(req, res);
+      (res as ObservedResponse)[REQUEST_SPAN] = started.span;
+      context.with(started.ctx, () => handle(req, res));
+    };
     const served: Served = createDrainableServer(
       (req, res) => {
         const url = req.url ?? "/";
@@ -59,11 +89,7 @@ export function serverMain(opts: ServerMainOptions = {}): void {
           serveHealth(req, res, checks, served.draining)
         )
           return;
-        // Browsers that reached the site over https keep to it (the API's answers carry the same header).
-        if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
-        // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
-        if (app.owns(url.split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
-        else fallback(req, res);
+        (tracing ? traced : handle)(req, res);
       },
       {
         shutdownTimeoutMs: env.shutdownTimeoutMs,
@@ -78,7 +104,9 @@ export function serverMain(opts: ServerMainOptions = {}): void {
     if (env.metricsPort) {
       collectProcessMetrics();
       registerQueueGauges(app.database.db);
+      registerPoolGauges();
       registerInFlight(served.inFlight);
+      if (loops) registerWorkGauges(loops.held);
       const metrics = await startupStep(`listening on METRICS_PORT ${env.metricsPort}`, () =>
         listenMetrics(env.metricsPort!, env.metricsHost),
       );
@@ -96,6 +124,7 @@ export function serverMain(opts: ServerMainOptions = {}): void {
         await loops?.stop();
         await app.close();
         await app.database.close();
+        await stopTracing();
       },
     );
   });

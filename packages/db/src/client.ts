@@ -42,26 +42,40 @@ export interface DatabaseOptions {
    * where a statement prepared on one connection is unknown on the next.
    */
   prepareStatements?: boolean;
+  /**
+   * Told when each statement starts and ends, and when a transaction holds a connection: traces and pool gauges.
+   * Sees the statement text only (with `$n` placeholders), never the values.
+   */
+  observe?: StatementObserver;
 }
 
 export type QueryObserver = (query: string, params: readonly unknown[]) => void;
 
+/** Called as a statement starts; what it answers is called once the statement ends, with its error if any. */
+export interface StatementObserver {
+  statement(text: string, inTransaction: boolean): (error?: unknown) => void;
+  /** A transaction took a connection; what it answers is called when the transaction ends. */
+  transaction(): () => void;
+}
+
 export function createDatabase(opts: DatabaseOptions): Database {
   if (opts.url) {
     const prepare = opts.prepareStatements ?? true;
-    const client = postgres(opts.url, {
+    const pool = postgres(opts.url, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
       connection: { application_name: "rubricon" },
       prepare,
       ...(opts.onQuery ? { debug: debugHook(opts.onQuery) } : {}),
     });
+    const client = opts.observe ? observing(pool, opts.observe, false) : pool;
     const db: Db = drizzlePostgres(prepare ? preparingEveryStatement(client) : client, { schema });
-    return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+    return { db, kind: "postgres", close: () => pool.end({ timeout: 5 }) };
   }
   const release = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
   const client = new PGlite(opts.dataDir);
   if (opts.onQuery) observePglite(client, opts.onQuery);
+  if (opts.observe) timePglite(client, opts.observe);
   const db: Db = drizzlePglite(client, { schema });
   return {
     db,
@@ -115,6 +129,91 @@ const behindProxy = new WeakMap<postgres.Sql, postgres.Sql>();
  */
 export function directClient(client: postgres.Sql): postgres.Sql {
   return behindProxy.get(client) ?? client;
+}
+
+/**
+ * The pool (or a transaction's connection) with every statement timed. postgres.js sends a query when it is first
+ * awaited, so the end is hooked on its `then`; the query object itself is handed back, so `.values()` and the
+ * other modifiers Drizzle calls still apply. Used only when traces or metrics are on.
+ */
+function observing(client: postgres.Sql, observer: StatementObserver, inTransaction: boolean): postgres.Sql {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop === "unsafe") {
+        return (query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+          // biome-ignore lint/suspicious/noExplicitAny: postgres.js types parameters per client generics
+          endOnSettle(target.unsafe(query, args as any, options), observer.statement(query, inTransaction));
+      }
+      if (prop === "begin") {
+        return async (...args: unknown[]) => {
+          const callback = args.pop() as (sql: postgres.Sql) => unknown;
+          const done = observer.transaction();
+          try {
+            return await (target.begin as (...a: unknown[]) => Promise<unknown>).apply(target, [
+              ...args,
+              (sql: postgres.Sql) => callback(observing(sql, observer, true)),
+            ]);
+          } finally {
+            done();
+          }
+        };
+      }
+      if (prop === "savepoint") {
+        return (...args: unknown[]) => {
+          const callback = args.pop() as (sql: postgres.Sql) => unknown;
+          const open = Reflect.get(target, prop) as (...a: unknown[]) => unknown;
+          return open.apply(target, [
+            ...args,
+            (sql: postgres.Sql) => callback(observing(sql, observer, true)),
+          ]);
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
+
+function endOnSettle<T extends PromiseLike<unknown>>(query: T, end: (error?: unknown) => void): T {
+  const then = query.then;
+  let settled: PromiseLike<unknown> | undefined;
+  // biome-ignore lint/suspicious/noThenProperty: the query stays the thenable it was; this hooks its settling
+  Object.defineProperty(query, "then", {
+    configurable: true,
+    value(onFulfilled?: (v: unknown) => unknown, onRejected?: (e: unknown) => unknown) {
+      settled ??= then.call(
+        query,
+        (value) => {
+          end();
+          return value;
+        },
+        (error: unknown) => {
+          end(error);
+          throw error;
+        },
+      );
+      return settled.then(onFulfilled, onRejected);
+    },
+  });
+  return query;
+}
+
+/** PGlite runs one statement at a time in this process; its `query` and `exec` are timed. */
+function timePglite(client: PGlite, observer: StatementObserver): void {
+  const timed =
+    <A extends unknown[], R>(fn: (text: string, ...rest: A) => Promise<R>) =>
+    async (text: string, ...rest: A): Promise<R> => {
+      const end = observer.statement(text, false);
+      try {
+        const result = await fn(text, ...rest);
+        end();
+        return result;
+      } catch (err) {
+        end(err);
+        throw err;
+      }
+    };
+  client.query = timed(client.query.bind(client)) as PGlite["query"];
+  client.exec = timed(client.exec.bind(client)) as PGlite["exec"];
 }
 
 function debugHook(onQuery: QueryObserver) {

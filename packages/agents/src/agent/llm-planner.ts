@@ -3,6 +3,7 @@ import { z } from "zod";
 import { languageModelFor } from "../models/language-model";
 import { costOf } from "../models/prices";
 import { classifyProviderError, type ProviderFailureCode } from "../models/provider-errors";
+import { modelTelemetry } from "../models/telemetry";
 import { type AgentAction, JudgeError, type ModelConfig } from "../types";
 import type { ActionPlanner, PlannerInput } from "./run-comparison";
 
@@ -60,6 +61,7 @@ export function createLlmPlanner(config: ModelConfig, options: { timeoutMs?: num
       const abortSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
       try {
         const result = await generateText({
+          experimental_telemetry: modelTelemetry("autouser.plan"),
           model,
           prompt: prompt(input),
           output: Output.object({ schema: ActionReply, name: "action", description: "The next step" }),

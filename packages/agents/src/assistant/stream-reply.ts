@@ -1,6 +1,7 @@
 import { type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from "ai";
 import type { z } from "zod";
 import { languageModelFor } from "../models/language-model";
+import { modelTelemetry } from "../models/telemetry";
 import type { ModelConfig } from "../types";
 
 /** A tool the assistant may call; it answers in text what it did, for the model's next step. */
@@ -36,6 +37,7 @@ export async function streamAssistantReply(options: StreamReplyOptions): Promise
   }
   const messages: ModelMessage[] = options.messages.map((m) => ({ role: m.role, content: m.text }));
   const result = streamText({
+    experimental_telemetry: modelTelemetry("assistant.reply"),
     model: languageModelFor(options.config),
     system: options.system,
     messages,

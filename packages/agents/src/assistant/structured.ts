@@ -1,6 +1,7 @@
 import { generateText, Output } from "ai";
 import type { z } from "zod";
 import { languageModelFor } from "../models/language-model";
+import { modelTelemetry } from "../models/telemetry";
 import type { ModelConfig } from "../types";
 
 /** One structured answer from a model, checked against `schema`; provider failures are thrown. */
@@ -14,6 +15,7 @@ export async function generateStructured<S extends z.ZodType>(options: {
   maxOutputTokens?: number;
 }): Promise<z.infer<S>> {
   const result = await generateText({
+    experimental_telemetry: modelTelemetry("assistant.structured"),
     model: languageModelFor(options.config),
     system: options.system,
     prompt: options.prompt,

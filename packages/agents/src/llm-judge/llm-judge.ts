@@ -3,6 +3,7 @@ import { capabilitiesOf } from "../models/capabilities";
 import { languageModelFor } from "../models/language-model";
 import { costOf, type PriceTable } from "../models/prices";
 import { classifyProviderError, type ProviderFailureCode } from "../models/provider-errors";
+import { modelTelemetry } from "../models/telemetry";
 import {
   type Judge,
   JudgeError,
@@ -69,6 +70,7 @@ export function createLlmJudge(config: ModelConfig, options: LlmJudgeOptions = {
         const abortSignal = rateOptions.signal ? AbortSignal.any([rateOptions.signal, deadline]) : deadline;
         try {
           const result = await generateText({
+            experimental_telemetry: modelTelemetry("autouser.judge"),
             model,
             system,
             messages: [

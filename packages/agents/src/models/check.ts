@@ -4,6 +4,7 @@ import type { ModelConfig } from "../types";
 import { capabilitiesOf } from "./capabilities";
 import { languageModelFor } from "./language-model";
 import { classifyProviderError, type ProviderFailure } from "./provider-errors";
+import { modelTelemetry } from "./telemetry";
 
 export interface CheckOptions {
   /** Per call; a provider that has not answered by then counts as a timeout. Default 20 s. */
@@ -41,6 +42,7 @@ async function attempt<T>(
 export async function testModel(config: ModelConfig, options: CheckOptions = {}): Promise<ModelCheck> {
   const result = await attempt(options, (abortSignal) =>
     generateText({
+      experimental_telemetry: modelTelemetry("model.check"),
       model: languageModelFor(config),
       prompt: "Reply with the single word OK.",
       maxOutputTokens: 16,
@@ -94,6 +96,7 @@ export async function probeModel(config: ModelConfig, options: CheckOptions = {}
   const table = capabilitiesOf(config.provider, config.model);
   const structured = await attempt(options, (abortSignal) =>
     generateText({
+      experimental_telemetry: modelTelemetry("model.check"),
       model: languageModelFor(config),
       prompt:
         "On a scale of 1 to 5, how clear is the sentence 'Press Save to keep your changes.'? Answer in JSON.",
@@ -123,6 +126,7 @@ export async function probeModel(config: ModelConfig, options: CheckOptions = {}
   }
   const image = await attempt(options, (abortSignal) =>
     generateText({
+      experimental_telemetry: modelTelemetry("model.check"),
       model: languageModelFor(config),
       messages: [
         {

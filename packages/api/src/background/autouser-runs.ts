@@ -8,6 +8,7 @@ import {
 } from "@rubricon/agents";
 import { AutouserRunEngine, type RunEngineOptions } from "@rubricon/core";
 import { createFileStorage } from "../files/storage";
+import { runObserver } from "../observability/work";
 import type { AppServices } from "../services";
 import type { BackgroundLoop } from "./background-loop";
 
@@ -57,12 +58,14 @@ export function autouserRunLoop(
     isAllowedUrl: env.autouserAllowPrivateUrls ? anyWebAddress : publicUrlsOnly(),
     concurrency: env.autouserConcurrency,
     waker: services.runWaker,
+    observer: runObserver,
     ...overrides,
   });
   return {
     name: "autousers",
     intervalMs: AUTOUSER_POLL_INTERVAL_MS,
     engine,
+    leases: { queue: "autouser_runs", held: () => engine.held },
     async run() {
       const pass = await engine.runPass(stop.signal);
       const lines = pass.errors.map((e) => `autouser run not settled, its lease will run out: ${e}`);

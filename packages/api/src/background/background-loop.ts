@@ -7,4 +7,6 @@ export interface BackgroundLoop {
   interrupt?(): void;
   /** Releases what the loop holds open (connections), once it has stopped. */
   close?(): void;
+  /** The queue whose work the loop leases, and how many leases it holds now. */
+  leases?: { queue: string; held(): number };
 }

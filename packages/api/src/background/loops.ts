@@ -70,6 +70,8 @@ export function backgroundLoops(
 export interface RunningLoops {
   /** Stops scheduling and waits for passes in flight, so none is cut off mid-statement. */
   stop(): Promise<void>;
+  /** Leases held now, by queue (`autouser_runs`, `webhook_deliveries`). */
+  held(): Record<string, number>;
 }
 
 /** Where a loop's pass reports: its line, the loop's name, and whether the pass failed. */
@@ -105,6 +107,8 @@ export function startLoops(loops: BackgroundLoop[], log: LoopLog): RunningLoops 
   };
   for (const loop of loops) schedule(loop, 0);
   return {
+    held: () =>
+      Object.fromEntries(loops.flatMap((l) => (l.leases ? [[l.leases.queue, l.leases.held()]] : []))),
     async stop() {
       stopping = true;
       for (const t of timers) clearTimeout(t);

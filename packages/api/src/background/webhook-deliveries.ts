@@ -1,4 +1,5 @@
 import { DeliveryWorker, type DeliveryWorkerOptions } from "@rubricon/core";
+import { deliveryObserver } from "../observability/work";
 import type { AppServices } from "../services";
 import type { BackgroundLoop } from "./background-loop";
 
@@ -19,11 +20,13 @@ export function webhookDeliveryLoop(
     clock: services.clock,
     encryptionKey: services.env.encryptionKey,
     allowPrivateUrls: services.env.webhooksAllowPrivateUrls,
+    observer: deliveryObserver,
     ...overrides,
   });
   return {
     name: "webhooks",
     intervalMs: WEBHOOK_POLL_INTERVAL_MS,
+    leases: { queue: "webhook_deliveries", held: () => worker.held },
     async run() {
       const pass = await worker.runPass();
       const lines = [

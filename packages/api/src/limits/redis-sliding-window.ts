@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { redisRoundTrip } from "../observability/instrument";
 import type { SlidingWindow, WindowRequest, WindowState } from "./sliding-window";
 
 /**
@@ -78,14 +79,16 @@ export class RedisSlidingWindow implements SlidingWindow {
   }
 
   async hit({ key, limit, windowMs, nowMs, id, consume = true }: WindowRequest): Promise<WindowState> {
-    const [allowed, count, oldest] = await this.hitCommand(
-      `${this.prefix}rl:${key}`,
-      String(nowMs),
-      String(windowMs),
-      String(limit),
-      id,
-      consume ? "1" : "0",
-      String(nowMs - windowMs),
+    const [allowed, count, oldest] = await redisRoundTrip("window_hit", () =>
+      this.hitCommand(
+        `${this.prefix}rl:${key}`,
+        String(nowMs),
+        String(windowMs),
+        String(limit),
+        id,
+        consume ? "1" : "0",
+        String(nowMs - windowMs),
+      ),
     );
     return {
       allowed: allowed === 1,

@@ -5,7 +5,8 @@
 import type { IncomingMessage } from "node:http";
 import { log } from "./logger";
 import { httpDuration, httpErrors, statusClass } from "./metrics";
-import { type ObservedResponse, REQUEST_CONTEXT, REQUEST_START } from "./request-context";
+import { type ObservedResponse, REQUEST_CONTEXT, REQUEST_SPAN, REQUEST_START } from "./request-context";
+import { endServerSpan } from "./tracing";
 
 /** Called as the request arrives. */
 export function markStart(res: ObservedResponse): void {
@@ -29,13 +30,21 @@ export function observeResponse(req: IncomingMessage, res: ObservedResponse, fal
   const status = res.statusCode;
   httpDuration.observe({ method, route, status_class: statusClass(status) }, ms / 1000);
   if (ctx?.errorCode) httpErrors.inc({ code: ctx.errorCode });
+  const span = res[REQUEST_SPAN];
+  if (span) {
+    // REST templates are relative to the API's prefix (the metrics label); the span names the whole path.
+    const template = ctx?.template;
+    const full = template && !template.startsWith("/api/") ? `/api/v1${template}` : route;
+    endServerSpan(span, method, full, status, !res.writableFinished);
+  }
   const logger = log();
   if (!logger.isLevelEnabled("info")) return;
   const principal = ctx?.principal;
   logger.info(
     {
       requestId: ctx?.requestId,
-      traceId: traceIdOf(req),
+      traceId: span ? span.spanContext().traceId : traceIdOf(req),
+      spanId: span?.spanContext().spanId,
       method,
       route,
       status,

@@ -5,6 +5,7 @@
  */
 import pino, { type Logger } from "pino";
 import type { Env } from "../config/env";
+import { currentTraceIds } from "./tracing";
 
 export type { Logger } from "pino";
 
@@ -26,8 +27,16 @@ const REDACT = [
   "headers.cookie",
 ];
 
-function build(level: string, pretty: boolean, name: string, destination?: pino.DestinationStream): Logger {
+function build(
+  level: string,
+  pretty: boolean,
+  name: string,
+  destination?: pino.DestinationStream,
+  traced = false,
+): Logger {
   const options: pino.LoggerOptions = {
+    // With traces on, a line written inside a span (a request, a run, a delivery) names its trace and span.
+    ...(traced ? { mixin: () => currentTraceIds() ?? {} } : {}),
     name,
     level,
     base: { pid: process.pid },
@@ -53,8 +62,9 @@ export function configureLogging(
   env: Pick<Env, "logLevel" | "logFormat">,
   name: string,
   destination?: pino.DestinationStream,
+  traced = false,
 ): Logger {
-  current = build(env.logLevel, env.logFormat === "pretty", name, destination);
+  current = build(env.logLevel, env.logFormat === "pretty", name, destination, traced);
   return current;
 }
 

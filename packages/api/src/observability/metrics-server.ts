@@ -88,3 +88,15 @@ export function registerInFlight(read: () => number): void {
     set({}, read()),
   );
 }
+
+/** Leases this process holds, by queue, read at scrape time from its loops (a worker's share of the work). */
+export function registerWorkGauges(held: () => Record<string, number>): void {
+  gaugeOnScrape(
+    "rubricon_worker_leases_held",
+    "Autouser runs and webhook deliveries this process holds a lease on, by queue",
+    ["queue"],
+    (set) => {
+      for (const [queue, n] of Object.entries(held())) set({ queue }, n);
+    },
+  );
+}

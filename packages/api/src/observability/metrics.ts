@@ -71,3 +71,47 @@ const STATUS_CLASS = ["1xx", "2xx", "3xx", "4xx", "5xx"];
 export function statusClass(status: number): string {
   return STATUS_CLASS[Math.floor(status / 100) - 1] ?? "other";
 }
+
+export const redisRoundTrips = new Histogram({
+  name: "rubricon_redis_round_trip_seconds",
+  help: "Redis round trips (rate-limit window hits, readiness pings) by command and outcome",
+  labelNames: ["command", "outcome"] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  registers: [registry],
+});
+
+export const outboxLag = new Histogram({
+  name: "rubricon_webhook_outbox_lag_seconds",
+  help: "From an event's commit to the first attempt at delivering it",
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [registry],
+});
+
+export const runsFinished = new Counter({
+  name: "rubricon_autouser_runs_finished_total",
+  help: "Autouser runs settled by this process, by status, judge (llm or heuristic) and reason",
+  labelNames: ["status", "judge", "reason"] as const,
+  registers: [registry],
+});
+
+export const runDuration = new Histogram({
+  name: "rubricon_autouser_run_duration_seconds",
+  help: "From a run's claim to its settling, by status",
+  labelNames: ["status"] as const,
+  buckets: [1, 5, 10, 30, 60, 120, 240, 360, 600],
+  registers: [registry],
+});
+
+export const modelTokens = new Counter({
+  name: "rubricon_model_tokens_total",
+  help: "Model tokens spent by autouser runs, by provider and direction (input or output)",
+  labelNames: ["provider", "direction"] as const,
+  registers: [registry],
+});
+
+export const modelCost = new Counter({
+  name: "rubricon_model_cost_usd_total",
+  help: "Estimated model cost of autouser runs in US dollars, by provider",
+  labelNames: ["provider"] as const,
+  registers: [registry],
+});

@@ -7,7 +7,10 @@ import type { Clock } from "../../kernel";
 import { randomToken } from "../../kernel";
 import { claimRuns } from "./claim";
 import { executeRun, type RunExecution } from "./execute";
+import type { RunObserver } from "./observer";
 import { failExhausted } from "./settle";
+
+export type { RunEndReason, RunObserver, RunSettled } from "./observer";
 
 export const RUN_LIMITS = {
   pageTimeoutMs: 30_000,
@@ -42,6 +45,8 @@ export interface RunEngineOptions {
   waker?: RunEventWaker;
   /** Within a pass, how long to wait before looking for more work. */
   pollMs?: number;
+  /** Told of each turn's model use and each settled run (metrics, logs). */
+  observer?: RunObserver;
 }
 
 export interface RunPassResult {
@@ -70,6 +75,11 @@ export class AutouserRunEngine {
     };
   }
 
+  /** Runs currently held (leased) by this engine. */
+  get held(): number {
+    return this.inFlight.size;
+  }
+
   /**
    * One pass: claims runs while there is room and work, until nothing is due and nothing is in flight. `signal`
    * stops it: runs in flight are handed back to the queue (their next worker starts them afresh).
@@ -77,7 +87,16 @@ export class AutouserRunEngine {
   async runPass(signal?: AbortSignal): Promise<RunPassResult> {
     const result: RunPassResult = { completed: 0, failed: 0, lost: 0, errors: [] };
     if (signal) setMaxListeners(this.opts.concurrency * 4 + 16, signal);
-    result.failed += await failExhausted(this.run);
+    result.failed += await failExhausted(this.run, (failed) =>
+      this.opts.observer?.settled({
+        runId: failed.id,
+        evaluationId: failed.evaluationId,
+        status: "failed",
+        judge: "unknown",
+        reason: "worker_lost",
+        durationMs: null,
+      }),
+    );
     const pollMs = this.opts.pollMs ?? 100;
     while (!signal?.aborted) {
       const room = this.opts.concurrency - this.inFlight.size;

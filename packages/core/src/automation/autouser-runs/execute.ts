@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import {
   type ActionPlanner,
   type AgentBrowser,
@@ -17,6 +18,7 @@ import { type PlatformModel, resolveModelConfig } from "../../identity";
 import { artifactsPathOf } from "./artifacts";
 import { loadRunContext, type RunContext, taskOf } from "./context";
 import { heartbeat, RunLost, type RunStepDeps, release, withLease } from "./lease";
+import type { RunEndReason, RunObserver, RunSettled } from "./observer";
 import { recordRating } from "./record-rating";
 import { recordTurn } from "./record-turn";
 import { settle } from "./settle";
@@ -33,18 +35,50 @@ export interface RunExecution extends RunStepDeps {
   runTimeoutMs: number;
   heartbeatMs: number;
   maxActionsPerPage: number;
+  observer?: RunObserver;
 }
 
 export type RunOutcome = "completed" | "failed" | "lost";
 
 class RunTimedOut extends Error {}
 
+const tracer = trace.getTracer("rubricon");
+
 /**
  * Carries out one claimed run: a heartbeat keeps its lease while the browser visits each comparison not yet
  * rated, every turn and rating is recorded as it happens, and the run is settled. Each write passes the lease
  * gate once (`withLease`); losing the lease, a cancel or `outer` aborting stops the run where it is.
  */
-export async function executeRun(o: RunExecution, claimed: RunRow, outer?: AbortSignal): Promise<RunOutcome> {
+export function executeRun(o: RunExecution, claimed: RunRow, outer?: AbortSignal): Promise<RunOutcome> {
+  // One run is one span: its turns are events on it, model calls made during it are its children.
+  const span = tracer.startSpan("autouser.run", {
+    attributes: {
+      "rubricon.run.id": claimed.id,
+      "rubricon.evaluation.id": claimed.evaluationId,
+      "rubricon.run.attempt": claimed.attemptCount,
+    },
+  });
+  return context
+    .with(trace.setSpan(context.active(), span), () => drive(o, claimed, span, outer))
+    .finally(() => span.end());
+}
+
+async function drive(o: RunExecution, claimed: RunRow, span: Span, outer?: AbortSignal): Promise<RunOutcome> {
+  const started = performance.now();
+  let judgeKind: RunSettled["judge"] = "unknown";
+  let provider = "heuristic";
+  const settledAs = (status: RunSettled["status"], reason: RunEndReason) => {
+    span.setAttributes({ "rubricon.run.status": status, "rubricon.run.reason": reason });
+    if (status === "failed") span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+    o.observer?.settled({
+      runId: claimed.id,
+      evaluationId: claimed.evaluationId,
+      status,
+      judge: judgeKind,
+      reason,
+      durationMs: performance.now() - started,
+    });
+  };
   const token = claimed.leaseToken!;
   const controller = new AbortController();
   const signal = controller.signal;
@@ -72,6 +106,9 @@ export async function executeRun(o: RunExecution, claimed: RunRow, outer?: Abort
       platform: o.platformModel,
     });
     const judge = o.judgeFor(config);
+    judgeKind = judge.kind;
+    if (judge.kind === "llm" && config) provider = config.provider;
+    span.setAttribute("rubricon.run.judge", judge.kind);
     const planner = config && o.plannerFor ? o.plannerFor(config) : null;
     const source: CredentialSource = judge.kind === "heuristic" || !config ? "heuristic" : config.source;
     const run = await start(o, claimed, token, ctx, source, config);
@@ -116,6 +153,14 @@ export async function executeRun(o: RunExecution, claimed: RunRow, outer?: Abort
         signal,
         onTurn: async (record) => {
           turn++;
+          span.addEvent("turn", {
+            turn,
+            action: record.action.type,
+            "gen_ai.usage.input_tokens": record.usage.inputTokens,
+            "gen_ai.usage.output_tokens": record.usage.outputTokens,
+            latency_ms: record.latencyMs,
+          });
+          o.observer?.turn(provider, record.usage);
           await recordTurn(o, run, token, turn, comparison.id, record);
         },
       });
@@ -124,15 +169,19 @@ export async function executeRun(o: RunExecution, claimed: RunRow, outer?: Abort
     await page.close().catch(() => {});
     page = null;
     await settle(o, run, token, "completed", null);
+    settledAs("completed", "ok");
     return "completed";
   } catch (err) {
     const reason = signal.aborted ? signal.reason : err;
     if (reason instanceof RunLost) {
       if (reason.why === "shutdown") await release(o, claimed.id, token).catch(() => {});
+      span.setAttribute("rubricon.run.status", reason.why);
       return "lost";
     }
     const settled = await settle(o, claimed, token, "failed", failureMessage(reason));
-    return settled ? "failed" : "lost";
+    if (!settled) return "lost";
+    settledAs("failed", endReason(reason));
+    return "failed";
   } finally {
     clearTimeout(timeout);
     clearInterval(beat);
@@ -199,6 +248,12 @@ async function lastTurn(o: RunExecution, runId: string, attempt: number): Promis
     .from(autouserRunTurns)
     .where(and(eq(autouserRunTurns.runId, runId), eq(autouserRunTurns.attempt, attempt)));
   return row?.n ?? 0;
+}
+
+function endReason(err: unknown): RunEndReason {
+  if (err instanceof RunTimedOut) return "timeout";
+  if (err instanceof JudgeError) return `judge_${err.code}`;
+  return "error";
 }
 
 /** What a failed run shows: safe to store and return (never a key or a stack). */

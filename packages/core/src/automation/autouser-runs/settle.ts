@@ -42,7 +42,7 @@ export async function settle(
 }
 
 /** Runs whose last allowed worker died: failed, with the events and nothing spent. Answers how many. */
-export async function failExhausted(deps: RunStepDeps): Promise<number> {
+export async function failExhausted(deps: RunStepDeps, onFailed?: (run: RunRow) => void): Promise<number> {
   let failedRuns = 0;
   for (const id of await exhaustedRuns(deps.db, deps.clock.now(), 50)) {
     const failed = await deps.db.transaction(async (tx) => {
@@ -63,6 +63,7 @@ export async function failExhausted(deps: RunStepDeps): Promise<number> {
     if (failed) {
       failedRuns++;
       deps.waker?.wake(failed.evaluationId);
+      onFailed?.(failed);
     }
   }
   return failedRuns;

@@ -19,6 +19,8 @@ export interface ClaimedDelivery {
   previousSecretSealed: string | null;
   previousSecretExpiresAt: Date | null;
   goneStreak: number;
+  /** When the delivery was written to the outbox (with its event, in the event's transaction). */
+  createdAt: Date;
 }
 
 /**
@@ -78,6 +80,7 @@ export async function claimDueDeliveries(
       previousSecretSealed: webhookEndpoints.previousSecretSealed,
       previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
       goneStreak: webhookEndpoints.goneStreak,
+      createdAt: webhookDeliveries.createdAt,
     });
   const claimed: ClaimedDelivery[] = [];
   for (const { payload, ...row } of rows) {

@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Db } from "@rubricon/db";
 import {
   DELIVERY_ID_HEADER,
@@ -37,7 +38,27 @@ export interface DeliveryWorkerOptions {
   /** A pass stops claiming after this long (and finishes its sends), so a busy worker still stops promptly. */
   maxPassMs?: number;
   resolve?: Resolver;
+  /** Told of each attempt once it is recorded (metrics, logs). */
+  observer?: DeliveryObserver;
 }
+
+export interface DeliveryAttempt {
+  deliveryId: string;
+  endpointId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  ok: boolean;
+  statusCode: number | null;
+  /** First attempts only: from the event's commit (the delivery's row in the outbox) to this attempt's start. */
+  outboxLagMs: number | null;
+  durationMs: number;
+}
+
+export interface DeliveryObserver {
+  attempted(attempt: DeliveryAttempt): void;
+}
+
+const tracer = trace.getTracer("rubricon");
 
 export interface DeliveryPassResult {
   delivered: number;
@@ -62,6 +83,7 @@ export class DeliveryWorker {
   private readonly maxInFlight: number;
   private readonly pollMs: number;
   private readonly maxPassMs: number;
+  private sending = 0;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -82,6 +104,11 @@ export class DeliveryWorker {
     this.sender.close();
   }
 
+  /** Deliveries this worker holds (leased) now. */
+  get held(): number {
+    return this.sending;
+  }
+
   /**
    * One pass. `signal` stops it at once: sends in flight are cut off and nothing more is recorded, exactly as if
    * the process had died (their leases run out and another pass sends them again).
@@ -98,11 +125,15 @@ export class DeliveryWorker {
       const claimed =
         wanted > 0 ? await claimDueDeliveries(this.opts.db, this.opts.clock.now(), this.leaseMs, wanted) : [];
       for (const claim of claimed) {
+        this.sending++;
         const task: Promise<void> = this.deliver(claim, result, signal)
           .catch((err: unknown) => {
             result.errors.push(`${claim.id}: ${err instanceof Error ? err.message : String(err)}`);
           })
-          .finally(() => inFlight.delete(task));
+          .finally(() => {
+            this.sending--;
+            inFlight.delete(task);
+          });
         inFlight.add(task);
       }
       if (inFlight.size === 0) break;
@@ -117,7 +148,36 @@ export class DeliveryWorker {
     return result;
   }
 
-  private async deliver(claim: ClaimedDelivery, result: DeliveryPassResult, signal?: AbortSignal) {
+  /** One attempt as a client span; the receiver gets its `traceparent`. */
+  private deliver(claim: ClaimedDelivery, result: DeliveryPassResult, signal?: AbortSignal): Promise<void> {
+    const span = tracer.startSpan("webhook.deliver", {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        "http.request.method": "POST",
+        "rubricon.webhook.delivery.id": claim.id,
+        "rubricon.webhook.endpoint.id": claim.endpointId,
+        "rubricon.webhook.event.type": claim.eventType,
+        "rubricon.webhook.attempt": claim.attemptCount + 1,
+      },
+    });
+    return context.with(trace.setSpan(context.active(), span), async () => {
+      try {
+        const outcome = await this.attempt(claim, result, signal);
+        if (outcome) {
+          if (outcome.statusCode !== null) span.setAttribute("http.response.status_code", outcome.statusCode);
+          if (!outcome.ok)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? undefined });
+        }
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async attempt(claim: ClaimedDelivery, result: DeliveryPassResult, signal?: AbortSignal) {
     const { clock, db } = this.opts;
     const startedAt = clock.now();
     const { secret, previousSecret } = signingSecrets(claim, this.opts.encryptionKey, startedAt);
@@ -126,27 +186,36 @@ export class DeliveryWorker {
       previousSecret,
       timestamp: Math.floor(startedAt.getTime() / 1000),
     });
-    const outcome = await this.sender.post(
-      claim.url,
-      claim.payload,
-      {
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        ...signature,
-        [EVENT_ID_HEADER]: claim.eventId,
-        [EVENT_TYPE_HEADER]: claim.eventType,
-        [DELIVERY_ID_HEADER]: claim.id,
-      },
-      signal,
-    );
-    if (signal?.aborted) return;
+    const headers: Record<string, string> = {
+      "Content-Type": "application/json",
+      "User-Agent": USER_AGENT,
+      ...signature,
+      [EVENT_ID_HEADER]: claim.eventId,
+      [EVENT_TYPE_HEADER]: claim.eventType,
+      [DELIVERY_ID_HEADER]: claim.id,
+    };
+    // W3C trace context of this attempt's span, when tracing is on (a no-op otherwise).
+    propagation.inject(context.active(), headers);
+    const outcome = await this.sender.post(claim.url, claim.payload, headers, signal);
+    if (signal?.aborted) return null;
     const now = clock.now();
     const settled = await settleDelivery(db, claim, outcome, startedAt, now, this.retryDelaysMs);
     if (!settled.applied) result.stale++;
     else if (outcome.ok) result.delivered++;
     else result.failed++;
+    this.opts.observer?.attempted({
+      deliveryId: claim.id,
+      endpointId: claim.endpointId,
+      attempt: claim.attemptCount + 1,
+      ok: outcome.ok,
+      statusCode: outcome.statusCode,
+      outboxLagMs:
+        claim.attemptCount === 0 && !claim.synthetic ? startedAt.getTime() - claim.createdAt.getTime() : null,
+      durationMs: outcome.durationMs,
+    });
     const disabled = await checkEndpointHealth(db, claim, outcome, now);
     if (disabled) result.disabled.push(disabled);
+    return outcome;
   }
 }
 
