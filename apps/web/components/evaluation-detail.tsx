@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { AutouserRunsPanel } from "@/components/autouser-runs/autouser-runs-panel";
 import { CopyButton } from "@/components/copy-button";
+import { EvaluationDraftForm } from "@/components/evaluation-draft-form";
 import { RequestAccess } from "@/components/sharing/request-access";
 import { ShareDialog } from "@/components/sharing/share-dialog";
 import { StatusBadge } from "@/components/status-badge";
@@ -31,6 +32,7 @@ export function EvaluationDetail({ id }: { id: string }) {
   const publicRaters = useQuery(trpc.ratings.publicRaters.queryOptions({ id, limit: 100 }));
   const [statusError, setStatusError] = useState<string | null>(null);
   const [shareError, setShareError] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
   const rotate = useMutation(
     trpc.evaluations.rotateShareToken.mutationOptions({
       onSuccess: (updated) => {
@@ -99,6 +101,16 @@ export function EvaluationDetail({ id }: { id: string }) {
         </div>
         <div className="button-row">
           <ShareDialog evaluation={e} />
+          {e.status === "Draft" && e.sharedWithYou?.permission !== "VIEWER" && !editing && (
+            <button
+              type="button"
+              className="button"
+              onClick={() => setEditing(true)}
+              disabled={!comparisons.data}
+            >
+              Edit draft
+            </button>
+          )}
           {e.status === "Running" && (
             <Link href={`/evaluations/${id}/rate`} className="button">
               Rate
@@ -131,6 +143,14 @@ export function EvaluationDetail({ id }: { id: string }) {
         <p className="alert alert-error" role="alert">
           {statusError}
         </p>
+      )}
+
+      {editing && e.status === "Draft" && comparisons.data && (
+        <EvaluationDraftForm
+          evaluation={e}
+          comparisons={comparisons.data.data}
+          onDone={() => setEditing(false)}
+        />
       )}
 
       <div className="detail-grid">

@@ -115,6 +115,8 @@ export const ERROR_CODES = {
   rubric_already_exists: { type: "invalid_request_error", status: 409 },
   rubric_superseded: { type: "invalid_request_error", status: 409 },
   access_request_already_pending: { type: "invalid_request_error", status: 409 },
+  evaluation_not_draft: { type: "invalid_request_error", status: 409 },
+  evaluation_runs_active: { type: "invalid_request_error", status: 409 },
   idempotency_replay_unavailable: { type: "invalid_request_error", status: 409 },
   idempotency_request_in_progress: {
     type: "invalid_request_error",

@@ -679,6 +679,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/evaluations/{id}/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a draft evaluation
+         * @description Changes a Draft evaluation's fields and replaces its comparisons in one transaction: `comparisons` is the full list in rater order (an item with an `id` keeps that comparison, one without adds one, one left out is removed). Either everything is saved or nothing is. Any status other than Draft is 409 `evaluation_not_draft`; an unknown or repeated comparison id is 400 naming `comparisons[i].id`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
+        patch: operations["evaluations-editDraft"];
+        trace?: never;
+    };
     "/evaluations/{id}/comparisons": {
         parameters: {
             query?: never;
@@ -2948,14 +2970,12 @@ export interface components {
             };
             warnings: string[];
         };
-        ComparisonList: {
+        EvaluationDraftEdit: {
             /** @constant */
-            object: "list";
-            data: components["schemas"]["Comparison"][];
-            has_more: boolean;
-            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
-            next_cursor?: string;
-            total_count?: number;
+            object: "evaluation_draft";
+            evaluation: components["schemas"]["Evaluation"];
+            /** @description Every comparison, in position order. */
+            comparisons: components["schemas"]["Comparison"][];
         };
         Comparison: {
             id: string;
@@ -2997,6 +3017,15 @@ export interface components {
                 fileId: string | null;
                 contentType?: string | null;
             };
+        };
+        ComparisonList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Comparison"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+            total_count?: number;
         };
         RatingList: {
             /** @constant */
@@ -6184,6 +6213,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "evaluations-editDraft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @enum {string} */
+                    shareAccess?: "TEAM_ONLY" | "AUTOUSERS_LINK" | "ANYONE_WITH_LINK" | "PASSWORD_PROTECTED";
+                    /** @description Required with PASSWORD_PROTECTED, at least 8 characters; stored hashed. */
+                    sharePassword?: string;
+                    allowMultipleRatings?: boolean;
+                    selectedDimensionIds?: string[];
+                    selectedAutousers?: {
+                        autouserId: string;
+                        /** @default 1 */
+                        agentCount?: number;
+                    }[];
+                    /** @enum {string} */
+                    evaluationMethod?: "manual" | "ai" | "both";
+                    instructions?: string | null;
+                    scenario?: string | null;
+                    /** @description When the human rating window closes (ISO 8601); null for no deadline. */
+                    ratingDeadline?: string | null;
+                    /** @description Close the human rating window once every comparison has this many human ratings. */
+                    targetRatingsPerComparison?: number | null;
+                    /** @description Ask public raters for their name. */
+                    collectRaterName?: boolean;
+                    /** @description Ask public raters for their email. */
+                    collectRaterEmail?: boolean;
+                    /** @description The evaluation's comparisons as they should be, in rater order: an item with an `id` keeps that comparison, one without adds a comparison, and a comparison left out is removed. Omit to leave them as they are. */
+                    comparisons?: {
+                        name?: string;
+                        /** Format: uri */
+                        url?: string;
+                        fileId?: string;
+                        /** @enum {string} */
+                        stimulusType?: "URL" | "IMAGE" | "VIDEO" | "GIF";
+                        /** Format: uri */
+                        currentUrl?: string;
+                        /** Format: uri */
+                        variantUrl?: string;
+                        sideAFileId?: string;
+                        sideBFileId?: string;
+                        /** @description An existing comparison to keep (and change with the other fields); without it, a new one. */
+                        id?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationDraftEdit"];
                 };
             };
             400: components["responses"]["Error400"];

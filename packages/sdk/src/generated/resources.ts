@@ -39,9 +39,10 @@ export type EvaluationList = components["schemas"]["EvaluationList"];
 export type Evaluation = components["schemas"]["Evaluation"];
 export type EvaluationLinks = components["schemas"]["EvaluationLinks"];
 export type EvaluationDryRun = components["schemas"]["EvaluationDryRun"];
-export type ComparisonList = components["schemas"]["ComparisonList"];
+export type EvaluationDraftEdit = components["schemas"]["EvaluationDraftEdit"];
 export type Comparison = components["schemas"]["Comparison"];
 export type ComparisonStimulus = components["schemas"]["ComparisonStimulus"];
+export type ComparisonList = components["schemas"]["ComparisonList"];
 export type RatingList = components["schemas"]["RatingList"];
 export type Rating = components["schemas"]["Rating"];
 export type RatingBulkDeleteResult = components["schemas"]["RatingBulkDeleteResult"];
@@ -176,6 +177,8 @@ export type EvaluationsUpdateParams = Body<paths["/evaluations/{id}"]["patch"]>;
 export type EvaluationsUpdateResponse = Success<paths["/evaluations/{id}"]["patch"]>;
 export type EvaluationsDeleteResponse = Success<paths["/evaluations/{id}"]["delete"]>;
 export type EvaluationsShareTokenRotateResponse = Success<paths["/evaluations/{id}/share-token/rotate"]["post"]>;
+export type EvaluationsDraftUpdateParams = Body<paths["/evaluations/{id}/draft"]["patch"]>;
+export type EvaluationsDraftUpdateResponse = Success<paths["/evaluations/{id}/draft"]["patch"]>;
 export type EvaluationsComparisonsListParams = Query<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsListResponse = Success<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsCreateParams = Body<paths["/evaluations/{id}/comparisons"]["post"]>;
@@ -600,6 +603,15 @@ export interface EvaluationsShareTokenResource {
   rotate(id: string, options?: RequestOptions): Promise<EvaluationsShareTokenRotateResponse>;
 }
 
+export interface EvaluationsDraftResource {
+  /**
+   * Edit a draft evaluation.
+   *
+   * `PATCH /evaluations/{id}/draft`
+   */
+  update(id: string, params?: EvaluationsDraftUpdateParams, options?: RequestOptions): Promise<EvaluationsDraftUpdateResponse>;
+}
+
 export interface EvaluationsComparisonsResource {
   /**
    * List comparisons.
@@ -812,6 +824,7 @@ export interface EvaluationsResource {
   readonly invites: EvaluationsInvitesResource;
   readonly accessRequests: EvaluationsAccessRequestsResource;
   readonly shareToken: EvaluationsShareTokenResource;
+  readonly draft: EvaluationsDraftResource;
   readonly comparisons: EvaluationsComparisonsResource;
   readonly ratings: EvaluationsRatingsResource;
   readonly publicRaters: EvaluationsPublicRatersResource;
