@@ -19,8 +19,9 @@ export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 export type TeamList = components["schemas"]["TeamList"];
 export type Team = components["schemas"]["Team"];
 export type TeamLeaveResult = components["schemas"]["TeamLeaveResult"];
-export type TeamMemberList = components["schemas"]["TeamMemberList"];
+export type TeamAdminTransfer = components["schemas"]["TeamAdminTransfer"];
 export type TeamMember = components["schemas"]["TeamMember"];
+export type TeamMemberList = components["schemas"]["TeamMemberList"];
 export type TeamMemberAddResult = components["schemas"]["TeamMemberAddResult"];
 export type TeamInvite = components["schemas"]["TeamInvite"];
 export type TeamMemberRemoval = components["schemas"]["TeamMemberRemoval"];
@@ -100,6 +101,7 @@ export type ByokProbeResult = components["schemas"]["ByokProbeResult"];
 export type EventList = components["schemas"]["EventList"];
 export type UploadedFile = components["schemas"]["UploadedFile"];
 export type FileUploadTicket = components["schemas"]["FileUploadTicket"];
+export type FileDoctorReport = components["schemas"]["FileDoctorReport"];
 export type LinkPreview = components["schemas"]["LinkPreview"];
 export type ConversationList = components["schemas"]["ConversationList"];
 export type Conversation = components["schemas"]["Conversation"];
@@ -129,6 +131,8 @@ export type TeamsRetrieveResponse = Success<paths["/teams/{id}"]["get"]>;
 export type TeamsUpdateParams = Body<paths["/teams/{id}"]["patch"]>;
 export type TeamsUpdateResponse = Success<paths["/teams/{id}"]["patch"]>;
 export type TeamsLeaveResponse = Success<paths["/teams/{id}/leave"]["post"]>;
+export type TeamsTransferAdminParams = Body<paths["/teams/{id}/transfer-admin"]["post"]>;
+export type TeamsTransferAdminResponse = Success<paths["/teams/{id}/transfer-admin"]["post"]>;
 export type TeamsMembersListParams = Query<paths["/teams/{id}/members"]["get"]>;
 export type TeamsMembersListResponse = Success<paths["/teams/{id}/members"]["get"]>;
 export type TeamsMembersCreateParams = Body<paths["/teams/{id}/members"]["post"]>;
@@ -310,6 +314,7 @@ export type FilesInitParams = Body<paths["/files/init"]["post"]>;
 export type FilesInitResponse = Success<paths["/files/init"]["post"]>;
 export type FilesFinalizeResponse = Success<paths["/files/{fileId}/finalize"]["post"]>;
 export type FilesDeleteResponse = Success<paths["/files/{fileId}"]["delete"]>;
+export type FilesDoctorResponse = Success<paths["/files/{fileId}/doctor"]["get"]>;
 export type LinkPreviewRetrieveParams = Query<paths["/link-preview"]["get"]>;
 export type LinkPreviewRetrieveResponse = Success<paths["/link-preview"]["get"]>;
 export type ConversationsListParams = Query<paths["/conversations"]["get"]>;
@@ -445,6 +450,12 @@ export interface TeamsResource {
    * `POST /teams/{id}/leave`
    */
   leave(id: string, options?: RequestOptions): Promise<TeamsLeaveResponse>;
+  /**
+   * Hand the team to another member.
+   *
+   * `POST /teams/{id}/transfer-admin`
+   */
+  transferAdmin(id: string, params: TeamsTransferAdminParams, options?: RequestOptions): Promise<TeamsTransferAdminResponse>;
   /**
    * Change a team's plan.
    *
@@ -1322,6 +1333,12 @@ export interface FilesResource {
    * `DELETE /files/{fileId}`
    */
   delete(fileId: string, options?: RequestOptions): Promise<FilesDeleteResponse>;
+  /**
+   * Check a stored file.
+   *
+   * `GET /files/{fileId}/doctor`
+   */
+  doctor(fileId: string, options?: RequestOptions): Promise<FilesDoctorResponse>;
 }
 
 export interface LinkPreviewResource {
