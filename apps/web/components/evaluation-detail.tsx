@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { AutouserRunsPanel } from "@/components/autouser-runs/autouser-runs-panel";
 import { CopyButton } from "@/components/copy-button";
+import { EvaluationDraftForm } from "@/components/evaluation-draft-form";
 import { RequestAccess } from "@/components/sharing/request-access";
 import { ShareDialog } from "@/components/sharing/share-dialog";
 import { StatusBadge } from "@/components/status-badge";
@@ -32,6 +33,7 @@ export function EvaluationDetail({ id }: { id: string }) {
   const publicRaters = useQuery(trpc.ratings.publicRaters.queryOptions({ id, limit: 100 }));
   const [statusError, setStatusError] = useState<string | null>(null);
   const [shareError, setShareError] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
   const rotate = useMutation(
     trpc.evaluations.rotateShareToken.mutationOptions({
       onSuccess: (updated) => {
@@ -103,6 +105,16 @@ export function EvaluationDetail({ id }: { id: string }) {
         actions={
           <>
             <ShareDialog evaluation={e} />
+            {e.status === "Draft" && e.sharedWithYou?.permission !== "VIEWER" && !editing && (
+              <button
+                type="button"
+                className="button"
+                onClick={() => setEditing(true)}
+                disabled={!comparisons.data}
+              >
+                Edit draft
+              </button>
+            )}
             {e.status === "Running" && (
               <Link href={`/evaluations/${id}/rate`} className="button">
                 Rate
@@ -133,6 +145,14 @@ export function EvaluationDetail({ id }: { id: string }) {
       />
 
       <FormError error={statusError} />
+
+      {editing && e.status === "Draft" && comparisons.data && (
+        <EvaluationDraftForm
+          evaluation={e}
+          comparisons={comparisons.data.data}
+          onDone={() => setEditing(false)}
+        />
+      )}
 
       <div className="detail-grid">
         <section className="card" aria-labelledby="details-heading">

@@ -92,7 +92,7 @@ export function EvaluationResultsView({ id }: { id: string }) {
 
   const e = evaluation.data!;
   const r = results.data!;
-  const exportHref = (format: "csv" | "json") =>
+  const exportHref = (format: "csv" | "json" | "md") =>
     `/api/v1/evaluations/${encodeURIComponent(id)}/export?format=${format}`;
   const scored = r.ratingCount - r.excludedCount;
 
@@ -144,6 +144,9 @@ export function EvaluationResultsView({ id }: { id: string }) {
             </a>
             <a href={exportHref("json")} className="button" download={`${id}-ratings.json`}>
               Export JSON
+            </a>
+            <a href={exportHref("md")} className="button" download={`${id}-report.md`}>
+              Report (Markdown)
             </a>
           </>
         }

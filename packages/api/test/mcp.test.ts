@@ -73,6 +73,7 @@ describe("tools", () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       "autouser_status",
       "create_evaluation",
+      "edit_draft_evaluation",
       "get_agreement",
       "get_evaluation",
       "get_results",
@@ -108,6 +109,19 @@ describe("tools", () => {
     expect(agreement.isError).toBeFalsy();
     const templates = textOf(await client.callTool({ name: "list_templates", arguments: {} }));
     expect(templates.data.map((t: { id: string }) => t.id)).toContain("overall");
+
+    const edited = textOf(
+      await client.callTool({
+        name: "edit_draft_evaluation",
+        arguments: {
+          id: evaluation.id,
+          name: "Checkout, edited",
+          comparisons: [{ url: "https://example.com/c" }],
+        },
+      }),
+    );
+    expect(edited.evaluation).toMatchObject({ name: "Checkout, edited", comparisonCount: 1 });
+    expect(edited.comparisons[0].stimulus.url).toBe("https://example.com/c");
 
     const rest = await fetch(`${server.api}/evaluations/${evaluation.id}`, {
       headers: { Cookie: user.cookie },

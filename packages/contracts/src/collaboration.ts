@@ -126,6 +126,7 @@ export const NOTIFICATION_KINDS = [
   "autouser_run.failed",
   "webhook_endpoint.disabled",
   "team.member_added",
+  "team.ownership_transferred",
 ] as const;
 export const NotificationKind = z.enum(NOTIFICATION_KINDS);
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];

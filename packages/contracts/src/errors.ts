@@ -417,6 +417,11 @@ export const ERROR_CODES = {
     status: 409,
     summary: "The `Idempotency-Key` was used with a different request.",
   },
+  evaluation_not_draft: {
+    type: "invalid_request_error",
+    status: 409,
+    summary: "Only a Draft evaluation can be edited this way; its status has moved on.",
+  },
   rating_already_exists: {
     type: "invalid_request_error",
     status: 409,

@@ -326,3 +326,32 @@ export const ComparisonCreateInput = z
   })
   .strict();
 export const ComparisonUpdateInput = ComparisonCreateInput;
+
+export const DraftComparisonInput = ComparisonCreateInput.extend({
+  id: z.string().min(1).max(100).optional().meta({
+    description: "An existing comparison to keep (and change with the other fields); without it, a new one.",
+  }),
+}).strict();
+
+export const EvaluationDraftInput = EvaluationUpdateInput.omit({ status: true })
+  .extend({
+    comparisons: z
+      .array(DraftComparisonInput)
+      .max(100)
+      .optional()
+      .meta({
+        description:
+          "The evaluation's comparisons as they should be, in rater order: an item with an `id` keeps that " +
+          "comparison, one without adds a comparison, and a comparison left out is removed. Omit to leave them as they are.",
+      }),
+  })
+  .strict();
+export type EvaluationDraftInput = z.infer<typeof EvaluationDraftInput>;
+
+export const EvaluationDraftEdit = z
+  .object({
+    object: z.literal("evaluation_draft"),
+    evaluation: Evaluation,
+    comparisons: z.array(Comparison).meta({ description: "Every comparison, in position order." }),
+  })
+  .meta({ id: "EvaluationDraftEdit" });

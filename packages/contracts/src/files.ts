@@ -121,3 +121,30 @@ export const LinkPreview = z
   })
   .meta({ id: "LinkPreview" });
 export type LinkPreview = z.infer<typeof LinkPreview>;
+
+export const FILE_DOCTOR_CHECKS = ["record", "object_exists", "size", "content_type", "signed_url"] as const;
+
+export const FileDoctorCheck = z.object({
+  name: z.enum(FILE_DOCTOR_CHECKS).meta({
+    description:
+      "`record` (the upload was finalized), `object_exists`, `size` and `content_type` (the stored object " +
+      "matches the record, its type read from its bytes), `signed_url` (a fresh download URL serves it).",
+  }),
+  status: z
+    .enum(["ok", "failed", "skipped"])
+    .meta({ description: "`skipped` when a check it needs failed." }),
+  message: z.string().meta({ description: "What was found, in words." }),
+});
+export type FileDoctorCheck = z.infer<typeof FileDoctorCheck>;
+
+export const FileDoctorReport = z
+  .object({
+    object: z.literal("file_doctor"),
+    fileId: z.string(),
+    storage: z.enum(["local", "s3"]),
+    healthy: z.boolean().meta({ description: "True when no check failed." }),
+    summary: z.string().meta({ description: "What is wrong, in words; or that nothing is." }),
+    checks: z.array(FileDoctorCheck),
+  })
+  .meta({ id: "FileDoctorReport" });
+export type FileDoctorReport = z.infer<typeof FileDoctorReport>;

@@ -135,5 +135,7 @@ export type EvaluationResults = z.infer<typeof EvaluationResults>;
 
 export const ExportQuery = z.object({
   id: z.string(),
-  format: z.enum(["json", "csv"]).default("json"),
+  format: z.enum(["json", "csv", "md"]).default("json").meta({
+    description: "`json` the ratings, `csv` one row per rating and template, `md` a readable report.",
+  }),
 });

@@ -66,3 +66,18 @@ export const TeamLeaveResult = z
     revokedApiKeys: z.number().int().meta({ description: "Your API keys on the team, revoked as you left." }),
   })
   .meta({ id: "TeamLeaveResult" });
+
+export const TeamAdminTransferInput = z
+  .object({
+    userId: z.string().min(1).max(100).meta({ description: "The member who becomes the team's owner." }),
+  })
+  .strict();
+
+export const TeamAdminTransfer = z
+  .object({
+    object: z.literal("team_admin_transfer"),
+    teamId: z.string(),
+    previousOwner: TeamMember.meta({ description: "You, now an admin of the team." }),
+    newOwner: TeamMember.meta({ description: "The member who now owns the team." }),
+  })
+  .meta({ id: "TeamAdminTransfer" });

@@ -25,6 +25,7 @@ export function MembersPanel() {
           teamId={t.id}
           teamName={t.name}
           manage={t.role === "owner" || t.role === "admin"}
+          owner={t.role === "owner"}
           me={whoami.data?.userId}
         />
       ))}
@@ -32,8 +33,14 @@ export function MembersPanel() {
   );
 }
 
-function TeamMembers(props: { teamId: string; teamName: string; manage: boolean; me: string | undefined }) {
-  const { teamId, teamName, manage, me } = props;
+function TeamMembers(props: {
+  teamId: string;
+  teamName: string;
+  manage: boolean;
+  owner: boolean;
+  me: string | undefined;
+}) {
+  const { teamId, teamName, manage, owner, me } = props;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const members = useQuery(trpc.teams.members.list.queryOptions({ id: teamId, limit: 100 }));
@@ -64,6 +71,16 @@ function TeamMembers(props: { teamId: string; teamName: string; manage: boolean;
   );
   const update = useMutation(trpc.teams.members.update.mutationOptions({ onSuccess: refresh, onError }));
   const remove = useMutation(trpc.teams.members.remove.mutationOptions({ onSuccess: refresh, onError }));
+  const handOver = useMutation(
+    trpc.teams.transferAdmin.mutationOptions({
+      onSuccess: async (result) => {
+        setNotice(`${result.newOwner.email} now owns ${teamName}; you are an admin.`);
+        await queryClient.invalidateQueries(trpc.teams.list.pathFilter());
+        await refresh();
+      },
+      onError,
+    }),
+  );
   const headingId = `members-${teamId}`;
 
   function onAdd(event: FormEvent<HTMLFormElement>) {
@@ -129,6 +146,23 @@ function TeamMembers(props: { teamId: string; teamName: string; manage: boolean;
                   )}
                 </td>
                 <td>
+                  {owner && m.userId !== me && (
+                    <button
+                      type="button"
+                      className="button"
+                      disabled={handOver.isPending}
+                      aria-label={`Hand ${teamName} to ${m.email}`}
+                      onClick={async () => {
+                        const ok = await confirm({
+                          message: `Hand ${teamName} to ${m.email}? They become its owner and you an admin.`,
+                          confirmLabel: "Hand over",
+                        });
+                        if (ok) handOver.mutate({ id: teamId, userId: m.userId });
+                      }}
+                    >
+                      Hand over
+                    </button>
+                  )}
                   {m.role === "owner" && owners === 1 ? (
                     // The API refuses to leave a team without an owner; say so instead of offering it.
                     <span className="muted small" data-testid="sole-owner">

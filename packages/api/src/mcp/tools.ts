@@ -2,6 +2,7 @@ import {
   AgreementQuery,
   AutouserListQuery,
   EvaluationCreateInput,
+  EvaluationDraftInput,
   EvaluationListQuery,
   IdParam,
   RunAutousersInput,
@@ -123,5 +124,16 @@ export const MCP_TOOLS: McpTool[] = [
     input: StopAutousersInput,
     readOnly: false,
     call: (c, input) => c.autouserRuns.stop(input),
+  }),
+  tool({
+    name: "edit_draft_evaluation",
+    title: "Edit a draft evaluation",
+    description:
+      "Changes a Draft evaluation's fields and sets its comparisons to the list given, in rater order, all at once " +
+      "(PATCH /evaluations/{id}/draft): items with an `id` are kept, items without are added, the rest removed. " +
+      "Scope evaluations:write.",
+    input: EvaluationDraftInput.extend({ id: IdParam }),
+    readOnly: false,
+    call: (c, input) => c.evaluations.editDraft(input),
   }),
 ];

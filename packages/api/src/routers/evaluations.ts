@@ -7,6 +7,8 @@ import {
   Evaluation,
   EvaluationCreateInput,
   EvaluationCreateResult,
+  EvaluationDraftEdit,
+  EvaluationDraftInput,
   EvaluationList,
   EvaluationListQuery,
   EvaluationUpdateInput,
@@ -121,6 +123,26 @@ export const evaluationsRouter = router({
     .input(EvaluationUpdateInput.extend({ id: IdParam }))
     .output(Evaluation)
     .mutation(({ ctx, input: { id, ...patch } }) => core.updateEvaluation(ctx.core, ctx.actor, id, patch)),
+
+  // PATCH /evaluations/{id}/draft — a Draft's fields and comparisons in one atomic edit
+  editDraft: apiProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/evaluations/{id}/draft",
+        tags,
+        summary: "Edit a draft evaluation",
+        description:
+          "Changes a Draft evaluation's fields and replaces its comparisons in one transaction: `comparisons` is " +
+          "the full list in rater order (an item with an `id` keeps that comparison, one without adds one, one left " +
+          "out is removed). Either everything is saved or nothing is. Any status other than Draft is 409 " +
+          "`evaluation_not_draft`; an unknown or repeated comparison id is 400 naming `comparisons[i].id`.",
+      },
+      scope: "evaluations:write",
+    })
+    .input(EvaluationDraftInput.extend({ id: IdParam }))
+    .output(EvaluationDraftEdit)
+    .mutation(({ ctx, input: { id, ...edit } }) => core.editDraftEvaluation(ctx.core, ctx.actor, id, edit)),
 
   // DELETE /evaluations/{id} — delete an evaluation and everything in it
   delete: apiProcedure

@@ -1,5 +1,6 @@
 import {
   DeletedObject,
+  FileDoctorReport,
   FileIdParam,
   FileInitInput,
   FileUploadFields,
@@ -103,6 +104,26 @@ export const filesRouter = router({
     .query(async ({ ctx, input }) =>
       redirectTo(await core.fileDownloadUrl(ctx.core, ctx.services.storage, ctx.actor, input.fileId)),
     ),
+
+  // GET /files/{fileId}/doctor — checks the stored file end to end and says what is wrong
+  doctor: apiProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/files/{fileId}/doctor",
+        tags,
+        summary: "Check a stored file",
+        description:
+          "Checks a file end to end: its upload was finalized, its object exists in storage, the object's size " +
+          "and the type read from its bytes match the record, and a fresh signed URL serves it. Answers 200 with " +
+          "each check (`ok`, `failed`, or `skipped` when a check it needs failed), `healthy`, and a `summary` " +
+          "saying in words what is wrong. Nothing is changed.",
+      },
+      scope: "evaluations:read",
+    })
+    .input(FileIdParam)
+    .output(FileDoctorReport)
+    .query(({ ctx, input }) => core.diagnoseFile(ctx.core, ctx.services.storage, ctx.actor, input.fileId)),
 
   // DELETE /files/{fileId} — delete a file and its bytes
   delete: apiProcedure

@@ -110,14 +110,24 @@ export const resultsRouter = router({
         tags,
         summary: "Export ratings",
         description:
-          "`format=csv` answers `text/csv` with one row per rating and template; `json` the ratings.",
+          "`format=csv` answers `text/csv` with one row per rating and template; `json` the ratings; `md` " +
+          "answers `text/markdown` with a readable report: a summary, results per template and comparison, rater " +
+          "agreement with its 95% interval, and the raters' comments at both ends of the scale.",
       },
       scope: ["evaluations:read", "ratings:read"],
-      produces: ["text/csv"],
+      produces: ["text/csv", "text/markdown"],
     })
     .input(ExportQuery.extend({ id: IdParam }))
     .output(z.union([RatingExport, z.string()]))
     .query(async ({ ctx, input }) => {
+      if (input.format === "md") {
+        const report = await core.evaluationReportMarkdown(ctx.core, ctx.actor, input.id);
+        ctx.response.raw = {
+          contentType: "text/markdown; charset=utf-8",
+          headers: { "Content-Disposition": `attachment; filename="${input.id}-report.md"` },
+        };
+        return report;
+      }
       const { ratings, comparisonNames } = await core.exportRatings(ctx.core, ctx.actor, input.id);
       if (input.format === "csv") {
         ctx.response.raw = {

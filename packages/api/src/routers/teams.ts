@@ -3,6 +3,8 @@ import {
   PageQuery,
   PageQueryShape,
   Team,
+  TeamAdminTransfer,
+  TeamAdminTransferInput,
   TeamCreateInput,
   TeamLeaveResult,
   TeamList,
@@ -106,6 +108,25 @@ export const teamsRouter = router({
     .input(z.object({ id: IdParam }).strict())
     .output(TeamLeaveResult)
     .mutation(({ ctx, input }) => core.leaveTeam(ctx.core, ctx.actor, input.id)),
+
+  // POST /teams/{id}/transfer-admin — the owner hands the team to another member
+  transferAdmin: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/teams/{id}/transfer-admin",
+        tags,
+        summary: "Hand the team to another member",
+        description:
+          "Makes the member `userId` an owner and the caller an admin, in one step. Owners only (else 403 " +
+          "`insufficient_role`); `userId` must be another member of the team (404 `member_not_found`; yourself is " +
+          "400 naming `userId`). The new owner is notified.",
+      },
+      sessionOnly: true,
+    })
+    .input(TeamAdminTransferInput.extend({ id: IdParam }))
+    .output(TeamAdminTransfer)
+    .mutation(({ ctx, input }) => core.transferTeamAdmin(ctx.core, ctx.actor, input.id, input.userId)),
 
   members: router({
     // GET /teams/{id}/members — the team's members and roles, newest first

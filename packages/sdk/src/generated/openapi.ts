@@ -185,6 +185,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{id}/transfer-admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand the team to another member
+         * @description Makes the member `userId` an owner and the caller an admin, in one step. Owners only (else 403 `insufficient_role`); `userId` must be another member of the team (404 `member_not_found`; yourself is 400 naming `userId`). The new owner is notified.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
+        post: operations["teams-transferAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams/{id}/members": {
         parameters: {
             query?: never;
@@ -679,6 +701,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/evaluations/{id}/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a draft evaluation
+         * @description Changes a Draft evaluation's fields and replaces its comparisons in one transaction: `comparisons` is the full list in rater order (an item with an `id` keeps that comparison, one without adds one, one left out is removed). Either everything is saved or nothing is. Any status other than Draft is 409 `evaluation_not_draft`; an unknown or repeated comparison id is 400 naming `comparisons[i].id`.
+         *
+         *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
+        patch: operations["evaluations-editDraft"];
+        trace?: never;
+    };
     "/evaluations/{id}/comparisons": {
         parameters: {
             query?: never;
@@ -1144,7 +1188,7 @@ export interface paths {
         };
         /**
          * Export ratings
-         * @description `format=csv` answers `text/csv` with one row per rating and template; `json` the ratings.
+         * @description `format=csv` answers `text/csv` with one row per rating and template; `json` the ratings; `md` answers `text/markdown` with a readable report: a summary, results per template and comparison, rater agreement with its 95% interval, and the raters' comments at both ends of the scale.
          *
          *     API keys and OAuth tokens need the `evaluations:read` and `ratings:read` scopes (else 403 `missing_required_scope`); a signed-in session needs none.
          */
@@ -2185,6 +2229,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{fileId}/doctor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check a stored file
+         * @description Checks a file end to end: its upload was finalized, its object exists in storage, the object's size and the type read from its bytes match the record, and a fresh signed URL serves it. Answers 200 with each check (`ok`, `failed`, or `skipped` when a check it needs failed), `healthy`, and a `summary` saying in words what is wrong. Nothing is changed.
+         *
+         *     API keys and OAuth tokens need the `evaluations:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
+        get: operations["files-doctor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/link-preview": {
         parameters: {
             query?: never;
@@ -2635,14 +2701,14 @@ export interface components {
             /** @description Your API keys on the team, revoked as you left. */
             revokedApiKeys: number;
         };
-        TeamMemberList: {
+        TeamAdminTransfer: {
             /** @constant */
-            object: "list";
-            data: components["schemas"]["TeamMember"][];
-            has_more: boolean;
-            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
-            next_cursor?: string;
-            total_count?: number;
+            object: "team_admin_transfer";
+            teamId: string;
+            /** @description You, now an admin of the team. */
+            previousOwner: components["schemas"]["TeamMember"];
+            /** @description The member who now owns the team. */
+            newOwner: components["schemas"]["TeamMember"];
         };
         TeamMember: {
             /** @description The member's user id; list cursors name it. */
@@ -2660,6 +2726,15 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             createdAt: string;
+        };
+        TeamMemberList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["TeamMember"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+            total_count?: number;
         };
         /** @description The new member when the email has an account; otherwise the emailed invite to join. */
         TeamMemberAddResult: components["schemas"]["TeamMember"] | components["schemas"]["TeamInvite"];
@@ -2825,7 +2900,7 @@ export interface components {
             /** @constant */
             object: "notification";
             /** @enum {string} */
-            kind: "evaluation.shared" | "evaluation.invited" | "invite.accepted" | "access_request.created" | "access_request.approved" | "access_request.declined" | "evaluation.ended" | "autouser_run.failed" | "webhook_endpoint.disabled" | "team.member_added";
+            kind: "evaluation.shared" | "evaluation.invited" | "invite.accepted" | "access_request.created" | "access_request.approved" | "access_request.declined" | "evaluation.ended" | "autouser_run.failed" | "webhook_endpoint.disabled" | "team.member_added" | "team.ownership_transferred";
             title: string;
             body: string | null;
             data: {
@@ -2948,14 +3023,12 @@ export interface components {
             };
             warnings: string[];
         };
-        ComparisonList: {
+        EvaluationDraftEdit: {
             /** @constant */
-            object: "list";
-            data: components["schemas"]["Comparison"][];
-            has_more: boolean;
-            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
-            next_cursor?: string;
-            total_count?: number;
+            object: "evaluation_draft";
+            evaluation: components["schemas"]["Evaluation"];
+            /** @description Every comparison, in position order. */
+            comparisons: components["schemas"]["Comparison"][];
         };
         Comparison: {
             id: string;
@@ -2997,6 +3070,15 @@ export interface components {
                 fileId: string | null;
                 contentType?: string | null;
             };
+        };
+        ComparisonList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Comparison"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
+            total_count?: number;
         };
         RatingList: {
             /** @constant */
@@ -4212,6 +4294,31 @@ export interface components {
              */
             expiresAt: string;
         };
+        FileDoctorReport: {
+            /** @constant */
+            object: "file_doctor";
+            fileId: string;
+            /** @enum {string} */
+            storage: "local" | "s3";
+            /** @description True when no check failed. */
+            healthy: boolean;
+            /** @description What is wrong, in words; or that nothing is. */
+            summary: string;
+            checks: {
+                /**
+                 * @description `record` (the upload was finalized), `object_exists`, `size` and `content_type` (the stored object matches the record, its type read from its bytes), `signed_url` (a fresh download URL serves it).
+                 * @enum {string}
+                 */
+                name: "record" | "object_exists" | "size" | "content_type" | "signed_url";
+                /**
+                 * @description `skipped` when a check it needs failed.
+                 * @enum {string}
+                 */
+                status: "ok" | "failed" | "skipped";
+                /** @description What was found, in words. */
+                message: string;
+            }[];
+        };
         LinkPreview: {
             /** @constant */
             object: "link_preview";
@@ -4936,6 +5043,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TeamLeaveResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "teams-transferAdmin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The member who becomes the team's owner. */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAdminTransfer"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6201,6 +6350,88 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "evaluations-editDraft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @enum {string} */
+                    shareAccess?: "TEAM_ONLY" | "AUTOUSERS_LINK" | "ANYONE_WITH_LINK" | "PASSWORD_PROTECTED";
+                    /** @description Required with PASSWORD_PROTECTED, at least 8 characters; stored hashed. */
+                    sharePassword?: string;
+                    allowMultipleRatings?: boolean;
+                    selectedDimensionIds?: string[];
+                    selectedAutousers?: {
+                        autouserId: string;
+                        /** @default 1 */
+                        agentCount?: number;
+                    }[];
+                    /** @enum {string} */
+                    evaluationMethod?: "manual" | "ai" | "both";
+                    instructions?: string | null;
+                    scenario?: string | null;
+                    /** @description When the human rating window closes (ISO 8601); null for no deadline. */
+                    ratingDeadline?: string | null;
+                    /** @description Close the human rating window once every comparison has this many human ratings. */
+                    targetRatingsPerComparison?: number | null;
+                    /** @description Ask public raters for their name. */
+                    collectRaterName?: boolean;
+                    /** @description Ask public raters for their email. */
+                    collectRaterEmail?: boolean;
+                    /** @description The evaluation's comparisons as they should be, in rater order: an item with an `id` keeps that comparison, one without adds a comparison, and a comparison left out is removed. Omit to leave them as they are. */
+                    comparisons?: {
+                        name?: string;
+                        /** Format: uri */
+                        url?: string;
+                        fileId?: string;
+                        /** @enum {string} */
+                        stimulusType?: "URL" | "IMAGE" | "VIDEO" | "GIF";
+                        /** Format: uri */
+                        currentUrl?: string;
+                        /** Format: uri */
+                        variantUrl?: string;
+                        sideAFileId?: string;
+                        sideBFileId?: string;
+                        /** @description An existing comparison to keep (and change with the other fields); without it, a new one. */
+                        id?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationDraftEdit"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "evaluations-comparisons-list": {
         parameters: {
             query?: {
@@ -7196,7 +7427,8 @@ export interface operations {
     "results-export": {
         parameters: {
             query?: {
-                format?: "json" | "csv";
+                /** @description `json` the ratings, `csv` one row per rating and template, `md` a readable report. */
+                format?: "json" | "csv" | "md";
             };
             header?: never;
             path: {
@@ -7218,6 +7450,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RatingExport"] | string;
                     "text/csv": string;
+                    "text/markdown": string;
                 };
             };
             400: components["responses"]["Error400"];
@@ -9811,6 +10044,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "files-doctor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDoctorReport"];
                 };
             };
             400: components["responses"]["Error400"];

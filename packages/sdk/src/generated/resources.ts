@@ -19,8 +19,9 @@ export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 export type TeamList = components["schemas"]["TeamList"];
 export type Team = components["schemas"]["Team"];
 export type TeamLeaveResult = components["schemas"]["TeamLeaveResult"];
-export type TeamMemberList = components["schemas"]["TeamMemberList"];
+export type TeamAdminTransfer = components["schemas"]["TeamAdminTransfer"];
 export type TeamMember = components["schemas"]["TeamMember"];
+export type TeamMemberList = components["schemas"]["TeamMemberList"];
 export type TeamMemberAddResult = components["schemas"]["TeamMemberAddResult"];
 export type TeamInvite = components["schemas"]["TeamInvite"];
 export type TeamMemberRemoval = components["schemas"]["TeamMemberRemoval"];
@@ -39,9 +40,10 @@ export type EvaluationList = components["schemas"]["EvaluationList"];
 export type Evaluation = components["schemas"]["Evaluation"];
 export type EvaluationLinks = components["schemas"]["EvaluationLinks"];
 export type EvaluationDryRun = components["schemas"]["EvaluationDryRun"];
-export type ComparisonList = components["schemas"]["ComparisonList"];
+export type EvaluationDraftEdit = components["schemas"]["EvaluationDraftEdit"];
 export type Comparison = components["schemas"]["Comparison"];
 export type ComparisonStimulus = components["schemas"]["ComparisonStimulus"];
+export type ComparisonList = components["schemas"]["ComparisonList"];
 export type RatingList = components["schemas"]["RatingList"];
 export type Rating = components["schemas"]["Rating"];
 export type RatingBulkDeleteResult = components["schemas"]["RatingBulkDeleteResult"];
@@ -99,6 +101,7 @@ export type ByokProbeResult = components["schemas"]["ByokProbeResult"];
 export type EventList = components["schemas"]["EventList"];
 export type UploadedFile = components["schemas"]["UploadedFile"];
 export type FileUploadTicket = components["schemas"]["FileUploadTicket"];
+export type FileDoctorReport = components["schemas"]["FileDoctorReport"];
 export type LinkPreview = components["schemas"]["LinkPreview"];
 export type ConversationList = components["schemas"]["ConversationList"];
 export type Conversation = components["schemas"]["Conversation"];
@@ -128,6 +131,8 @@ export type TeamsRetrieveResponse = Success<paths["/teams/{id}"]["get"]>;
 export type TeamsUpdateParams = Body<paths["/teams/{id}"]["patch"]>;
 export type TeamsUpdateResponse = Success<paths["/teams/{id}"]["patch"]>;
 export type TeamsLeaveResponse = Success<paths["/teams/{id}/leave"]["post"]>;
+export type TeamsTransferAdminParams = Body<paths["/teams/{id}/transfer-admin"]["post"]>;
+export type TeamsTransferAdminResponse = Success<paths["/teams/{id}/transfer-admin"]["post"]>;
 export type TeamsMembersListParams = Query<paths["/teams/{id}/members"]["get"]>;
 export type TeamsMembersListResponse = Success<paths["/teams/{id}/members"]["get"]>;
 export type TeamsMembersCreateParams = Body<paths["/teams/{id}/members"]["post"]>;
@@ -176,6 +181,8 @@ export type EvaluationsUpdateParams = Body<paths["/evaluations/{id}"]["patch"]>;
 export type EvaluationsUpdateResponse = Success<paths["/evaluations/{id}"]["patch"]>;
 export type EvaluationsDeleteResponse = Success<paths["/evaluations/{id}"]["delete"]>;
 export type EvaluationsShareTokenRotateResponse = Success<paths["/evaluations/{id}/share-token/rotate"]["post"]>;
+export type EvaluationsDraftUpdateParams = Body<paths["/evaluations/{id}/draft"]["patch"]>;
+export type EvaluationsDraftUpdateResponse = Success<paths["/evaluations/{id}/draft"]["patch"]>;
 export type EvaluationsComparisonsListParams = Query<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsListResponse = Success<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsCreateParams = Body<paths["/evaluations/{id}/comparisons"]["post"]>;
@@ -307,6 +314,7 @@ export type FilesInitParams = Body<paths["/files/init"]["post"]>;
 export type FilesInitResponse = Success<paths["/files/init"]["post"]>;
 export type FilesFinalizeResponse = Success<paths["/files/{fileId}/finalize"]["post"]>;
 export type FilesDeleteResponse = Success<paths["/files/{fileId}"]["delete"]>;
+export type FilesDoctorResponse = Success<paths["/files/{fileId}/doctor"]["get"]>;
 export type LinkPreviewRetrieveParams = Query<paths["/link-preview"]["get"]>;
 export type LinkPreviewRetrieveResponse = Success<paths["/link-preview"]["get"]>;
 export type ConversationsListParams = Query<paths["/conversations"]["get"]>;
@@ -442,6 +450,12 @@ export interface TeamsResource {
    * `POST /teams/{id}/leave`
    */
   leave(id: string, options?: RequestOptions): Promise<TeamsLeaveResponse>;
+  /**
+   * Hand the team to another member.
+   *
+   * `POST /teams/{id}/transfer-admin`
+   */
+  transferAdmin(id: string, params: TeamsTransferAdminParams, options?: RequestOptions): Promise<TeamsTransferAdminResponse>;
   /**
    * Change a team's plan.
    *
@@ -598,6 +612,15 @@ export interface EvaluationsShareTokenResource {
    * `POST /evaluations/{id}/share-token/rotate`
    */
   rotate(id: string, options?: RequestOptions): Promise<EvaluationsShareTokenRotateResponse>;
+}
+
+export interface EvaluationsDraftResource {
+  /**
+   * Edit a draft evaluation.
+   *
+   * `PATCH /evaluations/{id}/draft`
+   */
+  update(id: string, params?: EvaluationsDraftUpdateParams, options?: RequestOptions): Promise<EvaluationsDraftUpdateResponse>;
 }
 
 export interface EvaluationsComparisonsResource {
@@ -812,6 +835,7 @@ export interface EvaluationsResource {
   readonly invites: EvaluationsInvitesResource;
   readonly accessRequests: EvaluationsAccessRequestsResource;
   readonly shareToken: EvaluationsShareTokenResource;
+  readonly draft: EvaluationsDraftResource;
   readonly comparisons: EvaluationsComparisonsResource;
   readonly ratings: EvaluationsRatingsResource;
   readonly publicRaters: EvaluationsPublicRatersResource;
@@ -1309,6 +1333,12 @@ export interface FilesResource {
    * `DELETE /files/{fileId}`
    */
   delete(fileId: string, options?: RequestOptions): Promise<FilesDeleteResponse>;
+  /**
+   * Check a stored file.
+   *
+   * `GET /files/{fileId}/doctor`
+   */
+  doctor(fileId: string, options?: RequestOptions): Promise<FilesDoctorResponse>;
 }
 
 export interface LinkPreviewResource {

@@ -370,7 +370,19 @@ export async function updateEvaluation(
   input: EvaluationUpdateInput,
 ) {
   const sharePasswordHash = input.sharePassword ? await hashPassword(input.sharePassword) : undefined;
-  return ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction((tx) => applyEvaluationUpdate(tx, ctx, actor, id, input, sharePasswordHash));
+}
+
+/** `updateEvaluation` inside the caller's transaction, so a larger edit can change fields and more at once. */
+export async function applyEvaluationUpdate(
+  tx: DbOrTx,
+  ctx: CoreContext,
+  actor: Actor,
+  id: string,
+  input: EvaluationUpdateInput,
+  sharePasswordHash: string | undefined,
+) {
+  {
     const { row: current, access } = await loadEvaluationAccess(tx, actor, id, {
       forUpdate: true,
       need: "EDITOR",
@@ -448,7 +460,7 @@ export async function updateEvaluation(
       await cancelActiveRuns(tx, ctx, id, `The evaluation was moved to ${status}.`);
     }
     return evaluation;
-  });
+  }
 }
 
 export async function deleteEvaluation(ctx: CoreContext, actor: Actor, id: string) {

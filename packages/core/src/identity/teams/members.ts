@@ -209,3 +209,55 @@ export async function removeMember(ctx: CoreContext, actor: Actor, teamId: strin
     return { object: "team_member_removal" as const, teamId, userId, removed: true as const, revokedApiKeys };
   });
 }
+
+/**
+ * `POST /teams/{id}/transfer-admin`: an owner hands the team to another member in one step: the member becomes an
+ * owner and the caller an admin, in one transaction, so the team never has no owner nor two by accident.
+ */
+export async function transferTeamAdmin(ctx: CoreContext, actor: Actor, teamId: string, userId: string) {
+  requireUserActor(actor);
+  return ctx.db.transaction(async (tx) => {
+    const me = await membershipOr404(tx, actor, teamId);
+    if (me.role !== "owner") {
+      throw new ApiError("insufficient_role", "Only a team owner can hand the team to another member.", {
+        details: { role: me.role, required: "owner" },
+      });
+    }
+    if (userId === actor.userId) {
+      throw ApiError.invalid("userId", "You already own this team; name the member who should take it over.");
+    }
+    await lockOwners(tx, teamId);
+    const target = await loadMember(tx, teamId, userId);
+    const self = await loadMember(tx, teamId, actor.userId);
+    const [to] = await tx
+      .update(teamMembers)
+      .set({ role: "owner" })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+      .returning();
+    const [from] = await tx
+      .update(teamMembers)
+      .set({ role: "admin" })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, actor.userId)))
+      .returning();
+    const now = ctx.clock.now();
+    await notify(
+      tx,
+      {
+        userId,
+        kind: "team.ownership_transferred",
+        title: `You now own the team "${me.team.name}"`,
+        body: `${self.name ?? self.email} handed the team to you and stays on as an admin.`,
+        data: { teamId },
+        link: `${ctx.baseUrl}/members`,
+        email: true,
+      },
+      now,
+    );
+    return {
+      object: "team_admin_transfer" as const,
+      teamId,
+      previousOwner: toMember({ ...self, member: from! }),
+      newOwner: toMember({ ...target, member: to! }),
+    };
+  });
+}

@@ -1,0 +1,109 @@
+import { TeamAdminTransfer, TeamInvite, TeamMember, TeamMemberList } from "@rubricon/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { expectError, expectStatus } from "./helpers/assertions";
+import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
+import { startTestServer, type TestServer } from "./helpers/server";
+import { notificationsOf } from "./helpers/sharing";
+
+let server: TestServer;
+let owner: TestUser;
+let admin: TestUser;
+let member: TestUser;
+let outsider: TestUser;
+
+const as = (who: TestUser) => sessionHeaders(server, who);
+const add = (by: TestUser, email: string, role: string) =>
+  call(TeamMember.or(TeamInvite), `${server.api}/teams/${by.teamId}/members`, {
+    method: "POST",
+    headers: as(by),
+    body: { email, role },
+  });
+const transfer = (by: Record<string, string>, teamId: string, userId: unknown) =>
+  call(TeamAdminTransfer, `${server.api}/teams/${teamId}/transfer-admin`, {
+    method: "POST",
+    headers: by,
+    body: { userId },
+  });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  [owner, admin, member, outsider] = await Promise.all([
+    signUp(server, "xfer-owner"),
+    signUp(server, "xfer-admin"),
+    signUp(server, "xfer-member"),
+    signUp(server, "xfer-outsider"),
+  ]);
+  expectStatus(await add(owner, admin.email, "admin"), 201);
+  expectStatus(await add(owner, member.email, "member"), 201);
+}, 240_000);
+afterAll(() => server?.close());
+
+describe("POST /teams/{id}/transfer-admin", () => {
+  it("refuses non-owners, strangers, yourself, keys and bad input with their codes", async () => {
+    expectError(await transfer(as(admin), owner.teamId, member.userId), 403, {
+      type: "authorization_error",
+      code: "insufficient_role",
+    });
+    expectError(await transfer(as(member), owner.teamId, member.userId), 403, {
+      type: "authorization_error",
+      code: "insufficient_role",
+    });
+    expectError(await transfer(as(outsider), owner.teamId, outsider.userId), 404, {
+      type: "not_found_error",
+      code: "team_not_found",
+    });
+    expectError(await transfer(as(owner), owner.teamId, outsider.userId), 404, {
+      type: "not_found_error",
+      code: "member_not_found",
+    });
+    expectError(await transfer(as(owner), owner.teamId, owner.userId), 400, {
+      type: "invalid_request_error",
+      code: "parameter_invalid",
+      param: "userId",
+    });
+    expectError(await transfer(as(owner), owner.teamId, 42), 400, {
+      type: "invalid_request_error",
+      param: "userId",
+    });
+    expectError(
+      await call(z.never(), `${server.api}/teams/${owner.teamId}/transfer-admin`, {
+        method: "POST",
+        headers: as(owner),
+        body: {},
+      }),
+      400,
+      { type: "invalid_request_error", code: "parameter_missing", param: "userId" },
+    );
+    const key = await mintApiKey(server, owner, ["*"]);
+    expectError(await transfer(bearer(key), owner.teamId, member.userId), 403, {
+      type: "authorization_error",
+      code: "session_required",
+    });
+  });
+
+  it("makes the member the owner and the caller an admin in one step, and tells the new owner", async () => {
+    const res = await transfer(as(owner), owner.teamId, member.userId);
+    expectStatus(res, 200);
+    expect(res.body).toMatchObject({
+      object: "team_admin_transfer",
+      teamId: owner.teamId,
+      previousOwner: { userId: owner.userId, role: "admin" },
+      newOwner: { userId: member.userId, role: "owner" },
+    });
+    const members = await call(TeamMemberList, `${server.api}/teams/${owner.teamId}/members`, {
+      headers: as(member),
+    });
+    expectStatus(members, 200);
+    const roles = Object.fromEntries(members.body.data.map((m) => [m.userId, m.role]));
+    expect(roles).toEqual({ [owner.userId]: "admin", [admin.userId]: "admin", [member.userId]: "owner" });
+    const told = await notificationsOf(server, member);
+    expect(told.data.map((n) => n.kind)).toContain("team.ownership_transferred");
+    // The former owner is an admin now: handing the team on again is the new owner's call.
+    expectError(await transfer(as(owner), owner.teamId, admin.userId), 403, {
+      type: "authorization_error",
+      code: "insufficient_role",
+    });
+    expectStatus(await transfer(as(member), owner.teamId, owner.userId), 200);
+  });
+});
