@@ -222,7 +222,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v2` (formerly `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v3` (formerly `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

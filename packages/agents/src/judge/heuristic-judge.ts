@@ -4,8 +4,8 @@ import { qualityV2, renderingEvidence } from "./v2";
 import { personaWeights, templateWeights } from "./weights";
 
 /** The heuristic judge's current formulas; ratings keep the name of the formulas that made them. */
-export const HEURISTIC_MODEL = "heuristic-v2";
-/** The defect-only formulas ratings made before v2 carry; kept so they can be reproduced. */
+export const HEURISTIC_MODEL = "heuristic-v3";
+/** The defect-only formulas ratings made before the gates carry; kept so they can be reproduced. */
 export const HEURISTIC_MODEL_V1 = "heuristic-v1";
 export type HeuristicModel = typeof HEURISTIC_MODEL | typeof HEURISTIC_MODEL_V1;
 
@@ -51,7 +51,7 @@ export function sseScore(q: number, template: Pick<JudgeTemplate, "scaleMin" | "
 }
 
 /**
- * heuristic-v2's SSE mapping: quality on a log scale, from the top point at quality 1 down to the bottom one at
+ * The current SSE mapping: quality on a log scale, from the top point at quality 1 down to the bottom one at
  * `QUALITY_FLOOR` and below. v2's gates multiply quality, so on a log scale a gate takes the same number of
  * points off a page whatever else is wrong with it: a severe problem still costs a point on a page that is
  * already poor, where a linear scale would squeeze it into a rounding step.
@@ -216,7 +216,7 @@ function rateSxsV2(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResu
 
 /**
  * The offline judge: deterministic scores from page signals, for teams without a model and as a baseline
- * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v2` (the
+ * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v3` (the
  * default) adds gates for empty, broken, unstyled and unreadable pages and the screenshot's visual appeal;
  * `heuristic-v1` reproduces ratings stored before it.
  */
