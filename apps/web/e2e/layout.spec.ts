@@ -116,6 +116,8 @@ async function seedPages(page: Page, baseURL: string): Promise<string[]> {
     "/invites/not-a-real-invite",
     "/oauth/consent/not-a-real-interaction",
     `/share/${evaluation.shareToken}`,
+    "/docs",
+    "/docs/errors",
   ];
 }
 
