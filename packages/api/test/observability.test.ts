@@ -22,15 +22,6 @@ import { createEndpoint, type Receiver, startReceiver, until } from "./helpers/w
  * would) and one JSON log line per request on stdout, with no secret of any request in it.
  */
 
-/** `until`, typed as what it waits for (it never answers a falsy value). */
-async function found<T>(
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs: number,
-  label: string,
-): Promise<T> {
-  return (await until(check, timeoutMs, label)) as T;
-}
-
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const PASSWORD = "pw-Sesame-4815162342";
@@ -326,7 +317,7 @@ describe("an operator watching the web process", () => {
     workerMetricsUrl = url;
     // The three runs queued above are taken (leases held), settled, and their events delivered.
     let held = 0;
-    const families = await found(
+    const families = await until(
       async () => {
         const f = await scrape(url);
         held = Math.max(held, gauge(f, "rubricon_worker_leases_held", { queue: "autouser_runs" }));

@@ -19,15 +19,6 @@ import { createEndpoint, type Receiver, startReceiver, until, WEBHOOKS_ON } from
  * pointing at an OTLP/HTTP receiver on loopback, which decodes every export (the exporter's JSON encoding).
  */
 
-/** `until`, typed as what it waits for (it never answers a falsy value). */
-async function found<T>(
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs: number,
-  label: string,
-): Promise<T> {
-  return (await until(check, timeoutMs, label)) as T;
-}
-
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const JUSTIFICATION = "The checkout total was easy to find and paying took two taps.";
@@ -166,7 +157,7 @@ describe("traces exported to an OTLP collector", () => {
       headers: { ...headers, traceparent: `00-${INCOMING_TRACE}-${INCOMING_PARENT}-01` },
     });
     expect(res.status).toBe(404);
-    const server = await found(
+    const server = await until(
       () => received.find((r) => r.span.traceId === INCOMING_TRACE && r.span.kind === 2 /* SERVER */)?.span,
       15_000,
       "the server span",
@@ -178,7 +169,7 @@ describe("traces exported to an OTLP collector", () => {
     expect(received.find((r) => r.span.spanId === server.spanId)?.service).toBe("rubricon-web");
 
     // The statements it ran and its rate-limit round trip are in the same trace, under it.
-    const inTrace = await found(
+    const inTrace = await until(
       () => {
         const spans = received.filter((r) => r.span.traceId === INCOMING_TRACE).map((r) => r.span);
         return spans.some((s) => attr(s, "db.system") === "postgresql") &&
@@ -227,7 +218,7 @@ describe("traces exported to an OTLP collector", () => {
       },
     });
     expectStatus(rating, 201);
-    const delivered = await found(
+    const delivered = await until(
       () => receiver.requests.find((r) => r.body.includes('"rating.created"')),
       20_000,
       "the rating.created delivery",
@@ -235,7 +226,7 @@ describe("traces exported to an OTLP collector", () => {
     const traceparent = String(delivered.headers.traceparent);
     const [, traceId, spanId] = traceparent.split("-");
     expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    const span = await found(
+    const span = await until(
       () => received.find((r) => r.span.spanId === spanId)?.span,
       15_000,
       "the delivery span",
@@ -248,7 +239,7 @@ describe("traces exported to an OTLP collector", () => {
     const deliveryId = attr(span, "rubricon.webhook.delivery.id");
     expect(deliveryId).toBe(delivered.headers["service-delivery-id"]);
     // The delivery's log line names the delivery and the trace it ran in.
-    const line = await found(
+    const line = await until(
       () => jsonLines().find((l) => l.deliveryId === deliveryId && l.msg !== "request"),
       5_000,
       "the delivery's log line",
@@ -278,7 +269,7 @@ describe("traces exported to an OTLP collector", () => {
     });
     const url = `${base}/api/v1/evaluations/${evaluation.id}/ai-insights`;
     expectStatus(await call(AiInsights, url, { method: "POST", headers }), 202);
-    await found(
+    await until(
       async () => {
         const res = await call(AiInsights, url, { headers });
         return res.status === 200 && (res.body as { status: string }).status === "ready";
@@ -288,7 +279,7 @@ describe("traces exported to an OTLP collector", () => {
     );
     // The model saw the justification; the exported spans never hold it.
     expect(JSON.stringify(provider.requests.at(-1)!.body)).toContain(JUSTIFICATION);
-    const model = await found(
+    const model = await until(
       () => received.map((r) => r.span).find((s) => attr(s, "gen_ai.request.model") === "gpt-trace-test"),
       15_000,
       "the model call span",

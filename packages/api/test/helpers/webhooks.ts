@@ -110,15 +110,16 @@ export async function createTeam(server: TestServer, user: TestUser, name: strin
   return bodyOf(res).id;
 }
 
+/** Polls `check` until it answers something truthy, and answers that (so never undefined or null). */
 export async function until<T>(
   check: () => T | Promise<T>,
   timeoutMs = 10_000,
   label = "condition",
-): Promise<T> {
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
     await new Promise((r) => setTimeout(r, 25));
   }
