@@ -127,11 +127,23 @@ async function startWeb(env: Record<string, string | undefined>): Promise<Start>
 }
 
 async function startWorker(env: Record<string, string | undefined>): Promise<Start> {
+  const port = await freePort();
   const started = performance.now();
-  const child = spawnNode("worker.mjs", env, WORKER_FLAGS);
+  const child = spawnNode("worker.mjs", { ...env, WORKER_HEALTH_PORT: String(port) }, WORKER_FLAGS);
   const tail = output(child);
   try {
-    await until(child, "worker", () => /worker started/.test(tail()), 60_000, tail);
+    // Ready as an orchestrator sees it: the worker's own readiness endpoint answers 200.
+    await until(
+      child,
+      "worker",
+      () =>
+        fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      60_000,
+      tail,
+    );
     const readyS = (performance.now() - started) / 1000;
     const cpuS = processCpuMs(child.pid!) / 1000;
     await new Promise((r) => setTimeout(r, IDLE_MS));
