@@ -53,6 +53,8 @@ export default defineConfig({
       BILLING_ENABLED: "true",
       // Model keys point at loopback provider servers the specs start.
       AUTOUSER_ALLOW_PRIVATE_URLS: "true",
+      // One access-log line per request would bury a failing spec's output; warnings and errors still show.
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     },
   },
 });
