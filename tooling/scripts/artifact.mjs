@@ -5,6 +5,7 @@
 //   <out>/apps/web/server.mjs     web + API server        (apps/web/server.ts, bundled)
 //   <out>/apps/web/worker.mjs     background worker       (apps/worker/src/main.ts, bundled)
 //   <out>/apps/web/migrate.mjs    applies the migrations  (packages/db/src/migrate-cli.ts, bundled)
+//   <out>/apps/web/admin.mjs      operator CLI            (packages/api/src/admin/cli.ts, bundled; `pnpm admin`)
 //   <out>/apps/web/drizzle/       the SQL migrations
 //   <out>/apps/web/.next/         Next's standalone build of the pages, with its static files
 //   <out>/node_modules/           what Next traced, plus the packages kept out of the bundles
@@ -124,6 +125,15 @@ async function bundle(name, path) {
   });
 }
 
+// `--admin-only`: just the operator CLI, into an artifact already built (its bundle needs only the externals there).
+if (process.argv.includes("--admin-only")) {
+  if (!existsSync(join(OUT, "node_modules")))
+    throw new Error(`${relative(ROOT, OUT)} is missing: run \`pnpm build\` first`);
+  await bundle("admin", "packages/api/src/admin/cli.ts");
+  log(`admin bundled into ${relative(ROOT, APP)}`);
+  process.exit(0);
+}
+
 const standalone = join(WEB, ".next/standalone");
 if (!existsSync(join(standalone, "apps/web/.next"))) {
   throw new Error(`${relative(ROOT, standalone)} is missing: run \`next build\` in apps/web first`);
@@ -142,7 +152,9 @@ log(`standalone pages copied into ${OUT}`);
 await bundle("server", "apps/web/server.ts");
 await bundle("worker", "apps/worker/src/main.ts");
 await bundle("migrate", "packages/db/src/migrate-cli.ts");
-log("server, worker and migrate bundled");
+// Its commands import the domain lazily, so `help` reads one small file instead of compiling the API with tsx.
+await bundle("admin", "packages/api/src/admin/cli.ts");
+log("server, worker, migrate and admin bundled");
 
 cpSync(join(ROOT, "packages/db/drizzle"), join(APP, "drizzle"), { recursive: true });
 const seen = new Set(FROM_STANDALONE);

@@ -29,7 +29,7 @@ import {
   startTracing,
   startupStep,
   stopTracing,
-} from "@rubricon/api";
+} from "@rubricon/api/worker";
 import { systemClock } from "@rubricon/core";
 
 runMain("worker", async () => {

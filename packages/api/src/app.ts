@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Clock, RunEventWaker, setPasswordHashCost, settleReplies, systemClock } from "@rubricon/core";
-import { type Database, type Db, sharedDatabase } from "@rubricon/db";
+import type { Database, Db } from "@rubricon/db";
 import type { AnyRouter } from "@trpc/server";
 import { type Env, loadEnv } from "./config/env";
 import { checkWritable, startupStep } from "./config/startup";
+import { openDatabase } from "./database";
 import { createFileStorage } from "./files/storage";
 import type { ApiRequest, ForwardedFor } from "./http/api-message";
 import { createAuthEntry } from "./http/auth-handler";
@@ -18,11 +19,11 @@ import { createRateLimits } from "./limits/rate-limits";
 import { createMcpEntry } from "./mcp/server";
 import { createOAuthEntry } from "./oauth/entry";
 import { createWellKnownEntry } from "./oauth/well-known";
-import { DB_POOL_SIZE, observabilityOn, statementObserver } from "./observability/instrument";
 import { buildOpenApiDocument } from "./openapi/document";
 import { appRouter } from "./routers/index";
 import type { AppServices } from "./trpc/context";
 
+export { openDatabase } from "./database";
 export { TRPC_PREFIX } from "./http/trpc-handler";
 
 export interface Rubricon {
@@ -71,24 +72,6 @@ export function createHttpSurface(
     createMcpEntry(services),
   ]);
   return { pipeline, openApiDocument };
-}
-
-/** The process's database, migrated to head; a failure names the setting to look at and the root cause. */
-export function openDatabase(env: Env): Promise<Database> {
-  return startupStep(
-    env.databaseUrl
-      ? "opening the database (DATABASE_URL)"
-      : "opening the embedded database (DATA_DIR/pglite)",
-    () =>
-      sharedDatabase({
-        url: env.databaseUrl,
-        dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
-        prepareStatements: env.databasePrepareStatements,
-        maxConnections: DB_POOL_SIZE,
-        ...(observabilityOn(env) ? { observe: statementObserver() } : {}),
-        migrate: true,
-      }),
-  );
 }
 
 /** The services every request and background loop shares, for a database the caller owns. */

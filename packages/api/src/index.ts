@@ -3,7 +3,6 @@ export {
   createRubricon,
   createServices,
   getRubricon,
-  openDatabase,
   type Rubricon,
   type RubriconOptions,
   TRPC_PREFIX,
@@ -27,6 +26,7 @@ export {
   StartupError,
   startupStep,
 } from "./config/startup";
+export { openDatabase } from "./database";
 export { createFileStorage } from "./files/storage";
 export type { ApiRequest, ForwardedFor } from "./http/api-message";
 export { listen } from "./http/node-server";

@@ -1,6 +1,6 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -330,4 +330,21 @@ describe("help and argument errors", () => {
       target = { ...target, env: saved };
     }
   }, 120_000);
+
+  it("`pnpm admin` runs the production build's bundle, and says how to build it when it is missing", () => {
+    // The launcher the root `admin` script runs, in a checkout where `pnpm build` has not run yet.
+    const checkout = mkdtempSync(join(tmpdir(), "rubricon-admin-launcher-"));
+    try {
+      mkdirSync(join(checkout, "tooling", "scripts"), { recursive: true });
+      const launcher = join(checkout, "tooling", "scripts", "admin.mjs");
+      copyFileSync(resolve(PACKAGE_DIR, "../../tooling/scripts/admin.mjs"), launcher);
+      const result = spawnSync(process.execPath, [launcher, "--", "help"], { encoding: "utf8" });
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain("The admin CLI is not built yet: run `pnpm build` first");
+      expect(result.stderr).toContain("dist/apps/web/admin.mjs");
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  });
 });

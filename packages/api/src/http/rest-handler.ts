@@ -1,13 +1,10 @@
 import { ApiError } from "@rubricon/core";
 import { getTRPCErrorFromUnknown } from "@trpc/server";
-import { meterRequest } from "../limits/requests-per-minute";
 import { idempotencyReplays } from "../observability/metrics";
+import { admitRestRequest } from "../trpc/admission";
 import type { Principal, RequestContext } from "../trpc/context";
-import { assertFeatureEnabled } from "../trpc/gates";
-import { assertMayCall } from "../trpc/init";
 import { procedureDef } from "../trpc/internals";
 import type { RedirectTarget } from "../trpc/redirect";
-import { assertSameOrigin } from "./csrf";
 import {
   claimIdempotencyKey,
   releaseIdempotencyKey,
@@ -273,24 +270,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       applyDeprecation(route, params, ex);
 
       const principal = await ex.principal();
-      if (route.meta.feature) {
-        // Credentials first, as on every other route: an anonymous or unscoped caller is told 401 or 403, and only
-        // a caller the route would serve learns the feature is off. Both come before metering: nothing is spent.
-        if (!route.meta.public) assertMayCall(principal, route.meta);
-        assertFeatureEnabled(services.env, route.meta.feature);
-      }
-      if (principal?.kind === "session") assertSameOrigin(ex.req, services.env.baseUrl);
-      // Limits apply once the caller is known: requests refused before (unknown route, no or bad credentials)
-      // spend and report no budget.
-      const routeLabel = `${route.method} ${route.path}`;
-      ex.ctx.route = routeLabel;
-      ex.ctx.template = route.path;
-      if (principal)
-        await meterRequest(ex.ctx, principal, { label: routeLabel, unmetered: !!route.meta.unmetered });
-
       // Credentials, session and scope are settled before the body is read: an anonymous or unscoped caller is
       // told 401 or 403, not what is wrong with a body it may not send.
-      if (!route.meta.public) assertMayCall(principal, route.meta);
+      await admitRestRequest(ex.ctx, ex.req, principal, route);
       const hasBody = BODY_METHODS.has(method);
       // An upload's file streams to a staging file; its other parts are the input, as a JSON body's fields are.
       const upload = route.meta.upload ? await receiveMultipart(ex, route.meta.upload) : null;
@@ -338,7 +320,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       const useIdempotency =
         method === "POST" && key !== null && route.meta.idempotent !== false && principal;
       if (!useIdempotency) return answer(ex, await runRoute(ex, route, input));
-      // A replay answers only a caller the route itself would serve: `assertMayCall` above has run.
+      // A replay answers only a caller the route itself would serve: `admitRestRequest` above has decided it.
       const scope = idempotencyScope(principal);
       const fingerprint = requestFingerprint(method, path, body);
       const claim = await claimIdempotencyKey(services.db, scope, key, fingerprint, services.clock.now());

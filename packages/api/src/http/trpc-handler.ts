@@ -1,9 +1,8 @@
 import { ApiError } from "@rubricon/core";
 import type { AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { meterRequest } from "../limits/requests-per-minute";
+import { admitTrpcBatch } from "../trpc/admission";
 import type { RequestContext } from "../trpc/context";
-import { assertSameOrigin } from "./csrf";
 import { DEFAULT_BODY_LIMIT, type EntryPoint } from "./pipeline";
 
 export const TRPC_PREFIX = "/api/trpc";
@@ -20,7 +19,6 @@ export function createTrpcEntry(router: AnyRouter): EntryPoint {
     prefix: TRPC_PREFIX,
     async handle(ex) {
       const { req, ctx } = ex;
-      const { services } = ctx;
       const calls = ex.url.pathname
         .slice(TRPC_PREFIX.length + 1)
         .split(",")
@@ -40,16 +38,7 @@ export function createTrpcEntry(router: AnyRouter): EntryPoint {
       });
       const session = principal?.kind === "session" ? principal : null;
       try {
-        if (session && req.method !== "GET") assertSameOrigin(req, services.env.baseUrl);
-        // Each call in a batch spends the team's budget as a request would, under an id of its own.
-        if (session) {
-          for (const [i, call] of calls.entries()) {
-            await meterRequest({ ...ctx, requestId: `${ex.requestId}:${i}` }, session, {
-              label: `tRPC ${call}`,
-              unmetered: false,
-            });
-          }
-        }
+        await admitTrpcBatch(ctx, req, session, calls);
       } catch (err) {
         refusal = err;
       }

@@ -5,9 +5,9 @@ import { toApiError, toErrorEnvelope } from "../http/error-envelope";
 import { DEFAULT_BODY_LIMIT, type EntryPoint, type Exchange, jsonReply } from "../http/pipeline";
 import { verifyOAuth } from "../http/principal";
 import type { Reply } from "../http/reply";
-import { meterRequest } from "../limits/requests-per-minute";
 import { appRouter } from "../routers/index";
 import type { AppServices } from "../services";
+import { admitMcpRequest } from "../trpc/admission";
 import { MCP_TOOLS } from "./tools";
 
 export const MCP_PREFIX = "/mcp";
@@ -102,7 +102,7 @@ export function createMcpEntry(services: AppServices): EntryPoint {
           `${ex.req.method} is not allowed here; this MCP server is stateless and answers POST only.`,
         );
       }
-      await meterRequest(ex.ctx, principal, { label: "POST /mcp", unmetered: false });
+      await admitMcpRequest(ex.ctx, principal);
       const body = await ex.req.readBody(DEFAULT_BODY_LIMIT);
       const headers = new Headers();
       for (const [name, value] of ex.req.headers.entries()) headers.append(name, value);

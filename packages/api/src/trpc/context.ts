@@ -1,5 +1,6 @@
 import type { CoreContext, LimitPolicy, StagedUpload } from "@rubricon/core";
 import type { AppServices } from "../services";
+import type { RouteMeta } from "./init";
 import type { Principal } from "./principal";
 
 // Who is calling and the shared services have modules of their own, which the limits and background loops
@@ -36,6 +37,11 @@ export interface RequestContext {
   response: ResponseState;
   /** The file of a multipart upload route, streamed to a staging file by the transport before the procedure runs. */
   upload?: StagedUpload;
+  /**
+   * The route whose caller the transport already admitted (credentials, scope, feature; see `admission.ts`), so
+   * the procedure's middleware does not decide it a second time. Compared by identity with the procedure's meta.
+   */
+  admitted?: RouteMeta;
 }
 
 /** The request's limit policy: the deployment's mode, named by the request's id and route. */

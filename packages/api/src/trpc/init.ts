@@ -1,11 +1,12 @@
-import { type Plan, type RequiredScope, scopeGrants } from "@rubricon/contracts";
+import type { Plan, RequiredScope } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { UploadRoute } from "../http/multipart";
-import { enforceRouteLimit, type RouteLimit } from "../limits/route-limit";
-import { actorOf, coreContext, type Principal, type RequestContext } from "./context";
-import { assertFeatureEnabled, assertPlanAllows, type Feature } from "./gates";
+import type { RouteLimit } from "../limits/route-limit";
+import { authorizeCall } from "./admission";
+import { coreContext, type RequestContext } from "./context";
+import type { Feature } from "./gates";
 
 export interface Deprecation {
   /** IMF-fixdate-able instant after which the route answers 410. */
@@ -100,52 +101,18 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-function scopeFailure(scope: RequiredScope): ApiError {
-  return new ApiError("missing_required_scope", `This credential lacks the required scope \`${scope}\`.`, {
-    details: { requiredScope: scope },
-  });
-}
-
 /**
- * Whether `principal` may call a route with this meta at all: credentials present, a session where the route
- * needs one, the route's scope for keys and tokens. Checked before a procedure runs and before an idempotent
- * replay, so a replay never answers a caller the route itself would refuse.
- */
-export function assertMayCall(principal: Principal | null, meta: RouteMeta | undefined): asserts principal {
-  if (!principal)
-    throw new ApiError(
-      "authentication_required",
-      "No credentials were provided. Send `Authorization: Bearer <key>`.",
-    );
-  if (meta?.sessionOnly && principal.kind !== "session") {
-    throw new ApiError(
-      "session_required",
-      "This route accepts only a signed-in session; an API key or token cannot call it.",
-    );
-  }
-  if (meta?.scope && (principal.kind === "api_key" || principal.kind === "oauth")) {
-    const missing = [meta.scope].flat().find((scope) => !scopeGrants(principal.scopes, scope));
-    if (missing) throw scopeFailure(missing);
-  }
-}
-
-/**
- * Every rule of an API procedure's meta, in order, in one middleware (each tRPC middleware level copies the call's
- * options and context, so one level instead of four is measurably cheaper on hot routes): credentials, session and
- * scope, the feature flag (off for every caller the route would otherwise serve), the plan, the route's own limit.
+ * Every rule of an API procedure's meta, decided by `authorizeCall` (`admission.ts`) in one middleware (each tRPC
+ * middleware level copies the call's options and context, so one level instead of four is measurably cheaper on
+ * hot routes).
  */
 const guarded = t.middleware(async ({ ctx, meta, path, next, getRawInput }) => {
-  const principal = ctx.principal;
-  assertMayCall(principal, meta);
-  if (meta?.feature) assertFeatureEnabled(ctx.services.env, meta.feature);
-  const actor = actorOf(principal);
-  if (meta?.plans) await assertPlanAllows(ctx.services, actor, meta.plans, await getRawInput());
-  if (meta?.routeLimit) await enforceRouteLimit(ctx, meta.routeLimit, path);
-  return next({ ctx: { ...ctx, principal, actor, core: coreContext(ctx) } });
+  const { principal, actor } = await authorizeCall(ctx, meta, path, getRawInput);
+  return next({ ctx: { ...ctx, principal: principal!, actor: actor!, core: coreContext(ctx) } });
 });
 
-const routeLimited = t.middleware(async ({ ctx, meta, path, next }) => {
-  if (meta?.routeLimit) await enforceRouteLimit(ctx, meta.routeLimit, path);
+const routeLimited = t.middleware(async ({ ctx, meta, path, next, getRawInput }) => {
+  await authorizeCall(ctx, meta, path, getRawInput);
   return next();
 });
 

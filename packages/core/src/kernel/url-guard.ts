@@ -49,31 +49,60 @@ export async function assertPublicHost(
   }
 }
 
+/** How one kind of outbound URL is checked and how its refusals are worded. */
+export interface OutboundUrlRules {
+  /** The input field that holds the URL, as refusals name it. */
+  field: string;
+  /** An example of a valid URL, for the refusal of one that does not parse. */
+  example: string;
+  /** What to do instead of putting credentials in the URL. */
+  instead: string;
+  /** Why private hosts are refused. */
+  purpose: string;
+  /** Also refuse a query or fragment (a base URL that paths are appended to). */
+  bare?: boolean;
+  invalid: (message: string) => ApiError;
+  /** Local development: plain http and private hosts are accepted. */
+  allowPrivate: boolean;
+  resolve?: Resolver;
+}
+
 /**
- * Checks an endpoint URL when it is set: https (http too with `allowPrivate`), no credentials, and a host that
- * resolves only to public addresses; every address counts, since a client may connect to any of them. Answers
- * the normalised URL.
+ * The one guard for every URL the server will call on a user's behalf (webhook endpoints, model provider base
+ * URLs): https (http too with `allowPrivate`), no credentials, and a host that resolves only to public addresses;
+ * every address counts, since a client may connect to any of them. Answers the parsed URL.
  */
-export async function checkWebhookUrl(
-  raw: string,
-  opts: { allowPrivate: boolean; resolve?: Resolver },
-): Promise<string> {
+export async function checkOutboundUrl(raw: string, rules: OutboundUrlRules): Promise<URL> {
+  const { field, invalid } = rules;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw invalid("`url` must be an absolute URL such as https://example.com/webhooks.");
+    throw invalid(`\`${field}\` must be an absolute URL such as ${rules.example}.`);
   }
-  const schemes = opts.allowPrivate ? ["https:", "http:"] : ["https:"];
+  const schemes = rules.allowPrivate ? ["https:", "http:"] : ["https:"];
   if (!schemes.includes(url.protocol)) {
-    throw invalid(`\`url\` must use https; got ${url.protocol.replace(/:$/, "")}.`);
+    throw invalid(`\`${field}\` must use https; got ${url.protocol.replace(/:$/, "")}.`);
   }
   if (url.username || url.password) {
-    throw invalid("`url` must not carry a user name or password; authenticate with the signature instead.");
+    throw invalid(`\`${field}\` must not carry a user name or password; ${rules.instead}.`);
   }
-  if (opts.allowPrivate) return url.toString();
-  await assertPublicHost(url, {
+  if (rules.bare && (url.search || url.hash))
+    throw invalid(`\`${field}\` must not carry a query or a fragment.`);
+  if (rules.allowPrivate) return url;
+  await assertPublicHost(url, { field, purpose: rules.purpose, invalid, resolve: rules.resolve });
+  return url;
+}
+
+/** Checks a webhook endpoint URL (see `checkOutboundUrl`); answers the normalised URL. */
+export async function checkWebhookUrl(
+  raw: string,
+  opts: { allowPrivate: boolean; resolve?: Resolver },
+): Promise<string> {
+  const url = await checkOutboundUrl(raw, {
     field: "url",
+    example: "https://example.com/webhooks",
+    instead: "authenticate with the signature instead",
     purpose: "webhooks go to public addresses only",
     invalid,
     ...opts,

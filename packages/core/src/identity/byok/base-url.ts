@@ -1,4 +1,4 @@
-import { ApiError, assertPublicHost, type Resolver } from "../../kernel";
+import { ApiError, checkOutboundUrl, type Resolver } from "../../kernel";
 
 const invalid = (message: string) => new ApiError("byok_base_url_invalid", message, { param: "baseUrl" });
 
@@ -12,27 +12,14 @@ export async function checkProviderBaseUrl(
   raw: string,
   opts: { allowPrivate: boolean; resolve?: Resolver },
 ): Promise<string> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid("`baseUrl` must be an absolute URL such as https://llm.example.com/v1.");
-  }
-  const schemes = opts.allowPrivate ? ["https:", "http:"] : ["https:"];
-  if (!schemes.includes(url.protocol)) {
-    throw invalid(`\`baseUrl\` must use https; got ${url.protocol.replace(/:$/, "")}.`);
-  }
-  if (url.username || url.password) {
-    throw invalid("`baseUrl` must not carry a user name or password; put the key in `apiKey`.");
-  }
-  if (url.search || url.hash) throw invalid("`baseUrl` must not carry a query or a fragment.");
-  const normalised = url.toString().replace(/\/+$/, "");
-  if (opts.allowPrivate) return normalised;
-  await assertPublicHost(url, {
+  const url = await checkOutboundUrl(raw, {
     field: "baseUrl",
+    example: "https://llm.example.com/v1",
+    instead: "put the key in `apiKey`",
     purpose: "model providers must be on public addresses",
+    bare: true,
     invalid,
-    resolve: opts.resolve,
+    ...opts,
   });
-  return normalised;
+  return url.toString().replace(/\/+$/, "");
 }
