@@ -1,5 +1,12 @@
-import { ComparisonList, Rating, RatingBulkDeleteResult, RatingList } from "@rubricon/contracts";
-import { events, usageCounters } from "@rubricon/db";
+import { request } from "node:http";
+import {
+  ComparisonList,
+  EvaluationResults,
+  Rating,
+  RatingBulkDeleteResult,
+  RatingList,
+} from "@rubricon/contracts";
+import { events, ratings, usageCounters } from "@rubricon/db";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation, expectError, expectStatus } from "./helpers/assertions";
@@ -241,6 +248,90 @@ describe("submitting", () => {
     const again = { comparisonId: multi.comparisonIds[0], dimensionRatings: { overall: 5 } };
     expect((await rate(multi.evaluation.id, again)).status).toBe(201);
     expect((await rate(multi.evaluation.id, again)).status).toBe(201);
+  });
+
+  it("keeps one row when the same rater's rating comes from 20 connections at once, counted once", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
+    const usage = async () =>
+      (
+        await server.database.db
+          .select()
+          .from(usageCounters)
+          .where(and(eq(usageCounters.teamId, user.teamId), eq(usageCounters.metric, "human_ratings_mo")))
+      ).reduce((n, r) => n + r.count, 0);
+    const before = await usage();
+    const body = JSON.stringify({ comparisonId: comparisonIds[0], dimensionRatings: { overall: 4 } });
+    // Each request on its own connection (no shared keep-alive agent), all in flight together.
+    const send = () =>
+      new Promise<{ status: number; body: { error?: { type: string; code: string; param?: string } } }>(
+        (resolve, reject) => {
+          const req = request(
+            `${server.api}/evaluations/${evaluation.id}/ratings`,
+            {
+              method: "POST",
+              agent: false,
+              headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+            },
+            (res) => {
+              let text = "";
+              res.on("data", (chunk) => {
+                text += chunk;
+              });
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+            },
+          );
+          req.on("error", reject);
+          req.end(body);
+        },
+      );
+    const answers = await Promise.all(Array.from({ length: 20 }, send));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    const refused = answers.filter((a) => a.status !== 201);
+    expect(refused).toHaveLength(19);
+    for (const a of refused) {
+      expect(a.status).toBe(409);
+      expect(a.body.error).toMatchObject({
+        type: "invalid_request_error",
+        code: "rating_already_exists",
+        param: "comparisonId",
+      });
+    }
+    const rows = await server.database.db
+      .select({ id: ratings.id })
+      .from(ratings)
+      .where(eq(ratings.evaluationId, evaluation.id));
+    expect(rows).toHaveLength(1);
+    expect(await usage()).toBe(before + 1);
+    const created = await server.database.db
+      .select({ id: events.id })
+      .from(events)
+      .where(and(eq(events.type, "rating.created"), eq(events.objectId, rows[0]!.id)));
+    expect(created).toHaveLength(1);
+  });
+
+  it("counts every rating of a concurrent burst in the results, read between and after", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true },
+    });
+    const results = async () =>
+      bodyOf(
+        await call(EvaluationResults, `${server.api}/evaluations/${evaluation.id}/results`, {
+          headers: bearer(key),
+        }),
+      );
+    expect((await results()).ratingCount).toBe(0);
+    const burst = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: (i % 7) + 1 } }),
+        ),
+      );
+    expect((await burst(16)).every((r) => r.status === 201)).toBe(true);
+    // Cached now; the next burst must make it stale however its ratings spread over the connections.
+    expect((await results()).ratingCount).toBe(16);
+    expect((await results()).ratingCount).toBe(16);
+    expect((await burst(24)).every((r) => r.status === 201)).toBe(true);
+    expect((await results()).ratingCount).toBe(40);
   });
 });
 

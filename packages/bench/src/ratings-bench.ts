@@ -18,14 +18,21 @@ import {
 } from "@rubricon/core";
 import { evaluations } from "@rubricon/db";
 import { eq, sql } from "drizzle-orm";
-import { atMost, below, type Figure, info } from "./figures";
-import { runLoad } from "./load";
+import postgres from "postgres";
+import { atLeast, atMost, below, type Figure, info } from "./figures";
+import { type LoadResult, runLoad } from "./load";
 import type { BenchDatabase } from "./seed";
 
 /** `BENCH_RATINGS=1000000` measures results at a million ratings. */
 export const RATINGS = Number(process.env.BENCH_RATINGS ?? 100_000);
 const RATERS_PER_UNIT = 50;
+/** Concurrent raters of one evaluation (one keep-alive connection each). */
+const RATERS = Number(process.env.BENCH_RATERS ?? 64);
 const TARGET_AGREEMENT_MS = 100;
+const TARGET_RATINGS_PER_S = 1000;
+const TARGET_RATING_P99_MS = 200;
+/** Rubricon's pool size (packages/db), which the floor uses too. */
+const POOL = 10;
 const TARGET_CACHED_RESULTS_P50_MS = 10;
 /** The first read at 100,000 ratings, and at a million (scaled in between). */
 const TARGET_FIRST_READ_MS = RATINGS >= 1_000_000 ? 2000 : 200;
@@ -87,6 +94,69 @@ async function seedManyRatings(db: BenchDatabase["database"]["db"], evaluationId
     .where(eq(evaluations.id, evaluationId));
 }
 
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+/**
+ * The floor beside the API: the same number of raters, each looping over the rows a rating writes (the rating, its
+ * event and the team's monthly count) in one transaction straight from postgres.js on a pool of Rubricon's size,
+ * no HTTP, no checks. What Rubricon reaches of it is the share its HTTP, auth, validation and locks leave.
+ */
+async function ratingsFloor(
+  url: string,
+  evaluationId: string,
+  comparisonId: string,
+  teamId: string,
+  durationS: number,
+): Promise<LoadResult> {
+  const client = postgres(url, { max: POOL, onnotice: () => {} });
+  const latencies: number[] = [];
+  const period = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
+  let n = 0;
+  const rate = async () => {
+    const id = `rat_floor_${n++}`;
+    await client.begin(async (tx) => {
+      await tx`insert into ratings (id, evaluation_id, comparison_id, team_id, rater_type, dimension_ratings,
+          template_versions, open_text_responses, factors)
+        values (${id}, ${evaluationId}, ${comparisonId}, ${teamId}, 'public', '{"overall": 5}', '{"overall": 1}',
+          '{}', '[]')`;
+      await tx`insert into events (id, team_id, type, api_version, object_id, object, payload)
+        values (${`evt_floor_${id}`}, ${teamId}, 'rating.created', 'v1', ${id}, '{}', '{}')`;
+      await tx`insert into usage_counters (team_id, period_start, metric, count)
+        values (${teamId}, ${period}, 'human_ratings_mo', 1)
+        on conflict (team_id, period_start, metric) do update set count = usage_counters.count + 1`;
+    });
+  };
+  try {
+    const run = async (until: number, keep: boolean) => {
+      await Promise.all(
+        Array.from({ length: RATERS }, async () => {
+          while (performance.now() < until) {
+            const start = performance.now();
+            await rate();
+            if (keep) latencies.push(performance.now() - start);
+          }
+        }),
+      );
+    };
+    await run(performance.now() + 2000, false);
+    const start = performance.now();
+    await run(start + durationS * 1000, true);
+    const seconds = (performance.now() - start) / 1000;
+    latencies.sort((a, b) => a - b);
+    return {
+      requestsPerSec: latencies.length / seconds,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      requests: latencies.length,
+      failures: 0,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
 export async function benchRatings(bench: BenchDatabase, log: (m: string) => void): Promise<Figure[]> {
   const { db } = bench.database;
   const ctx = { db, clock: systemClock, baseUrl: "http://127.0.0.1" };
@@ -142,7 +212,8 @@ export async function benchRatings(bench: BenchDatabase, log: (m: string) => voi
     )) as unknown as {
       id: string;
     }[];
-    log("ratings: submitting under load");
+    const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
+    log(`ratings: ${RATERS} raters submitting at once, then the floor`);
     const load = await runLoad(
       {
         url: `${api}/evaluations/${live.id}/ratings`,
@@ -150,13 +221,29 @@ export async function benchRatings(bench: BenchDatabase, log: (m: string) => voi
         headers,
         body: JSON.stringify({ comparisonId: first!.id, dimensionRatings: { overall: 5 } }),
       },
-      { connections: 16, durationS: Number(process.env.BENCH_DURATION_S ?? 10), warmupS: 2 },
+      { connections: RATERS, durationS, warmupS: 2 },
     );
+    const floor = await ratingsFloor(bench.url, live.id, first!.id, teamId, durationS);
+    const [counted] = (await db.execute(
+      sql`select (select count(*) from ratings where evaluation_id = ${live.id} and id not like 'rat_floor_%')::int as n,
+        (select coalesce(sum(revision), 0) from evaluation_rating_revisions where evaluation_id = ${live.id})::int as r`,
+    )) as unknown as { n: number; r: number }[];
     rows.push(
-      info("POST /evaluations/{id}/ratings, one evaluation", load.requestsPerSec, "ratings/s"),
+      atLeast(
+        `POST /evaluations/{id}/ratings, one evaluation, ${RATERS} raters`,
+        load.requestsPerSec,
+        "ratings/s",
+        TARGET_RATINGS_PER_S,
+      ),
       info("POST /evaluations/{id}/ratings p50", load.p50Ms, "ms"),
-      info("POST /evaluations/{id}/ratings p99", load.p99Ms, "ms"),
-      info("POST /evaluations/{id}/ratings failed", load.failures, ""),
+      atMost("POST /evaluations/{id}/ratings p99", load.p99Ms, "ms", TARGET_RATING_P99_MS),
+      atMost("POST /evaluations/{id}/ratings failed", load.failures, "", 0),
+      // Every answered rating is a row and counted once in the revision that keeps cached results exact.
+      atMost("ratings stored minus ratings counted", Math.abs(counted!.n - counted!.r), "", 0),
+      info(`floor: the rating's writes in SQL, ${RATERS} raters`, floor.requestsPerSec, "ratings/s"),
+      info("floor p50", floor.p50Ms, "ms"),
+      info("floor p99", floor.p99Ms, "ms"),
+      info("API / floor", floor.requestsPerSec > 0 ? load.requestsPerSec / floor.requestsPerSec : 0, ""),
     );
 
     log(`ratings: seeding ${RATINGS} ratings`);

@@ -3,7 +3,7 @@
  * (`/evaluations/{id}`), entry prefixes (`/api/auth`) or `web` for the dashboard: never a raw path, id or token.
  */
 import type { IncomingMessage } from "node:http";
-import { log } from "./logger";
+import { requestLog } from "./logger";
 import { httpDuration, httpErrors, statusClass } from "./metrics";
 import { type ObservedResponse, REQUEST_CONTEXT, REQUEST_SPAN, REQUEST_START } from "./request-context";
 import { endServerSpan } from "./tracing";
@@ -37,7 +37,7 @@ export function observeResponse(req: IncomingMessage, res: ObservedResponse, fal
     const full = template && !template.startsWith("/api/") ? `/api/v1${template}` : route;
     endServerSpan(span, method, full, status, !res.writableFinished);
   }
-  const logger = log();
+  const logger = requestLog();
   if (!logger.isLevelEnabled("info")) return;
   const principal = ctx?.principal;
   logger.info(

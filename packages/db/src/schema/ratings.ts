@@ -1,4 +1,15 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { comparisons, evaluations } from "./evaluations";
 import { newestFirst } from "./list-order";
 import { users } from "./users";
@@ -70,6 +81,24 @@ export const ratings = pgTable(
     index("ratings_comparison_order_idx").on(t.comparisonId, ...newestFirst(t.updatedAt, t.id)),
     uniqueIndex("ratings_single_rater_uq").on(t.comparisonId, t.singleRaterKey),
   ],
+);
+
+/**
+ * How many times ratings were added to an evaluation, split over shards so that concurrent raters of one evaluation
+ * do not queue on one counter row (each connection counts on its own shard). The sum over an evaluation's shards
+ * only grows, so it tells cached results apart exactly; the evaluation's own `ratingsRevision` still counts the
+ * rarer changes (deletes, excluded raters).
+ */
+export const evaluationRatingRevisions = pgTable(
+  "evaluation_rating_revisions",
+  {
+    evaluationId: text("evaluation_id")
+      .notNull()
+      .references(() => evaluations.id, { onDelete: "cascade" }),
+    shard: smallint("shard").notNull(),
+    revision: bigint("revision", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.evaluationId, t.shard] })],
 );
 
 /**

@@ -57,7 +57,7 @@ async function fingerprintOf(
   row: EvaluationRow,
 ): Promise<{ fingerprint: string; templates: StatsTemplate[] }> {
   const templates = await loadStatsTemplates(db, row);
-  return { fingerprint: statsFingerprint(row, templates), templates };
+  return { fingerprint: await statsFingerprint(db, row, templates), templates };
 }
 
 async function loadRow(db: DbOrTx, evaluationId: string) {

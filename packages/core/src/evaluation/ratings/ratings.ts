@@ -1,5 +1,12 @@
 import type { PageQuery, RaterType, Rating, RatingSubmission } from "@rubricon/contracts";
-import { comparisons, type DbOrTx, evaluations, newId, ratings } from "@rubricon/db";
+import {
+  comparisons,
+  type DbOrTx,
+  evaluationRatingRevisions,
+  evaluations,
+  newId,
+  ratings,
+} from "@rubricon/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
 import { ApiError, paginate, recordTombstone } from "../../kernel";
@@ -7,6 +14,7 @@ import { emitEvent, recordUsage } from "../../platform";
 import { evaluationNotFound, loadVisibleEvaluation } from "../evaluations/access";
 import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
 import type { EvaluationRow } from "../evaluations/serialize";
+import { REVISION_SHARDS } from "../results/cache";
 import { loadStatsTemplates } from "../results/load";
 import { hasActiveRuns } from "../run-queue/finish";
 import { type RatingRow, toRating } from "./serialize";
@@ -38,8 +46,7 @@ function notRunning(row: EvaluationRow): ApiError {
 
 /**
  * Locks the evaluation for a change to its ratings and bumps its ratings revision (which invalidates cached
- * results). Rating writes of one evaluation queue on this row lock, which keeps the one-rating-per-rater check and
- * the end-of-window check exact under concurrent submits.
+ * results). Deletes take this exclusive lock; new ratings share the row (see `lockForRating`).
  */
 async function lockForRatingChange(tx: DbOrTx, evaluationId: string): Promise<EvaluationRow> {
   const [row] = await tx
@@ -49,6 +56,37 @@ async function lockForRatingChange(tx: DbOrTx, evaluationId: string): Promise<Ev
     .returning();
   if (!row) throw evaluationNotFound(evaluationId);
   return row;
+}
+
+/**
+ * Takes the evaluation for one new rating. Shared (`FOR SHARE`): raters of one evaluation proceed side by side,
+ * while any change to the evaluation (its status, its window) waits for them and they for it, so no rating lands
+ * after the evaluation ended. One rating per rater is kept by the unique index, not by this lock. Exclusive (as a
+ * delete takes it) when the rating may end the evaluation: the one that reaches the target must see every other.
+ */
+async function lockForRating(tx: DbOrTx, evaluationId: string, exclusive: boolean): Promise<EvaluationRow> {
+  if (exclusive) return lockForRatingChange(tx, evaluationId);
+  const [row] = await tx.select().from(evaluations).where(eq(evaluations.id, evaluationId)).for("share");
+  if (!row) throw evaluationNotFound(evaluationId);
+  return row;
+}
+
+/**
+ * Counts a new rating on the evaluation's revision shard of this connection, late in the transaction so the shard
+ * row stays locked only briefly before the commit; one connection runs one transaction at a time, so raters on different
+ * connections seldom meet on a shard.
+ */
+async function countRating(tx: DbOrTx, evaluationId: string): Promise<void> {
+  await tx.execute(sql`insert into ${evaluationRatingRevisions} (evaluation_id, shard, revision)
+    values (${evaluationId}, pg_backend_pid() % ${REVISION_SHARDS}, 1)
+    on conflict (evaluation_id, shard) do update set revision = ${evaluationRatingRevisions}.revision + 1`);
+}
+
+/** Thrown inside a shared-lock attempt that finds the rating may end the evaluation; the attempt is retried. */
+class NeedsExclusiveLock extends Error {}
+
+function mayEnd(row: EvaluationRow, now: Date): boolean {
+  return row.targetRatingsPerComparison !== null || deadlinePassed(row, now);
 }
 
 /** Inserts one rating for any kind of rater; the caller has already checked that the rater may rate. */
@@ -78,74 +116,71 @@ export async function submitRating(
   let templates = await loadStatsTemplates(ctx.db, before);
   validateDimensionRatings(before, templates, input);
 
-  const outcome = await ctx.db.transaction(async (tx) => {
-    const row = await lockForRatingChange(tx, evaluationId);
-    if (row.status !== "Running") throw notRunning(row);
-    if (deadlinePassed(row, now)) {
-      // The window closed before anyone swept it: end the evaluation now (committed, unless autouser runs are
-      // still at work: the last of them ends it) and refuse the rating.
-      if (!(await hasActiveRuns(tx, row.id))) await endEvaluation(tx, ctx, row);
-      return { rating: null, closedAt: row.ratingDeadline! };
-    }
-    if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
-      templates = await loadStatsTemplates(tx, row);
-      validateDimensionRatings(row, templates, input);
-    }
-
-    const key = raterKey(rater);
-    if (!row.allowMultipleRatings) {
-      const [existing] = await tx
-        .select({ id: ratings.id })
-        .from(ratings)
-        .where(and(eq(ratings.comparisonId, comparison.id), eq(ratings.singleRaterKey, key)))
-        .limit(1);
-      if (existing) {
-        throw new ApiError(
-          "rating_already_exists",
-          `This rater already rated comparison ${comparison.id} (${existing.id}); the evaluation allows one rating per rater and comparison.`,
-          { param: "comparisonId" },
-        );
+  const attempt = (exclusive: boolean) =>
+    ctx.db.transaction(async (tx) => {
+      const row = await lockForRating(tx, evaluationId, exclusive);
+      if (row.status !== "Running") throw notRunning(row);
+      if (!exclusive && mayEnd(row, now)) throw new NeedsExclusiveLock();
+      if (deadlinePassed(row, now)) {
+        // The window closed before anyone swept it: end the evaluation now (committed, unless autouser runs are
+        // still at work: the last of them ends it) and refuse the rating.
+        if (!(await hasActiveRuns(tx, row.id))) await endEvaluation(tx, ctx, row);
+        return { rating: null, closedAt: row.ratingDeadline! };
       }
-    }
+      if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
+        templates = await loadStatsTemplates(tx, row);
+        validateDimensionRatings(row, templates, input);
+      }
 
-    const rated = input.skipReason === undefined ? templates : [];
-    const [inserted] = await tx
-      .insert(ratings)
-      .values({
-        id: newId("rating"),
-        evaluationId,
-        comparisonId: comparison.id,
+      const key = raterKey(rater);
+      const rated = input.skipReason === undefined ? templates : [];
+      const [inserted] = await tx
+        .insert(ratings)
+        .values({
+          id: newId("rating"),
+          evaluationId,
+          comparisonId: comparison.id,
+          teamId: row.teamId,
+          raterType: rater.type,
+          userId: rater.type === "user" ? rater.userId : null,
+          publicRaterId: rater.type === "public" ? rater.publicRaterId : null,
+          autouserId: rater.type === "autouser" ? rater.autouserId : null,
+          autouserRunId: rater.type === "autouser" ? rater.autouserRunId : null,
+          singleRaterKey: row.allowMultipleRatings ? null : key,
+          dimensionRatings: input.dimensionRatings,
+          templateVersions: Object.fromEntries(rated.map((t) => [t.id, t.version])),
+          openTextResponses: input.openTextResponses,
+          factors: input.factors,
+          justification: input.justification ?? null,
+          skipReason: input.skipReason ?? null,
+          timeSpentSeconds: input.timeSpentSeconds ?? null,
+          createdAt: now,
+          updatedAt: now,
+        })
+        // A second rating by the same rater waits here for the first to commit, then inserts nothing.
+        .onConflictDoNothing({ target: [ratings.comparisonId, ratings.singleRaterKey] })
+        .returning();
+      if (!inserted) throw await alreadyRated(tx, comparison.id, key);
+      const rating = toRating(inserted);
+      await emitEvent(tx, ctx, {
+        type: "rating.created",
         teamId: row.teamId,
-        raterType: rater.type,
-        userId: rater.type === "user" ? rater.userId : null,
-        publicRaterId: rater.type === "public" ? rater.publicRaterId : null,
-        autouserId: rater.type === "autouser" ? rater.autouserId : null,
-        autouserRunId: rater.type === "autouser" ? rater.autouserRunId : null,
-        singleRaterKey: row.allowMultipleRatings ? null : key,
-        dimensionRatings: input.dimensionRatings,
-        templateVersions: Object.fromEntries(rated.map((t) => [t.id, t.version])),
-        openTextResponses: input.openTextResponses,
-        factors: input.factors,
-        justification: input.justification ?? null,
-        skipReason: input.skipReason ?? null,
-        timeSpentSeconds: input.timeSpentSeconds ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    const rating = toRating(inserted!);
-    await emitEvent(tx, ctx, {
-      type: "rating.created",
-      teamId: row.teamId,
-      object: { ...rating, rubricVersion: null },
+        object: { ...rating, rubricVersion: null },
+      });
+      if (rater.type !== "autouser" && (await targetReached(tx, row)) && !(await hasActiveRuns(tx, row.id))) {
+        await endEvaluation(tx, ctx, row);
+      }
+      // The exclusive lock already bumped the evaluation's own revision.
+      if (!exclusive) await countRating(tx, evaluationId);
+      // Last, so the team's counter row (shared by all its raters) stays locked only until the commit; a refusal
+      // rolls the rating back.
+      if (rater.type !== "autouser")
+        await recordUsage(tx, row.teamId, "human_ratings_mo", now, 1, { policy: ctx.limits });
+      return { rating, closedAt: null };
     });
-    if (rater.type !== "autouser" && (await targetReached(tx, row)) && !(await hasActiveRuns(tx, row.id))) {
-      await endEvaluation(tx, ctx, row);
-    }
-    // Last, so the team's counter row stays locked only until the commit; a refusal rolls the rating back.
-    if (rater.type !== "autouser")
-      await recordUsage(tx, row.teamId, "human_ratings_mo", now, 1, { policy: ctx.limits });
-    return { rating, closedAt: null };
+  const outcome = await attempt(mayEnd(before, now)).catch((err: unknown) => {
+    if (err instanceof NeedsExclusiveLock) return attempt(true);
+    throw err;
   });
   if (outcome.closedAt) {
     throw new ApiError(
@@ -154,6 +189,19 @@ export async function submitRating(
     );
   }
   return outcome.rating!;
+}
+
+async function alreadyRated(tx: DbOrTx, comparisonId: string, key: string): Promise<ApiError> {
+  const [existing] = await tx
+    .select({ id: ratings.id })
+    .from(ratings)
+    .where(and(eq(ratings.comparisonId, comparisonId), eq(ratings.singleRaterKey, key)))
+    .limit(1);
+  return new ApiError(
+    "rating_already_exists",
+    `This rater already rated comparison ${comparisonId}${existing ? ` (${existing.id})` : ""}; the evaluation allows one rating per rater and comparison.`,
+    { param: "comparisonId" },
+  );
 }
 
 /** `POST /evaluations/{id}/ratings`: a team member (or their key) rates as themselves. */

@@ -9,7 +9,7 @@ import { loadStatsTemplates } from "./load";
 /** `GET /evaluations/{id}/results`, recomputed only when the ratings, the evaluation or its templates change. */
 export async function getResults(ctx: CoreContext, actor: Actor, id: string): Promise<EvaluationResults> {
   const row = await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
-  const fingerprint = statsFingerprint(row, await loadStatsTemplates(ctx.db, row));
+  const fingerprint = await statsFingerprint(ctx.db, row, await loadStatsTemplates(ctx.db, row));
   return cachedStats(ctx.db, id, "results", fingerprint, async () =>
     computeResultsOfTally(await loadStatsTally(ctx.db, row), ctx.clock.now()),
   );
@@ -24,7 +24,7 @@ export async function getAgreement(
 ): Promise<EvaluationAgreement> {
   const row = await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
   const m = metric ?? defaultMetric(row.type);
-  const fingerprint = statsFingerprint(row, await loadStatsTemplates(ctx.db, row));
+  const fingerprint = await statsFingerprint(ctx.db, row, await loadStatsTemplates(ctx.db, row));
   return cachedStats(ctx.db, id, `agreement:${m}`, fingerprint, async () =>
     computeAgreementOfTally(await loadStatsTally(ctx.db, row), ctx.clock.now(), m),
   );
