@@ -94,6 +94,18 @@ export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
   return round3(0.5 * share + 0.5 * (unnamed / (unnamed + 8)));
 }
 
+/**
+ * How badly controls on the first screen are covered, 0..1: half the share covered, half the count n as
+ * n / (n + 4), so a page whose only two buttons sit under a banner weighs like one with twenty covered links.
+ * 0 when at most one control in twenty is covered: a sticky header over one link is ordinary.
+ */
+export function obscuredSeverity(r: RenderingSignals): number {
+  const total = r.layout.firstScreenControls ?? 0;
+  const n = r.layout.obscuredControls ?? 0;
+  if (total === 0 || n === 0 || n / total <= 0.05) return 0;
+  return round3(0.5 * (n / total) + 0.5 * (n / (n + 4)));
+}
+
 /** Author styling 0..1 from the defaults a page without styles keeps; null when there is too little text to tell. */
 export function styledIndex(r: RenderingSignals): number | null {
   if (r.text.chars < 40) return null;
@@ -150,6 +162,7 @@ export interface Gate {
     | "overflow"
     | "layout"
     | "hidden"
+    | "obscured"
     | "names"
     | "appeal";
   factor: number;
@@ -259,6 +272,20 @@ export function gatesFor(
     });
   }
 
+  // Controls covered by other content (WCAG 2.4.11 focus not obscured, 2.5.8 targets): a finger or pointer at the
+  // control lands on something else, and keyboard focus moves to a control nobody can see. A screen-reader user
+  // meets it too: focus and the reading cursor go to things a sighted colleague cannot find, and activating
+  // "by click", as screen readers do, hits whatever covers the control.
+  const obscured = obscuredSeverity(r);
+  if (obscured > 0) {
+    const k = reader.phone || reader.motor ? 0.75 : reader.screenReader || reader.keyboard ? 0.6 : 0.5;
+    gates.push({
+      name: "obscured",
+      factor: Math.max(0.3, 1 - k * obscured),
+      reason: `${r.layout.obscuredControls} of the ${r.layout.firstScreenControls} controls on the first screen are covered by other content`,
+    });
+  }
+
   const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
   if (missing > 0) {
     const severityNames = namesSeverity(s, r);
@@ -355,6 +382,10 @@ export function renderingEvidence(s: PageSignals): string[] {
     facts.push(`layout ${pct(r.layout.overflowRatio - 1)} wider than the screen`);
   if (r.controls.unnamed > 0)
     facts.push(`${r.controls.unnamed} of ${r.controls.total} controls have no accessible name`);
+  if ((r.layout.obscuredControls ?? 0) > 0)
+    facts.push(
+      `${r.layout.obscuredControls} of ${r.layout.firstScreenControls} first-screen controls covered by other content`,
+    );
   if (r.controls.positiveTabindex > 0)
     facts.push(`${r.controls.positiveTabindex} elements reorder keyboard focus with a positive tabindex`);
   if (s.visual) {
