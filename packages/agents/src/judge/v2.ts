@@ -97,12 +97,12 @@ export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
 /**
  * How badly controls on the first screen are covered, 0..1: half the share covered, half the count n as
  * n / (n + 4), so a page whose only two buttons sit under a banner weighs like one with twenty covered links.
- * 0 when at most one control in twenty is covered: a sticky header over one link is ordinary.
+ * 0 when only one control is covered or at most one in twenty: a sticky header over one link is ordinary.
  */
 export function obscuredSeverity(r: RenderingSignals): number {
   const total = r.layout.firstScreenControls ?? 0;
   const n = r.layout.obscuredControls ?? 0;
-  if (total === 0 || n === 0 || n / total <= 0.05) return 0;
+  if (total === 0 || n < 2 || n / total <= 0.05) return 0;
   return round3(0.5 * (n / total) + 0.5 * (n / (n + 4)));
 }
 
@@ -289,7 +289,7 @@ export function gatesFor(
   const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
   if (missing > 0) {
     const severityNames = namesSeverity(s, r);
-    const k = reader.screenReader ? 0.9 : reader.keyboard ? 0.7 : 0.55;
+    const k = reader.screenReader ? 1 : reader.keyboard ? 0.85 : 0.8;
     const parts: string[] = [];
     if (s.imagesWithoutAlt > 0) parts.push(`${s.imagesWithoutAlt} images without a text alternative`);
     if (s.unlabelledFields > 0) parts.push(`${s.unlabelledFields} form fields without a label`);
