@@ -227,7 +227,7 @@ export function gatesFor(
   const c3 = r.contrast.below3Share * agree;
   const c45 = r.contrast.below45Share * agree;
   const { tinyShare: tiny, smallShare: small } = r.text;
-  const severity = 0.65 * c3 + 0.15 * Math.max(0, c45 - c3) + 0.6 * tiny + 0.15 * Math.max(0, small - tiny);
+  const severity = 0.5 * c3 + 0.15 * Math.max(0, c45 - c3) + 0.6 * tiny + 0.15 * Math.max(0, small - tiny);
   if (severity > 0.02 && r.text.chars > 0) {
     const strength = reader.lowVision ? 1.2 : reader.screenReader ? 0.8 : 1;
     const words: string[] = [];
@@ -256,7 +256,8 @@ export function gatesFor(
   if (overlap > 0.05) {
     gates.push({
       name: "layout",
-      factor: 1 - 0.8 * overlap,
+      // Past a tenth the page is visibly broken, not a badge over a heading: a step of 0.15 on top of the share.
+      factor: Math.max(0.3, 1 - 0.8 * overlap - 0.15 * clamp01((overlap - 0.05) / 0.05)),
       reason: `${pct(overlap)} of the first screen's text is drawn over other text`,
     });
   }
