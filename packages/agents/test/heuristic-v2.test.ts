@@ -428,6 +428,14 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
       expect(
         qualityV2(captureFor(who, "intact").signals, TEMPLATES[0]!, who).gates.map((g) => g.name),
       ).not.toContain("obscured");
+      const overlap = signals.rendering!.layout.overlappingTextShare;
+      const layout = qualityV2(signals, TEMPLATES[0]!, who).gates.find((g) => g.name === "layout");
+      if (overlap > 0.05)
+        expect(layout?.factor, who.name).toBeCloseTo(
+          Math.max(0.3, 1 - 0.8 * overlap - 0.15 * Math.min(1, (overlap - 0.05) / 0.05)),
+          2,
+        );
+      else expect(layout, who.name).toBeUndefined();
       const rated = await rate(captureFor(who, "stacked"), who);
       expect(rated.evidence.join("; ")).toMatch(/first-screen controls covered by other content/);
     }
