@@ -145,6 +145,13 @@ export interface RenderingSignals {
      * before it was measured.
      */
     hiddenShare?: number;
+    /**
+     * Controls and form fields whose centre is on the first screen, and those of them another element covers
+     * (the hit test at the centre answers something unrelated; WCAG 2.4.11). Absent in captures made before it
+     * was measured.
+     */
+    firstScreenControls?: number;
+    obscuredControls?: number;
   };
   /** Visible controls to activate (links, buttons, ARIA widgets; form fields are `unlabelledFields`), those without an accessible name, and elements with a positive tabindex. */
   controls: { total: number; unnamed: number; fields: number; positiveTabindex: number };
@@ -222,7 +229,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v3` (formerly `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v4` (formerly `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -9,6 +9,7 @@ import {
   type JudgeTemplate,
   launchAgentBrowser,
   namesSeverity,
+  obscuredSeverity,
   type PageCapture,
   type Persona,
   type PersonaDevice,
@@ -111,6 +112,13 @@ const TWINS: Record<string, (html: string) => string> = {
   "one-alt-missing": (h) => h.replace(' alt="Tea terraces on a misty hillside at sunrise"', ""),
   // Content kept in the flow but invisible, as when an animation script never runs: holes in the layout.
   "half-hidden": (h) => inject(h, "body *:nth-child(2n) { visibility: hidden !important; }"),
+  // Blocks stacked on each other at the top left, as the judge bench's "overlap" twin makes them: controls end
+  // up under other content, where neither a finger, a pointer nor the visible focus can reach them.
+  stacked: (h) =>
+    inject(
+      h,
+      "body > *, body > * > *, body > * > * > * { position: absolute !important; top: 0 !important; left: 0 !important; margin: 0 !important; }",
+    ),
   empty: (h) =>
     h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
 };
@@ -390,6 +398,46 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
       );
       expect(gate?.factor).toBeCloseTo(Math.max(0.35, 1 - 1.2 * hidden), 3);
       expect(gate?.reason).toMatch(/of the first screen is laid out for content that does not show/);
+    }
+  });
+
+  it("finds controls covered by other content and gates every persona, a phone and a screen reader included", async () => {
+    for (const device of ["desktop", "phone"]) {
+      const intact = captures[`${device}/intact`]!.signals.rendering!.layout;
+      const stacked = captures[`${device}/stacked`]!.signals.rendering!.layout;
+      expect(intact.firstScreenControls, device).toBeGreaterThan(3);
+      expect(intact.obscuredControls, device).toBe(0);
+      expect(stacked.obscuredControls, device).toBeGreaterThan(0);
+      expect(stacked.obscuredControls! / stacked.firstScreenControls!, device).toBeGreaterThan(0.2);
+    }
+    const severity = (device: string) => obscuredSeverity(captures[`${device}/stacked`]!.signals.rendering!);
+    for (const who of SYSTEM_PERSONAS) {
+      const signals = captureFor(who, "stacked").signals;
+      const gate = qualityV2(signals, TEMPLATES[0]!, who).gates.find((g) => g.name === "obscured");
+      const reader =
+        who.device.kind === "mobile" || who.accessibilityNeeds.includes("motor")
+          ? 0.75
+          : who.accessibilityNeeds.includes("screen-reader")
+            ? 0.6
+            : 0.5;
+      expect(gate?.factor, who.name).toBeCloseTo(
+        Math.max(0.3, 1 - reader * severity(who.device.kind === "mobile" ? "phone" : "desktop")),
+        2,
+      );
+      expect(gate?.reason).toMatch(/controls on the first screen are covered by other content/);
+      expect(
+        qualityV2(captureFor(who, "intact").signals, TEMPLATES[0]!, who).gates.map((g) => g.name),
+      ).not.toContain("obscured");
+      const overlap = signals.rendering!.layout.overlappingTextShare;
+      const layout = qualityV2(signals, TEMPLATES[0]!, who).gates.find((g) => g.name === "layout");
+      if (overlap > 0.05)
+        expect(layout?.factor, who.name).toBeCloseTo(
+          Math.max(0.3, 1 - 0.8 * overlap - 0.15 * Math.min(1, (overlap - 0.05) / 0.05)),
+          2,
+        );
+      else expect(layout, who.name).toBeUndefined();
+      const rated = await rate(captureFor(who, "stacked"), who);
+      expect(rated.evidence.join("; ")).toMatch(/first-screen controls covered by other content/);
     }
   });
 

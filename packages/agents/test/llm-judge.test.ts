@@ -176,7 +176,12 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
           firstScreenCoverage: 0.18,
           text: { chars: 5200, medianSize: 16, smallShare: 0.05, tinyShare: 0 },
           contrast: { measuredChars: 5000, below45Share: 0.9, below3Share: 0.8 },
-          layout: { overflowRatio: 1.56, overlappingTextShare: 0.12 },
+          layout: {
+            overflowRatio: 1.56,
+            overlappingTextShare: 0.12,
+            firstScreenControls: 12,
+            obscuredControls: 5,
+          },
           controls: { total: 30, unnamed: 7, fields: 3, positiveTabindex: 0 },
         } as NonNullable<PageCapture["signals"]["rendering"]>,
         visual: {
@@ -202,6 +207,7 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
         "80% below 3:1",
         "1.56× the viewport's width",
         "7 of 30 without an accessible name",
+        "5 of the 12 controls on the first screen covered by other content",
         "colourfulness (Hasler & Süsstrunk): 4",
         "74% of the screen empty",
       ]) {

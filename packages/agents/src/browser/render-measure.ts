@@ -336,6 +336,29 @@ export function measureRendering(): RenderingSignals {
     : 0;
   const root = document.documentElement;
 
+  // Controls another element covers (WCAG 2.4.11 focus not obscured; a pointer or finger at the control's centre
+  // hits something else): on the first screen, the hit test at the centre answers neither the control, its
+  // content, its label nor an element it sits in (an ancestor answers when the control ignores the pointer).
+  const fieldSelector = 'input:not([type="hidden"]), select, textarea';
+  let reachable = 0;
+  let obscured = 0;
+  if (body) {
+    for (const el of [...controls, ...body.querySelectorAll(fieldSelector)]) {
+      if (!shown(el)) continue;
+      const rect = el.getBoundingClientRect();
+      if (rect.width < 2 || rect.height < 2) continue;
+      const x = rect.left + rect.width / 2;
+      const y = rect.top + rect.height / 2;
+      if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
+      reachable++;
+      const hit = document.elementFromPoint(x, y);
+      if (!hit || hit === el || el.contains(hit) || hit.contains(el)) continue;
+      const label = hit.closest("label");
+      if (label && (label.control === el || label.contains(el))) continue;
+      obscured++;
+    }
+  }
+
   let covered = 0;
   for (const c of cells) covered += c;
   let hidden = 0;
@@ -371,6 +394,8 @@ export function measureRendering(): RenderingSignals {
       overlappingTextShare: share(overlapChars, firstScreenChars),
       overflowRatio: round3(Math.max(1, root.scrollWidth / Math.max(1, root.clientWidth))),
       hiddenShare: share(hidden, COLS * ROWS),
+      firstScreenControls: reachable,
+      obscuredControls: obscured,
     },
     controls: { total: controls.length, unnamed, fields, positiveTabindex },
   };

@@ -16,6 +16,7 @@ export {
   type Gate,
   gatesFor,
   namesSeverity,
+  obscuredSeverity,
   qualityV2,
   type Reader,
   readerOf,

@@ -94,6 +94,18 @@ export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
   return round3(0.5 * share + 0.5 * (unnamed / (unnamed + 8)));
 }
 
+/**
+ * How badly controls on the first screen are covered, 0..1: half the share covered, half the count n as
+ * n / (n + 4), so a page whose only two buttons sit under a banner weighs like one with twenty covered links.
+ * 0 when only one control is covered or at most one in twenty: a sticky header over one link is ordinary.
+ */
+export function obscuredSeverity(r: RenderingSignals): number {
+  const total = r.layout.firstScreenControls ?? 0;
+  const n = r.layout.obscuredControls ?? 0;
+  if (total === 0 || n < 2 || n / total <= 0.05) return 0;
+  return round3(0.5 * (n / total) + 0.5 * (n / (n + 4)));
+}
+
 /** Author styling 0..1 from the defaults a page without styles keeps; null when there is too little text to tell. */
 export function styledIndex(r: RenderingSignals): number | null {
   if (r.text.chars < 40) return null;
@@ -150,6 +162,7 @@ export interface Gate {
     | "overflow"
     | "layout"
     | "hidden"
+    | "obscured"
     | "names"
     | "appeal";
   factor: number;
@@ -214,7 +227,7 @@ export function gatesFor(
   const c3 = r.contrast.below3Share * agree;
   const c45 = r.contrast.below45Share * agree;
   const { tinyShare: tiny, smallShare: small } = r.text;
-  const severity = 0.65 * c3 + 0.15 * Math.max(0, c45 - c3) + 0.6 * tiny + 0.15 * Math.max(0, small - tiny);
+  const severity = 0.5 * c3 + 0.15 * Math.max(0, c45 - c3) + 0.6 * tiny + 0.15 * Math.max(0, small - tiny);
   if (severity > 0.02 && r.text.chars > 0) {
     const strength = reader.lowVision ? 1.2 : reader.screenReader ? 0.8 : 1;
     const words: string[] = [];
@@ -243,7 +256,8 @@ export function gatesFor(
   if (overlap > 0.05) {
     gates.push({
       name: "layout",
-      factor: 1 - 0.8 * overlap,
+      // Past a tenth the page is visibly broken, not a badge over a heading: a step of 0.15 on top of the share.
+      factor: Math.max(0.3, 1 - 0.8 * overlap - 0.15 * clamp01((overlap - 0.05) / 0.05)),
       reason: `${pct(overlap)} of the first screen's text is drawn over other text`,
     });
   }
@@ -259,10 +273,24 @@ export function gatesFor(
     });
   }
 
+  // Controls covered by other content (WCAG 2.4.11 focus not obscured, 2.5.8 targets): a finger or pointer at the
+  // control lands on something else, and keyboard focus moves to a control nobody can see. A screen-reader user
+  // meets it too: focus and the reading cursor go to things a sighted colleague cannot find, and activating
+  // "by click", as screen readers do, hits whatever covers the control.
+  const obscured = obscuredSeverity(r);
+  if (obscured > 0) {
+    const k = reader.phone || reader.motor ? 0.75 : reader.screenReader || reader.keyboard ? 0.6 : 0.5;
+    gates.push({
+      name: "obscured",
+      factor: Math.max(0.3, 1 - k * obscured),
+      reason: `${r.layout.obscuredControls} of the ${r.layout.firstScreenControls} controls on the first screen are covered by other content`,
+    });
+  }
+
   const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
   if (missing > 0) {
     const severityNames = namesSeverity(s, r);
-    const k = reader.screenReader ? 0.9 : reader.keyboard ? 0.7 : 0.55;
+    const k = reader.screenReader ? 1 : reader.keyboard ? 0.85 : 0.8;
     const parts: string[] = [];
     if (s.imagesWithoutAlt > 0) parts.push(`${s.imagesWithoutAlt} images without a text alternative`);
     if (s.unlabelledFields > 0) parts.push(`${s.unlabelledFields} form fields without a label`);
@@ -355,6 +383,10 @@ export function renderingEvidence(s: PageSignals): string[] {
     facts.push(`layout ${pct(r.layout.overflowRatio - 1)} wider than the screen`);
   if (r.controls.unnamed > 0)
     facts.push(`${r.controls.unnamed} of ${r.controls.total} controls have no accessible name`);
+  if ((r.layout.obscuredControls ?? 0) > 0)
+    facts.push(
+      `${r.layout.obscuredControls} of ${r.layout.firstScreenControls} first-screen controls covered by other content`,
+    );
   if (r.controls.positiveTabindex > 0)
     facts.push(`${r.controls.positiveTabindex} elements reorder keyboard focus with a positive tabindex`);
   if (s.visual) {

@@ -157,7 +157,10 @@ function renderingFacts(r: RenderingSignals): string[] {
         : `; ${percent(layout.overlappingTextShare)} of the first screen's text drawn over other text`) +
       (layout.hiddenShare === undefined
         ? ""
-        : `; ${percent(layout.hiddenShare)} of the first screen laid out for content that does not show`),
+        : `; ${percent(layout.hiddenShare)} of the first screen laid out for content that does not show`) +
+      (layout.obscuredControls === undefined || !layout.firstScreenControls
+        ? ""
+        : `; ${layout.obscuredControls} of the ${layout.firstScreenControls} controls on the first screen covered by other content`),
     `controls: ${r.controls.unnamed} of ${r.controls.total} without an accessible name` +
       (controls.fields === undefined ? "" : `; ${controls.fields} form fields`) +
       `; ${r.controls.positiveTabindex} with a positive tabindex`,

@@ -34,6 +34,10 @@ describe("degraded twins", () => {
     expect(twin).toContain('alt="A cup of tea"');
     expect(twin).toContain('class="hero"');
     expect(twin).toContain("<h1>Fresh tea</h1>");
+    // The inline background stays a background, now one that fails, inside an intact style attribute.
+    expect(twin).toMatch(
+      new RegExp(`<div style="background-image:url\\(${BROKEN_PREFIX}\\d+\\.png\\)">Banner</div>`),
+    );
   });
 
   it("drop every style sheet, style element and inline style, and nothing else", () => {

@@ -71,9 +71,10 @@ function breakImages(html: string): string {
   out = editTags(out, "image", (attrs) =>
     attrs.replace(attrPattern("href|xlink:href"), ` href="${broken()}"`),
   );
+  // Unquoted: a quote here would end a `style="…"` attribute and drop the background instead of breaking it.
   return out.replace(
     /url\((['"]?)(?!data:)[^)'"]+\.(?:png|jpe?g|gif|webp|svg|avif)\1\)/gi,
-    () => `url("${broken()}")`,
+    () => `url(${broken()})`,
   );
 }
 
