@@ -383,7 +383,7 @@ describe("service version", () => {
     if (!("id" in created)) throw new Error("expected an evaluation");
     expect(sent).toBe(SERVICE_VERSION);
     expect(answered).toBe(SERVICE_VERSION);
-    const got = await client.evaluations.get(created.id);
+    const got = await client.evaluations.retrieve(created.id);
     expectTypeOf(got.ratingWindow).toEqualTypeOf<RatingWindow>();
     expect(got.ratingWindow).toEqual({ closesAt: "2030-01-02T03:04:05.000Z", targetRatingsPerComparison: 4 });
     expect(got).not.toHaveProperty("ratingDeadline");
@@ -409,11 +409,11 @@ describe("service version", () => {
     });
     if (!("id" in created)) throw new Error("expected an evaluation");
     expect(answered).toBe("2026-11-01");
-    const got = (await pinned.evaluations.get(created.id)) as unknown as Record<string, unknown>;
+    const got = (await pinned.evaluations.retrieve(created.id)) as unknown as Record<string, unknown>;
     expect(got).toMatchObject({ id: created.id, ratingDeadline: null, targetRatingsPerComparison: 2 });
     expect(got).not.toHaveProperty("ratingWindow");
     // The same evaluation through the SDK's own version is the newest shape again.
-    expect((await rubricon.evaluations.get(created.id)).ratingWindow).toEqual({
+    expect((await rubricon.evaluations.retrieve(created.id)).ratingWindow).toEqual({
       closesAt: null,
       targetRatingsPerComparison: 2,
     });
