@@ -170,7 +170,7 @@ export function EvaluationDetail({ id }: { id: string }) {
             <dd>{SHARE_ACCESS_LABELS[e.shareAccess]}</dd>
             <dt>Rating window</dt>
             <dd data-testid="rating-window">
-              {ratingWindow(e.ratingDeadline, e.targetRatingsPerComparison)}
+              {ratingWindow(e.ratingWindow.closesAt, e.ratingWindow.targetRatingsPerComparison)}
             </dd>
             <dt>Rater details</dt>
             <dd>{raterDetails(e.collectRaterName, e.collectRaterEmail)}</dd>

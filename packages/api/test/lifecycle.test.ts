@@ -39,7 +39,7 @@ describe("ending an evaluation", () => {
     const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
       extra: { targetRatingsPerComparison: 1, allowMultipleRatings: true },
     });
-    expect(evaluation.targetRatingsPerComparison).toBe(1);
+    expect(evaluation.ratingWindow.targetRatingsPerComparison).toBe(1);
     expect(
       (await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: 5 } }))
         .status,
@@ -123,7 +123,7 @@ describe("ending an evaluation", () => {
     const late = await runningEvaluation(server, bearer(key), {
       extra: { ratingDeadline: deadline.toISOString() },
     });
-    expect(swept.evaluation.ratingDeadline).toBe(deadline.toISOString());
+    expect(swept.evaluation.ratingWindow.closesAt).toBe(deadline.toISOString());
     expect(
       (
         await rate(swept.evaluation.id, {

@@ -1,4 +1,10 @@
-import { Evaluation, EvaluationList, WhoAmI } from "@rubricon/contracts";
+import {
+  Evaluation,
+  EvaluationList,
+  FIRST_API_VERSION,
+  LATEST_API_VERSION,
+  WhoAmI,
+} from "@rubricon/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createEvaluation, expectError, UUID_V7 } from "./helpers/assertions";
@@ -84,12 +90,21 @@ describe("routing", () => {
     expect(allow).not.toContain("PUT");
   });
 
-  it("accepts a pinned Service-Version and answers the current one", async () => {
+  it("answers in the Service-Version a request names, and refuses one it does not know", async () => {
     const res = await call(EvaluationList, `${server.api}/evaluations`, {
-      headers: { ...bearer(key), "Service-Version": "2024-01-01" },
+      headers: { ...bearer(key), "Service-Version": FIRST_API_VERSION },
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get("service-version")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(res.headers.get("service-version")).toBe(FIRST_API_VERSION);
+    const unknown = await call(z.never(), `${server.api}/evaluations`, {
+      headers: { ...bearer(key), "Service-Version": "2024-01-01" },
+    });
+    expectError(unknown, 400, {
+      type: "invalid_request_error",
+      code: "api_version_unknown",
+      param: "Service-Version",
+    });
+    expect(unknown.headers.get("service-version")).toBe(LATEST_API_VERSION);
   });
 });
 

@@ -125,8 +125,10 @@ function toEvaluation(row: Row, comparisonCount: number, templates: unknown, bas
     templates,
     selectedAutousers: row[I.selected_autousers],
     comparisonCount,
-    ratingDeadline: iso(row[I.rating_deadline]),
-    targetRatingsPerComparison: row[I.target_ratings_per_comparison],
+    ratingWindow: {
+      closesAt: iso(row[I.rating_deadline]),
+      targetRatingsPerComparison: row[I.target_ratings_per_comparison],
+    },
     collectRaterName: row[I.collect_rater_name],
     collectRaterEmail: row[I.collect_rater_email],
     endedAt: iso(row[I.ended_at]),

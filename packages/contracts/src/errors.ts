@@ -32,6 +32,11 @@ export const ERROR_CODES = {
     status: 400,
     summary: "The request carries a parameter the route does not accept; `param` names it.",
   },
+  api_version_unknown: {
+    type: "invalid_request_error",
+    status: 400,
+    summary: "The `Service-Version` header names no API version; the message lists the known ones.",
+  },
   invalid_json: {
     type: "invalid_request_error",
     status: 400,

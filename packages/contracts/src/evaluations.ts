@@ -49,6 +49,22 @@ export const SelectedAutouser = z
   })
   .strict();
 
+/**
+ * When human rating closes: at `closesAt` or once every comparison has `targetRatingsPerComparison` human ratings,
+ * whichever comes first. Since API version 2026-11-25; before it, the two were the evaluation's top-level
+ * `ratingDeadline` and `targetRatingsPerComparison`.
+ */
+export const RatingWindow = z
+  .object({
+    closesAt: DateTime.nullable().meta({
+      description: "The human rating window closes at this instant; null for no deadline.",
+    }),
+    targetRatingsPerComparison: z.number().int().nullable().meta({
+      description: "The window closes once every comparison has this many human ratings; null for no target.",
+    }),
+  })
+  .meta({ id: "RatingWindow" });
+
 export const Evaluation = z
   .object({
     id: z.string(),
@@ -78,13 +94,7 @@ export const Evaluation = z
       }),
     selectedAutousers: z.array(SelectedAutouser),
     comparisonCount: z.number().int(),
-    ratingDeadline: DateTime.nullable().meta({
-      description:
-        "The human rating window closes at this instant (with `targetRatingsPerComparison`, whichever comes first).",
-    }),
-    targetRatingsPerComparison: z.number().int().nullable().meta({
-      description: "The human rating window closes once every comparison has this many human ratings.",
-    }),
+    ratingWindow: RatingWindow,
     collectRaterName: z.boolean(),
     collectRaterEmail: z.boolean(),
     endedAt: DateTime.nullable(),

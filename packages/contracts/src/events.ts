@@ -1,7 +1,11 @@
 import { z } from "zod";
+import { LATEST_API_VERSION } from "./versions";
 
-/** The date string carried as `api_version` in every event and answered for an unpinned `Service-Version`. */
-export const API_VERSION = "2026-11-01";
+/**
+ * The newest API version: the shape events are stored in, answered to a caller pinned to no team. A webhook
+ * endpoint receives them rendered in its own version, which its `api_version` then names.
+ */
+export const API_VERSION = LATEST_API_VERSION;
 
 export const EVENT_TYPES = [
   "evaluation.created",

@@ -24,4 +24,5 @@ export * from "./share";
 export * from "./teams";
 export * from "./templates";
 export * from "./usage";
+export * from "./versions";
 export * from "./webhooks";

@@ -61,6 +61,12 @@ export const WebhookEndpoint = z
     url: z.string(),
     description: z.string().nullable(),
     enabled_events: z.array(z.string()),
+    apiVersion: z.string().meta({
+      description:
+        "The API version event payloads are rendered in for this endpoint: the version of the request that " +
+        "created it (its `Service-Version`, else the team's).",
+      example: "2026-11-25",
+    }),
     status: WebhookEndpointStatus,
     disabled_reason: z
       .string()

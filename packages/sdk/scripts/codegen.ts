@@ -485,6 +485,18 @@ const SDK_EXPORTS = new Set([
 ]);
 
 /** Every generated file by name, exactly as `scripts/generate.ts` writes it. */
+/**
+ * The API version the document describes (the newest, first in `info["x-api-versions"]`): the SDK sends it as
+ * `Service-Version`, so its types match the shapes it gets whatever version the key's team is pinned to.
+ */
+function renderApiVersion(document: OpenApiDocument): string {
+  const info = document.info as { "x-api-versions"?: { version: string }[] } | undefined;
+  const version = info?.["x-api-versions"]?.[0]?.version;
+  if (!version || !/^\d{4}-\d{2}-\d{2}$/.test(version))
+    throw new Error("the OpenAPI document's info lists no x-api-versions");
+  return `${HEADER}\n/** The API version these types describe, sent as \`Service-Version\` unless the client names another. */\nexport const SERVICE_VERSION = ${JSON.stringify(version)};\n`;
+}
+
 export async function renderGeneratedFiles(input: OpenApiDocument): Promise<Record<string, string>> {
   const document = structuredClone(input);
   const dropped = dropSelfReferences(document);
@@ -499,6 +511,7 @@ export async function renderGeneratedFiles(input: OpenApiDocument): Promise<Reco
       ![...typeNames].some((p) => [`${p}Params`, `${p}Query`, `${p}Response`].includes(n)),
   );
   return {
+    "api-version.ts": renderApiVersion(document),
     "openapi.ts": `${HEADER}\n${astToString(ast)}`,
     "operations.ts": renderOperations(ops),
     "resources.ts": renderResources(ops, schemaNames),

@@ -2,6 +2,7 @@ import type { RequestOptions, StreamRequestOptions } from "./core/request-option
 import { MAX_RETRIES } from "./core/retry";
 import type { EventStream } from "./core/sse";
 import { checkMaxRetries, checkTimeout, type Fetch, Transport } from "./core/transport";
+import { SERVICE_VERSION } from "./generated/api-version";
 import type { Resources } from "./generated/resources";
 import { buildResources } from "./resources";
 
@@ -19,7 +20,10 @@ export interface RubriconOptions {
    * appended. Defaults to `RUBRICON_BASE_URL`, then `http://localhost:3000/api/v1`.
    */
   baseUrl?: string | undefined;
-  /** Sent as `Service-Version` on every request, to pin payload shapes to a dated version. */
+  /**
+   * Sent as `Service-Version` on every request: the API version whose shapes answer. Defaults to the version this
+   * SDK was generated for (`SERVICE_VERSION`), which its types describe; name another only with types of your own.
+   */
   serviceVersion?: string | undefined;
   /** Milliseconds each attempt may take; 60 000 by default. */
   timeout?: number | undefined;
@@ -71,7 +75,7 @@ export class Rubricon extends WithResources {
     this.#transport = new Transport({
       baseUrl: this.baseUrl,
       token,
-      serviceVersion: options.serviceVersion,
+      serviceVersion: options.serviceVersion ?? SERVICE_VERSION,
       timeout,
       maxRetries,
       fetch: options.fetch,

@@ -7,7 +7,9 @@ import {
   type Evaluation,
   InvalidRequestError,
   NotFoundError,
+  type RatingWindow,
   Rubricon,
+  SERVICE_VERSION,
   type Template,
   type TemplateVersion,
 } from "../src";
@@ -357,18 +359,71 @@ describe("idempotency", () => {
 });
 
 describe("service version", () => {
-  it("sends Service-Version when pinned", async () => {
+  it("sends the version it was generated for, and its types describe what that version answers", async () => {
     let sent: string | null = null;
+    let answered: string | null = null;
+    const client = new Rubricon({
+      apiKey: account.apiKey,
+      baseUrl: server.api,
+      fetch: async (url, init) => {
+        sent = new Headers(init.headers).get("service-version");
+        const res = await fetch(url, init);
+        answered = res.headers.get("service-version");
+        return res;
+      },
+    });
+    expect(SERVICE_VERSION).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const created = await client.evaluations.create({
+      name: "Versioned",
+      type: "SSE",
+      designUrls: [{ url: "https://example.com/a" }],
+      ratingDeadline: "2030-01-02T03:04:05.000Z",
+      targetRatingsPerComparison: 4,
+    });
+    if (!("id" in created)) throw new Error("expected an evaluation");
+    expect(sent).toBe(SERVICE_VERSION);
+    expect(answered).toBe(SERVICE_VERSION);
+    const got = await client.evaluations.retrieve(created.id);
+    expectTypeOf(got.ratingWindow).toEqualTypeOf<RatingWindow>();
+    expect(got.ratingWindow).toEqual({ closesAt: "2030-01-02T03:04:05.000Z", targetRatingsPerComparison: 4 });
+    expect(got).not.toHaveProperty("ratingDeadline");
+  });
+
+  it("round-trips under an older version it is pinned to, in that version's shape", async () => {
+    let answered: string | null = null;
     const pinned = new Rubricon({
       apiKey: account.apiKey,
       baseUrl: server.api,
-      serviceVersion: "2026-01-01",
-      fetch: (url, init) => {
-        sent = new Headers(init.headers).get("service-version");
-        return fetch(url, init);
+      serviceVersion: "2026-11-01",
+      fetch: async (url, init) => {
+        const res = await fetch(url, init);
+        answered = res.headers.get("service-version");
+        return res;
       },
     });
-    await pinned.auth.whoami();
-    expect(sent).toBe("2026-01-01");
+    const created = await pinned.evaluations.create({
+      name: "Pinned",
+      type: "SSE",
+      designUrls: [{ url: "https://example.com/a" }],
+      targetRatingsPerComparison: 2,
+    });
+    if (!("id" in created)) throw new Error("expected an evaluation");
+    expect(answered).toBe("2026-11-01");
+    const got = (await pinned.evaluations.retrieve(created.id)) as unknown as Record<string, unknown>;
+    expect(got).toMatchObject({ id: created.id, ratingDeadline: null, targetRatingsPerComparison: 2 });
+    expect(got).not.toHaveProperty("ratingWindow");
+    // The same evaluation through the SDK's own version is the newest shape again.
+    expect((await rubricon.evaluations.retrieve(created.id)).ratingWindow).toEqual({
+      closesAt: null,
+      targetRatingsPerComparison: 2,
+    });
+  });
+
+  it("an unknown version is a typed 400 naming the known ones", async () => {
+    const wrong = new Rubricon({ apiKey: account.apiKey, baseUrl: server.api, serviceVersion: "2026-01-01" });
+    const err = await wrong.auth.whoami().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidRequestError);
+    expect(err).toMatchObject({ status: 400, code: "api_version_unknown", param: "Service-Version" });
+    expect((err as Error).message).toContain("2026-11-01, 2026-11-25");
   });
 });

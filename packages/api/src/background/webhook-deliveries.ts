@@ -1,6 +1,7 @@
 import { DeliveryWorker, type DeliveryWorkerOptions } from "@rubricon/core";
 import { deliveryObserver } from "../observability/work";
 import type { AppServices } from "../services";
+import { renderEventPayload } from "../versions";
 import type { BackgroundLoop } from "./background-loop";
 
 /** How soon after an event its deliveries start, at most (plus the time a busy pass takes). */
@@ -21,6 +22,7 @@ export function webhookDeliveryLoop(
     encryptionKey: services.env.encryptionKey,
     allowPrivateUrls: services.env.webhooksAllowPrivateUrls,
     observer: deliveryObserver,
+    render: renderEventPayload,
     ...overrides,
   });
   return {

@@ -5,6 +5,7 @@ import { admitRestRequest } from "../trpc/admission";
 import type { Principal, RequestContext } from "../trpc/context";
 import { procedureDef } from "../trpc/internals";
 import type { RedirectTarget } from "../trpc/redirect";
+import { settleApiVersion, upgradeRequest, versionedBody } from "../versions";
 import {
   claimIdempotencyKey,
   releaseIdempotencyKey,
@@ -145,7 +146,7 @@ function answer(ex: Exchange, result: { status: number; body: unknown }): Reply 
       body: result.body,
     };
   }
-  return jsonReply(ex, result.status, result.body);
+  return jsonReply(ex, result.status, result.status < 300 ? versionedBody(ex.ctx, result.body) : result.body);
 }
 
 /**
@@ -270,6 +271,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       applyDeprecation(route, params, ex);
 
       const principal = await ex.principal();
+      const version = await settleApiVersion(ex.ctx, ex.req.headers.get("service-version"), principal);
       // Credentials, session and scope are settled before the body is read: an anonymous or unscoped caller is
       // told 401 or 403, not what is wrong with a body it may not send.
       await admitRestRequest(ex.ctx, ex.req, principal, route);
@@ -282,7 +284,11 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         : hasBody
           ? await ex.readJson(route.meta.maxBodyBytes ?? DEFAULT_BODY_LIMIT)
           : {};
-      const input: Record<string, unknown> = { ...(hasBody ? body : queryInput(ex.url)), ...params };
+      const input = upgradeRequest(
+        { ...(hasBody ? body : queryInput(ex.url)), ...params },
+        version,
+        `${route.method} ${route.path}`,
+      );
       const nul = nulParam(input, "");
       const key = ex.req.headers.get("idempotency-key");
       try {
@@ -327,7 +333,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       if (claim.kind === "replay") {
         if (route.meta.secretFields) throw secretNotReplayable(claim.response.body);
         idempotencyReplays.inc();
-        return jsonReply(ex, claim.response.status, claim.response.body, { "Idempotent-Replayed": "true" });
+        return jsonReply(ex, claim.response.status, versionedBody(ex.ctx, claim.response.body), {
+          "Idempotent-Replayed": "true",
+        });
       }
       // The work and the key's outcome commit together: a process that dies mid-request leaves neither, so the
       // claim's lease can pass to a retry without any risk of doing the work twice.

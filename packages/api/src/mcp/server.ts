@@ -8,13 +8,15 @@ import type { Reply } from "../http/reply";
 import { appRouter } from "../routers/index";
 import type { AppServices } from "../services";
 import { admitMcpRequest } from "../trpc/admission";
+import { MCP_PROMPTS } from "./prompts";
+import { RESOURCE_TOOLS } from "./resource-tools";
 import { MCP_TOOLS } from "./tools";
 
 export const MCP_PREFIX = "/mcp";
 
 function registerTools(server: McpServer, ex: Exchange): void {
   const caller = appRouter.createCaller(ex.ctx);
-  for (const t of MCP_TOOLS) {
+  for (const t of [...MCP_TOOLS, ...RESOURCE_TOOLS]) {
     server.registerTool(
       t.name,
       {
@@ -45,6 +47,18 @@ function registerTools(server: McpServer, ex: Exchange): void {
           };
         }
       },
+    );
+  }
+}
+
+function registerPrompts(server: McpServer): void {
+  for (const p of MCP_PROMPTS) {
+    server.registerPrompt(
+      p.name,
+      { title: p.title, description: p.description, argsSchema: p.args },
+      (args: Record<string, string | undefined>) => ({
+        messages: [{ role: "user" as const, content: { type: "text" as const, text: p.text(args) } }],
+      }),
     );
   }
 }
@@ -110,6 +124,7 @@ export function createMcpEntry(services: AppServices): EntryPoint {
 
       const server = new McpServer({ name: "rubricon", version: "1.0.0" });
       registerTools(server, ex);
+      registerPrompts(server);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

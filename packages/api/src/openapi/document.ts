@@ -5,6 +5,7 @@ import { createSchema } from "zod-openapi";
 import { SESSION_COOKIE } from "../http/cookies";
 import type { Route, RouteTable } from "../http/route-table";
 import { procedureDef } from "../trpc/internals";
+import { apiVersionChangelog, apiVersionsDescription } from "../versions";
 import { accessNotes, TAGS } from "./descriptions";
 
 type Operation = {
@@ -207,7 +208,8 @@ export function buildOpenApiDocument(
     title: "API",
     version: "v1",
     description:
-      "Rubricon REST API: UX evaluations rated by people and autousers. Every error response carries the ErrorEnvelope.",
+      "Rubricon REST API: UX evaluations rated by people and autousers. Every error response carries the " +
+      `ErrorEnvelope.\n\n${apiVersionsDescription()}`,
     baseUrl: `${baseUrl}/api/v1`,
     securitySchemes: {
       bearerAuth: {
@@ -235,6 +237,8 @@ export function buildOpenApiDocument(
     security?: unknown;
     tags?: { name: string; description: string }[];
   };
+
+  (doc as unknown as { info: Record<string, unknown> }).info["x-api-versions"] = apiVersionChangelog();
 
   // ErrorEnvelope carries an id in its meta, so zod-openapi answers a $ref and puts the schema in components.
   const envelope = createSchema(ErrorEnvelope);

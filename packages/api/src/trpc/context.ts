@@ -35,6 +35,11 @@ export interface RequestContext {
   errorCode?: string;
   idempotencyKey: string | null;
   response: ResponseState;
+  /**
+   * The API version the request named (`Service-Version`) or its key's or token's team is pinned to; unset for a
+   * caller bound to no team, who gets the newest.
+   */
+  apiVersion?: string;
   /** The file of a multipart upload route, streamed to a staging file by the transport before the procedure runs. */
   upload?: StagedUpload;
   /**
@@ -59,7 +64,7 @@ export function coreContext(ctx: RequestContext): CoreContext {
     db: ctx.services.db,
     clock: ctx.services.clock,
     baseUrl: ctx.services.env.baseUrl,
-    request: { id: ctx.requestId, idempotencyKey: ctx.idempotencyKey },
+    request: { id: ctx.requestId, idempotencyKey: ctx.idempotencyKey, apiVersion: ctx.apiVersion ?? null },
     limits: limitPolicy(ctx),
     newTeamPlan: newTeamPlan(ctx.services.env),
   };

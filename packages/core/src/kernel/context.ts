@@ -10,7 +10,12 @@ export interface CoreContext {
   /** Public origin of the deployment, e.g. `https://rubricon.example`, used for links. */
   baseUrl: string;
   /** The API request that causes a change, recorded on the events it emits. */
-  request?: { id: string | null; idempotencyKey: string | null };
+  request?: {
+    id: string | null;
+    idempotencyKey: string | null;
+    /** The API version the request answers in, when it names one or its credential's team is pinned to one. */
+    apiVersion?: string | null;
+  };
   /** How the request's quotas are treated (the deployment's mode) and what a log line about them names. */
   limits?: LimitPolicy;
   /** The plan a team created now starts on: `free` where the deployment bills, `self_hosted` where it does not. */

@@ -11,6 +11,11 @@ export const teams = pgTable("teams", {
     .default("free"),
   /** Enterprise limits set by an operator; null means the plan's defaults. */
   customLimits: jsonb("custom_limits").$type<Record<string, number> | null>(),
+  /**
+   * The API version the team's keys and tokens answer in unless a request names another: the newest one when the
+   * team was created (core sets it); teams from before versions could be pinned have the first.
+   */
+  apiVersion: text("api_version").notNull().default("2026-11-01"),
   personalOwnerId: text("personal_owner_id").references(() => users.id, {
     onDelete: "set null",
   }),

@@ -17,6 +17,8 @@ export const webhookEndpoints = pgTable(
     description: text("description"),
     /** Event types, or `["*"]`. */
     enabledEvents: text("enabled_events").array().notNull(),
+    /** The API version its event payloads are rendered in: the creating request's; the first for older ones. */
+    apiVersion: text("api_version").notNull().default("2026-11-01"),
     status: text("status", { enum: ["enabled", "disabled"] })
       .notNull()
       .default("enabled"),

@@ -2960,10 +2960,7 @@ export interface components {
                 agentCount: number;
             }[];
             comparisonCount: number;
-            /** @description The human rating window closes at this instant (with `targetRatingsPerComparison`, whichever comes first). */
-            ratingDeadline: string | null;
-            /** @description The human rating window closes once every comparison has this many human ratings. */
-            targetRatingsPerComparison: number | null;
+            ratingWindow: components["schemas"]["RatingWindow"];
             collectRaterName: boolean;
             collectRaterEmail: boolean;
             endedAt: string | null;
@@ -2987,6 +2984,12 @@ export interface components {
                  */
                 permission: "VIEWER" | "EDITOR" | "OWNER";
             };
+        };
+        RatingWindow: {
+            /** @description The human rating window closes at this instant; null for no deadline. */
+            closesAt: string | null;
+            /** @description The window closes once every comparison has this many human ratings; null for no target. */
+            targetRatingsPerComparison: number | null;
         };
         EvaluationLinks: {
             /** Format: uri */
@@ -3991,6 +3994,11 @@ export interface components {
             url: string;
             description: string | null;
             enabled_events: string[];
+            /**
+             * @description The API version event payloads are rendered in for this endpoint: the version of the request that created it (its `Service-Version`, else the team's).
+             * @example 2026-11-25
+             */
+            apiVersion: string;
             /** @enum {string} */
             status: "enabled" | "disabled";
             /** @description Why the endpoint was disabled automatically (it kept failing or answered 410 Gone); null when it is enabled or was disabled by a user. */
@@ -4018,6 +4026,11 @@ export interface components {
             url: string;
             description: string | null;
             enabled_events: string[];
+            /**
+             * @description The API version event payloads are rendered in for this endpoint: the version of the request that created it (its `Service-Version`, else the team's).
+             * @example 2026-11-25
+             */
+            apiVersion: string;
             /** @enum {string} */
             status: "enabled" | "disabled";
             /** @description Why the endpoint was disabled automatically (it kept failing or answered 410 Gone); null when it is enabled or was disabled by a user. */

@@ -38,6 +38,7 @@ export type Notification = components["schemas"]["Notification"];
 export type NotificationsReadAll = components["schemas"]["NotificationsReadAll"];
 export type EvaluationList = components["schemas"]["EvaluationList"];
 export type Evaluation = components["schemas"]["Evaluation"];
+export type RatingWindow = components["schemas"]["RatingWindow"];
 export type EvaluationLinks = components["schemas"]["EvaluationLinks"];
 export type EvaluationDryRun = components["schemas"]["EvaluationDryRun"];
 export type EvaluationDraftEdit = components["schemas"]["EvaluationDraftEdit"];

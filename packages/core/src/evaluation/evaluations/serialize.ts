@@ -51,8 +51,10 @@ export function toEvaluation(
       agentCount: a.agentCount,
     })),
     comparisonCount,
-    ratingDeadline: row.ratingDeadline?.toISOString() ?? null,
-    targetRatingsPerComparison: row.targetRatingsPerComparison,
+    ratingWindow: {
+      closesAt: row.ratingDeadline?.toISOString() ?? null,
+      targetRatingsPerComparison: row.targetRatingsPerComparison,
+    },
     collectRaterName: row.collectRaterName,
     collectRaterEmail: row.collectRaterEmail,
     endedAt: row.endedAt?.toISOString() ?? null,

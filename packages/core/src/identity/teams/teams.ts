@@ -1,4 +1,4 @@
-import type { PageQuery, Team, TeamRole } from "@rubricon/contracts";
+import { LATEST_API_VERSION, type PageQuery, type Team, type TeamRole } from "@rubricon/contracts";
 import { type DbOrTx, newId, teamMembers, teams } from "@rubricon/db";
 import { and, count, eq, inArray } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
@@ -17,6 +17,16 @@ export function toTeam(row: TeamRow, role?: TeamRole): Team {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** The API version a team's keys and tokens answer in; null for no such team. */
+export async function teamApiVersion(db: DbOrTx, teamId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ apiVersion: teams.apiVersion })
+    .from(teams)
+    .where(eq(teams.id, teamId))
+    .limit(1);
+  return row?.apiVersion ?? null;
 }
 
 function requireUserActor(actor: Actor, action: string): void {
@@ -76,6 +86,7 @@ export async function createTeam(
         name: input.name,
         description: input.description ?? null,
         plan: ctx.newTeamPlan ?? "free",
+        apiVersion: LATEST_API_VERSION,
         createdAt: now,
         updatedAt: now,
       })

@@ -1,3 +1,4 @@
+import { LATEST_API_VERSION } from "@rubricon/contracts";
 import { type Db, newId, sessions, teamMembers, teams, users } from "@rubricon/db";
 import { and, eq, gt } from "drizzle-orm";
 import type { CoreContext } from "../../kernel";
@@ -58,6 +59,7 @@ export async function createUser(
       id: teamId,
       name: `${label}'s team`,
       plan: ctx.newTeamPlan ?? "free",
+      apiVersion: LATEST_API_VERSION,
       personalOwnerId: user.id,
       createdAt: now,
       updatedAt: now,

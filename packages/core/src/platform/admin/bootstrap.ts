@@ -1,4 +1,4 @@
-import { PLANS, type Plan, SCOPES, type Scope } from "@rubricon/contracts";
+import { LATEST_API_VERSION, PLANS, type Plan, SCOPES, type Scope } from "@rubricon/contracts";
 import { type DbOrTx, newId, teamMembers, teams } from "@rubricon/db";
 import { and, asc, eq, isNull, or } from "drizzle-orm";
 import { createApiKey, createUser, findUserByEmail } from "../../identity";
@@ -113,6 +113,7 @@ export async function bootstrapAccount(ctx: CoreContext, input: BootstrapInput):
         id: newId("team"),
         name: teamName,
         plan: input.plan,
+        apiVersion: LATEST_API_VERSION,
         createdAt: now,
         updatedAt: now,
       })

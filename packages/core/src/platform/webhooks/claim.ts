@@ -13,7 +13,10 @@ export interface ClaimedDelivery {
   eventType: string;
   synthetic: boolean;
   attemptCount: number;
+  /** The event as stored, in the newest API version's shape. */
   payload: string;
+  /** The version the endpoint receives payloads in. */
+  apiVersion: string;
   url: string;
   secretSealed: string;
   previousSecretSealed: string | null;
@@ -76,6 +79,7 @@ export async function claimDueDeliveries(
       attemptCount: webhookDeliveries.attemptCount,
       payload: sql<string | null>`coalesce(${webhookDeliveries.payload}, ${events.payload})`,
       url: webhookEndpoints.url,
+      apiVersion: webhookEndpoints.apiVersion,
       secretSealed: webhookEndpoints.secretSealed,
       previousSecretSealed: webhookEndpoints.previousSecretSealed,
       previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,

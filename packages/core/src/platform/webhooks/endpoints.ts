@@ -41,6 +41,8 @@ export async function createWebhookEndpoint(
       url,
       description: input.description ?? null,
       enabledEvents: input.enabled_events,
+      // Its payloads keep the shape of the version the endpoint was made under, as its receiver was written for.
+      apiVersion: ctx.request?.apiVersion ?? team.apiVersion,
       ...storedSecret(secret, ctx.webhooks.encryptionKey),
       failureWindowStart: now,
       createdAt: now,

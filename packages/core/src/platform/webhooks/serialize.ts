@@ -23,6 +23,7 @@ export function toWebhookEndpoint(row: EndpointRow, now: Date): WebhookEndpoint 
     url: row.url,
     description: row.description,
     enabled_events: row.enabledEvents,
+    apiVersion: row.apiVersion,
     status: row.status,
     disabled_reason: row.disabledReason,
     disabledAt: iso(row.disabledAt),

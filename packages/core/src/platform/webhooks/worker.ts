@@ -40,6 +40,11 @@ export interface DeliveryWorkerOptions {
   resolve?: Resolver;
   /** Told of each attempt once it is recorded (metrics, logs). */
   observer?: DeliveryObserver;
+  /**
+   * The event body as an endpoint on `apiVersion` receives it; events are stored in the newest version's shape.
+   * Versions are a transport concern (the API package owns their transforms); without this the stored body is sent.
+   */
+  render?: (payload: string, apiVersion: string) => string;
 }
 
 export interface DeliveryAttempt {
@@ -181,7 +186,8 @@ export class DeliveryWorker {
     const { clock, db } = this.opts;
     const startedAt = clock.now();
     const { secret, previousSecret } = signingSecrets(claim, this.opts.encryptionKey, startedAt);
-    const signature = await signatureHeaders(claim.payload, {
+    const payload = this.opts.render ? this.opts.render(claim.payload, claim.apiVersion) : claim.payload;
+    const signature = await signatureHeaders(payload, {
       secret,
       previousSecret,
       timestamp: Math.floor(startedAt.getTime() / 1000),
@@ -196,7 +202,7 @@ export class DeliveryWorker {
     };
     // W3C trace context of this attempt's span, when tracing is on (a no-op otherwise).
     propagation.inject(context.active(), headers);
-    const outcome = await this.sender.post(claim.url, claim.payload, headers, signal);
+    const outcome = await this.sender.post(claim.url, payload, headers, signal);
     if (signal?.aborted) return null;
     const now = clock.now();
     const settled = await settleDelivery(db, claim, outcome, startedAt, now, this.retryDelaysMs);
