@@ -43,6 +43,7 @@ export type EvaluationDryRun = components["schemas"]["EvaluationDryRun"];
 export type EvaluationDraftEdit = components["schemas"]["EvaluationDraftEdit"];
 export type Comparison = components["schemas"]["Comparison"];
 export type ComparisonStimulus = components["schemas"]["ComparisonStimulus"];
+export type EvaluationTransfer = components["schemas"]["EvaluationTransfer"];
 export type ComparisonList = components["schemas"]["ComparisonList"];
 export type RatingList = components["schemas"]["RatingList"];
 export type Rating = components["schemas"]["Rating"];
@@ -183,6 +184,8 @@ export type EvaluationsDeleteResponse = Success<paths["/evaluations/{id}"]["dele
 export type EvaluationsShareTokenRotateResponse = Success<paths["/evaluations/{id}/share-token/rotate"]["post"]>;
 export type EvaluationsDraftUpdateParams = Body<paths["/evaluations/{id}/draft"]["patch"]>;
 export type EvaluationsDraftUpdateResponse = Success<paths["/evaluations/{id}/draft"]["patch"]>;
+export type EvaluationsTransferParams = Body<paths["/evaluations/{id}/transfer"]["post"]>;
+export type EvaluationsTransferResponse = Success<paths["/evaluations/{id}/transfer"]["post"]>;
 export type EvaluationsComparisonsListParams = Query<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsListResponse = Success<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsCreateParams = Body<paths["/evaluations/{id}/comparisons"]["post"]>;
@@ -801,6 +804,12 @@ export interface EvaluationsResource {
    * `DELETE /evaluations/{id}`
    */
   delete(id: string, options?: RequestOptions): Promise<EvaluationsDeleteResponse>;
+  /**
+   * Move an evaluation to another team.
+   *
+   * `POST /evaluations/{id}/transfer`
+   */
+  transfer(id: string, params: EvaluationsTransferParams, options?: RequestOptions): Promise<EvaluationsTransferResponse>;
   /**
    * Autouser run status.
    *
