@@ -2412,6 +2412,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates/draft-from-prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft a template from a description
+         * @description Streams a draft template written from a one-paragraph `description`, by the team's model (BYOK key, else the platform default) or, with no model, by the rule-based drafter (deterministic: the same words give the same draft). The draft is checked against `POST /templates` and returned, never saved: save it with `POST /templates`. A team you cannot act on is 404 `team_not_found` naming `teamId`; a description outside 20 to 2,000 characters is 400 naming `description`; 20 drafts a minute per user (429).
+         *
+         *     A server-sent event stream. Each event's `data` is one line of JSON; a comment line is sent every 15 seconds while nothing happens. Events:
+         *     - `start`: `{kind, generator, model}`: who drafts (`model` with its name, or `rules`)
+         *     - `text_delta`: `{delta}`: a line of the rule-based drafter's notes on what it understood
+         *     - `draft`: the template draft: `{object, generator, model, draft}`, `draft` being a valid `POST /templates` body (without `teamId`); the last event
+         *     - `error`: an ErrorEnvelope (`model_error`, `details.reason` `provider_error` or `invalid_draft`); no draft, the stream ends
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     At most 20 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
+         */
+        post: operations["templateDrafts-draftFromPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autousers/draft-from-prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft an autouser from a description
+         * @description Streams a draft persona written from a one-paragraph `description`, by the team's model (BYOK key, else the platform default) or, with no model, by the rule-based drafter (deterministic: the same words give the same draft). The draft is checked against `POST /autousers` and returned, never saved: save it with `POST /autousers`. A team you cannot act on is 404 `team_not_found` naming `teamId`; a description outside 20 to 2,000 characters is 400 naming `description`; 20 drafts a minute per user (429).
+         *
+         *     A server-sent event stream. Each event's `data` is one line of JSON; a comment line is sent every 15 seconds while nothing happens. Events:
+         *     - `start`: `{kind, generator, model}`: who drafts (`model` with its name, or `rules`)
+         *     - `text_delta`: `{delta}`: a line of the rule-based drafter's notes on what it understood
+         *     - `draft`: the persona draft: `{object, generator, model, draft}`, `draft` being a valid `POST /autousers` body (without `teamId`); the last event
+         *     - `error`: an ErrorEnvelope (`model_error`, `details.reason` `provider_error` or `invalid_draft`); no draft, the stream ends
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     At most 20 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
+         */
+        post: operations["autousers-draftFromPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/stream": {
         parameters: {
             query?: never;
@@ -10486,6 +10546,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MaterializedConversation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "templateDrafts-draftFromPrompt": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received before the connection dropped. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Session callers pick the team whose model drafts; keys use theirs. */
+                    teamId?: string;
+                    /** @description Who the persona is, or what the template should measure, in a paragraph (20 to 2,000 characters). */
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The event stream; it stays open until the work is done or the client disconnects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-draftFromPrompt": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received before the connection dropped. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Session callers pick the team whose model drafts; keys use theirs. */
+                    teamId?: string;
+                    /** @description Who the persona is, or what the template should measure, in a paragraph (20 to 2,000 characters). */
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The event stream; it stays open until the work is done or the client disconnects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["Error400"];

@@ -331,6 +331,8 @@ export type ConversationsMessagesListParams = Query<paths["/conversations/{id}/m
 export type ConversationsMessagesListResponse = Success<paths["/conversations/{id}/messages"]["get"]>;
 export type ConversationsMessagesCreateParams = Body<paths["/conversations/{id}/messages"]["post"]>;
 export type ConversationsEvaluationsCreateResponse = Success<paths["/conversations/{id}/evaluations"]["post"]>;
+export type TemplatesDraftFromPromptParams = Body<paths["/templates/draft-from-prompt"]["post"]>;
+export type AutousersDraftFromPromptParams = Body<paths["/autousers/draft-from-prompt"]["post"]>;
 export type EventsStreamParams = Query<paths["/events/stream"]["get"]>;
 
 export interface AuthFigmaPairResource {
@@ -988,6 +990,12 @@ export interface AutousersResource {
    * `POST /autousers/{id}/duplicate`
    */
   duplicate(id: string, params?: AutousersDuplicateParams, options?: RequestOptions): Promise<AutousersDuplicateResponse>;
+  /**
+   * Draft an autouser from a description.
+   *
+   * `POST /autousers/draft-from-prompt`
+   */
+  draftFromPrompt(params: AutousersDraftFromPromptParams, options?: StreamRequestOptions): Promise<EventStream>;
   readonly calibration: AutousersCalibrationResource;
   readonly rubrics: AutousersRubricsResource;
 }
@@ -1050,6 +1058,12 @@ export interface TemplatesResource {
    * `POST /templates/{id}/revert`
    */
   revert(id: string, params: TemplatesRevertParams, options?: RequestOptions): Promise<TemplatesRevertResponse>;
+  /**
+   * Draft a template from a description.
+   *
+   * `POST /templates/draft-from-prompt`
+   */
+  draftFromPrompt(params: TemplatesDraftFromPromptParams, options?: StreamRequestOptions): Promise<EventStream>;
   readonly versions: TemplatesVersionsResource;
 }
 
