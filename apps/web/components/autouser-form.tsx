@@ -4,6 +4,7 @@ import {
   ACCESSIBILITY_NEED_VALUES,
   type Autouser,
   AutouserCreateInput,
+  type AutouserPromptDraft,
   DEFAULT_VIEWPORTS,
   DEVICE_KINDS,
   EXPERTISE_LEVELS,
@@ -14,6 +15,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { DraftFromDescription } from "@/features/catalog/draft-from-description";
 import { DEVICE_LABELS, EXPERTISE_LABELS, NEED_LABELS, NETWORK_LABELS } from "@/lib/autousers";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
@@ -76,6 +78,26 @@ function valuesOf(a: Autouser): Values {
     systemPrompt: a.systemPrompt ?? "",
     status: a.status,
     visibility: a.visibility,
+  };
+}
+
+/** A drafted create body (from "Draft from a description") as form values, the rest left at their defaults. */
+function valuesOfDraft(d: AutouserPromptDraft["draft"]): Values {
+  const kind = d.device?.kind ?? "desktop";
+  const viewport = d.device?.viewport ?? DEFAULT_VIEWPORTS[kind];
+  return {
+    ...EMPTY,
+    name: d.name,
+    role: d.role,
+    description: d.description ?? "",
+    goals: (d.goals ?? []).join("\n"),
+    traits: (d.traits ?? []).join("\n"),
+    expertise: d.expertise ?? "intermediate",
+    accessibilityNeeds: d.accessibilityNeeds ?? [],
+    kind,
+    width: String(viewport.width),
+    height: String(viewport.height),
+    network: d.device?.network ?? "fast",
   };
 }
 
@@ -206,209 +228,218 @@ export function AutouserForm({ mode }: { mode: Mode }) {
     shown(key) ? { "aria-invalid": true as const, "aria-describedby": `au-${key}-error` } : {};
 
   return (
-    <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Autouser">
-      <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
-        <div className="field">
-          <label htmlFor="au-name">Name</label>
-          <input
-            id="au-name"
-            type="text"
-            value={values.name}
-            onChange={(e) => change("name", e.target.value)}
-            {...invalid("name")}
-          />
-          {errorFor("name")}
-        </div>
-        <div className="field">
-          <label htmlFor="au-role">Role</label>
-          <input
-            id="au-role"
-            type="text"
-            placeholder="A parent shopping on a phone late at night"
-            value={values.role}
-            onChange={(e) => change("role", e.target.value)}
-            {...invalid("role")}
-          />
-          {errorFor("role")}
-        </div>
-        <div className="field">
-          <label htmlFor="au-description">
-            Description <span className="muted">(optional)</span>
-          </label>
-          <textarea
-            id="au-description"
-            rows={3}
-            value={values.description}
-            onChange={(e) => change("description", e.target.value)}
-            {...invalid("description")}
-          />
-          {errorFor("description")}
-        </div>
-        <div className="field-row">
+    <>
+      {mode.kind === "create" && (
+        <DraftFromDescription<AutouserPromptDraft["draft"]>
+          kind="autousers"
+          teamId={mode.teamId}
+          onDraft={(draft) => setValues(valuesOfDraft(draft))}
+        />
+      )}
+      <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Autouser">
+        <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
           <div className="field">
-            <label htmlFor="au-goals">Goals</label>
-            <textarea
-              id="au-goals"
-              rows={3}
-              value={values.goals}
-              onChange={(e) => change("goals", e.target.value)}
-              {...invalid("goals")}
+            <label htmlFor="au-name">Name</label>
+            <input
+              id="au-name"
+              type="text"
+              value={values.name}
+              onChange={(e) => change("name", e.target.value)}
+              {...invalid("name")}
             />
-            <p className="hint">One per line.</p>
-            {errorFor("goals")}
+            {errorFor("name")}
           </div>
           <div className="field">
-            <label htmlFor="au-traits">Traits</label>
-            <textarea
-              id="au-traits"
-              rows={3}
-              value={values.traits}
-              onChange={(e) => change("traits", e.target.value)}
-              {...invalid("traits")}
+            <label htmlFor="au-role">Role</label>
+            <input
+              id="au-role"
+              type="text"
+              placeholder="A parent shopping on a phone late at night"
+              value={values.role}
+              onChange={(e) => change("role", e.target.value)}
+              {...invalid("role")}
             />
-            <p className="hint">One per line.</p>
-            {errorFor("traits")}
+            {errorFor("role")}
           </div>
-        </div>
-        <div className="field">
-          <label htmlFor="au-expertise">Expertise</label>
-          <select
-            id="au-expertise"
-            value={values.expertise}
-            onChange={(e) => change("expertise", e.target.value as Values["expertise"])}
-          >
-            {EXPERTISE_LEVELS.map((x) => (
-              <option key={x} value={x}>
-                {EXPERTISE_LABELS[x]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <fieldset className="field">
-          <legend>Accessibility needs</legend>
-          <div className="checkbox-grid">
-            {ACCESSIBILITY_NEED_VALUES.map((need) => (
-              <label key={need} className="checkbox">
-                <input
-                  type="checkbox"
-                  checked={values.accessibilityNeeds.includes(need)}
-                  onChange={(e) => toggleNeed(need, e.target.checked)}
-                />{" "}
-                {NEED_LABELS[need]}
-              </label>
-            ))}
+          <div className="field">
+            <label htmlFor="au-description">
+              Description <span className="muted">(optional)</span>
+            </label>
+            <textarea
+              id="au-description"
+              rows={3}
+              value={values.description}
+              onChange={(e) => change("description", e.target.value)}
+              {...invalid("description")}
+            />
+            {errorFor("description")}
           </div>
-        </fieldset>
-        <fieldset className="field">
-          <legend>Device</legend>
           <div className="field-row">
             <div className="field">
-              <label htmlFor="au-kind">Device kind</label>
+              <label htmlFor="au-goals">Goals</label>
+              <textarea
+                id="au-goals"
+                rows={3}
+                value={values.goals}
+                onChange={(e) => change("goals", e.target.value)}
+                {...invalid("goals")}
+              />
+              <p className="hint">One per line.</p>
+              {errorFor("goals")}
+            </div>
+            <div className="field">
+              <label htmlFor="au-traits">Traits</label>
+              <textarea
+                id="au-traits"
+                rows={3}
+                value={values.traits}
+                onChange={(e) => change("traits", e.target.value)}
+                {...invalid("traits")}
+              />
+              <p className="hint">One per line.</p>
+              {errorFor("traits")}
+            </div>
+          </div>
+          <div className="field">
+            <label htmlFor="au-expertise">Expertise</label>
+            <select
+              id="au-expertise"
+              value={values.expertise}
+              onChange={(e) => change("expertise", e.target.value as Values["expertise"])}
+            >
+              {EXPERTISE_LEVELS.map((x) => (
+                <option key={x} value={x}>
+                  {EXPERTISE_LABELS[x]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <fieldset className="field">
+            <legend>Accessibility needs</legend>
+            <div className="checkbox-grid">
+              {ACCESSIBILITY_NEED_VALUES.map((need) => (
+                <label key={need} className="checkbox">
+                  <input
+                    type="checkbox"
+                    checked={values.accessibilityNeeds.includes(need)}
+                    onChange={(e) => toggleNeed(need, e.target.checked)}
+                  />{" "}
+                  {NEED_LABELS[need]}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <fieldset className="field">
+            <legend>Device</legend>
+            <div className="field-row">
+              <div className="field">
+                <label htmlFor="au-kind">Device kind</label>
+                <select
+                  id="au-kind"
+                  value={values.kind}
+                  onChange={(e) => changeKind(e.target.value as DeviceKind)}
+                >
+                  {DEVICE_KINDS.map((k) => (
+                    <option key={k} value={k}>
+                      {DEVICE_LABELS[k]}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div className="field">
+                <label htmlFor="au-width">Viewport width</label>
+                <input
+                  id="au-width"
+                  type="number"
+                  inputMode="numeric"
+                  value={values.width}
+                  onChange={(e) => change("width", e.target.value)}
+                  {...invalid("width")}
+                />
+                {errorFor("width")}
+              </div>
+              <div className="field">
+                <label htmlFor="au-height">Viewport height</label>
+                <input
+                  id="au-height"
+                  type="number"
+                  inputMode="numeric"
+                  value={values.height}
+                  onChange={(e) => change("height", e.target.value)}
+                  {...invalid("height")}
+                />
+                {errorFor("height")}
+              </div>
+              <div className="field">
+                <label htmlFor="au-network">Network</label>
+                <select
+                  id="au-network"
+                  value={values.network}
+                  onChange={(e) => change("network", e.target.value as Values["network"])}
+                >
+                  {NETWORK_PROFILES.map((n) => (
+                    <option key={n} value={n}>
+                      {NETWORK_LABELS[n]}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
+          </fieldset>
+          <div className="field">
+            <label htmlFor="au-prompt">
+              Instructions for a model judge <span className="muted">(optional)</span>
+            </label>
+            <textarea
+              id="au-prompt"
+              rows={3}
+              value={values.systemPrompt}
+              onChange={(e) => change("systemPrompt", e.target.value)}
+              {...invalid("systemPrompt")}
+            />
+            <p className="hint">
+              Read by the model judge as the persona's own words; the heuristic judge ignores them.
+            </p>
+            {errorFor("systemPrompt")}
+          </div>
+          <div className="field-row">
+            <div className="field">
+              <label htmlFor="au-status">Status</label>
               <select
-                id="au-kind"
-                value={values.kind}
-                onChange={(e) => changeKind(e.target.value as DeviceKind)}
+                id="au-status"
+                value={values.status}
+                onChange={(e) => change("status", e.target.value as Values["status"])}
               >
-                {DEVICE_KINDS.map((k) => (
-                  <option key={k} value={k}>
-                    {DEVICE_LABELS[k]}
-                  </option>
-                ))}
+                <option value="draft">Draft</option>
+                <option value="published">Published</option>
               </select>
             </div>
             <div className="field">
-              <label htmlFor="au-width">Viewport width</label>
-              <input
-                id="au-width"
-                type="number"
-                inputMode="numeric"
-                value={values.width}
-                onChange={(e) => change("width", e.target.value)}
-                {...invalid("width")}
-              />
-              {errorFor("width")}
-            </div>
-            <div className="field">
-              <label htmlFor="au-height">Viewport height</label>
-              <input
-                id="au-height"
-                type="number"
-                inputMode="numeric"
-                value={values.height}
-                onChange={(e) => change("height", e.target.value)}
-                {...invalid("height")}
-              />
-              {errorFor("height")}
-            </div>
-            <div className="field">
-              <label htmlFor="au-network">Network</label>
+              <label htmlFor="au-visibility">Visibility</label>
               <select
-                id="au-network"
-                value={values.network}
-                onChange={(e) => change("network", e.target.value as Values["network"])}
+                id="au-visibility"
+                value={values.visibility}
+                onChange={(e) => change("visibility", e.target.value as Values["visibility"])}
               >
-                {NETWORK_PROFILES.map((n) => (
-                  <option key={n} value={n}>
-                    {NETWORK_LABELS[n]}
-                  </option>
-                ))}
+                <option value="private">Private: you and the team's owners and admins</option>
+                <option value="public">Public: the whole team</option>
               </select>
             </div>
           </div>
         </fieldset>
-        <div className="field">
-          <label htmlFor="au-prompt">
-            Instructions for a model judge <span className="muted">(optional)</span>
-          </label>
-          <textarea
-            id="au-prompt"
-            rows={3}
-            value={values.systemPrompt}
-            onChange={(e) => change("systemPrompt", e.target.value)}
-            {...invalid("systemPrompt")}
-          />
-          <p className="hint">
-            Read by the model judge as the persona's own words; the heuristic judge ignores them.
-          </p>
-          {errorFor("systemPrompt")}
-        </div>
-        <div className="field-row">
-          <div className="field">
-            <label htmlFor="au-status">Status</label>
-            <select
-              id="au-status"
-              value={values.status}
-              onChange={(e) => change("status", e.target.value as Values["status"])}
-            >
-              <option value="draft">Draft</option>
-              <option value="published">Published</option>
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="au-visibility">Visibility</label>
-            <select
-              id="au-visibility"
-              value={values.visibility}
-              onChange={(e) => change("visibility", e.target.value as Values["visibility"])}
-            >
-              <option value="private">Private: you and the team's owners and admins</option>
-              <option value="public">Public: the whole team</option>
-            </select>
-          </div>
-        </div>
-      </fieldset>
 
-      {errorFor("form")}
-      {!readOnly && (
-        <div className="form-actions">
-          <Link href="/autousers" className="button">
-            Cancel
-          </Link>
-          <button type="submit" className="button button-primary" disabled={pending || !parsed.success}>
-            {pending ? "Saving…" : "Save"}
-          </button>
-        </div>
-      )}
-    </form>
+        {errorFor("form")}
+        {!readOnly && (
+          <div className="form-actions">
+            <Link href="/autousers" className="button">
+              Cancel
+            </Link>
+            <button type="submit" className="button button-primary" disabled={pending || !parsed.success}>
+              {pending ? "Saving…" : "Save"}
+            </button>
+          </div>
+        )}
+      </form>
+    </>
   );
 }

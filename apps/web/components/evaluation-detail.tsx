@@ -10,6 +10,7 @@ import { EvaluationDraftForm } from "@/components/evaluation-draft-form";
 import { RequestAccess } from "@/components/sharing/request-access";
 import { ShareDialog } from "@/components/sharing/share-dialog";
 import { StatusBadge } from "@/components/status-badge";
+import { MoveToTeam } from "@/features/evaluations/move-to-team";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
@@ -290,6 +291,8 @@ export function EvaluationDetail({ id }: { id: string }) {
           )}
         </section>
       )}
+
+      {!e.sharedWithYou && <MoveToTeam evaluation={e} />}
 
       {e.status !== "Archived" && (
         <AutouserRunsPanel evaluation={e} comparisons={comparisons.data?.data ?? []} />

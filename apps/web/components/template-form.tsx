@@ -7,11 +7,13 @@ import {
   TEMPLATE_CONTEXTS,
   TEMPLATE_TYPES,
   type Template,
+  type TemplatePromptDraft,
 } from "@rubricon/contracts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, type ReactNode, useMemo, useState } from "react";
+import { DraftFromDescription } from "@/features/catalog/draft-from-description";
 import { errorMessage, errorParam } from "@/lib/errors";
 import {
   CONTEXT_LABELS,
@@ -28,6 +30,7 @@ import {
   type TemplateFormValues,
   type TemplateType,
   validateTemplate,
+  valuesFromDraft,
   valuesFromTemplate,
 } from "@/lib/templates";
 import { useTRPC } from "@/lib/trpc";
@@ -148,245 +151,254 @@ export function TemplateForm({ mode }: { mode: Mode }) {
   const hiddenErrors = Object.keys(validation.errors).filter((key) => !errorFor(key));
 
   return (
-    <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Template">
-      {/* A disabled fieldset makes every control read-only at once and keeps them labelled for assistive tech. */}
-      <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
-        <div className="field">
-          <label htmlFor="tpl-name">Name</label>
-          <input
-            id="tpl-name"
-            type="text"
-            value={values.name}
-            onChange={(e) => change("name", e.target.value)}
-            {...invalid("name")}
-          />
-          {fieldError("name")}
-        </div>
-
-        <div className="field">
-          <label htmlFor="tpl-description">
-            Description <span className="muted">(optional)</span>
-          </label>
-          <textarea
-            id="tpl-description"
-            rows={2}
-            value={values.description}
-            onChange={(e) => change("description", e.target.value)}
-            {...invalid("description")}
-          />
-          {fieldError("description")}
-        </div>
-
-        <div className="field-row">
+    <>
+      {mode.kind === "create" && (
+        <DraftFromDescription<TemplatePromptDraft["draft"]>
+          kind="templates"
+          teamId={mode.teamId}
+          onDraft={(draft) => setValues(valuesFromDraft(draft))}
+        />
+      )}
+      <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Template">
+        {/* A disabled fieldset makes every control read-only at once and keeps them labelled for assistive tech. */}
+        <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
           <div className="field">
-            <label htmlFor="tpl-type">Type</label>
-            <select
-              id="tpl-type"
-              value={values.type}
-              onChange={(e) => change("type", e.target.value as TemplateType)}
-              {...invalid("type")}
-            >
-              {TEMPLATE_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {TEMPLATE_TYPE_LABELS[t]}
-                </option>
-              ))}
-            </select>
-            {fieldError("type")}
-          </div>
-          <div className="field">
-            <label htmlFor="tpl-icon">Icon</label>
+            <label htmlFor="tpl-name">Name</label>
             <input
-              id="tpl-icon"
+              id="tpl-name"
               type="text"
-              value={values.icon}
-              onChange={(e) => change("icon", e.target.value)}
-              {...invalid("icon")}
+              value={values.name}
+              onChange={(e) => change("name", e.target.value)}
+              {...invalid("name")}
             />
-            {fieldError("icon")}
+            {fieldError("name")}
           </div>
-        </div>
 
-        <fieldset className="field">
-          <legend>Scale</legend>
+          <div className="field">
+            <label htmlFor="tpl-description">
+              Description <span className="muted">(optional)</span>
+            </label>
+            <textarea
+              id="tpl-description"
+              rows={2}
+              value={values.description}
+              onChange={(e) => change("description", e.target.value)}
+              {...invalid("description")}
+            />
+            {fieldError("description")}
+          </div>
+
           <div className="field-row">
             <div className="field">
-              <label htmlFor="tpl-scaleType">Scale type</label>
+              <label htmlFor="tpl-type">Type</label>
               <select
-                id="tpl-scaleType"
-                value={values.scaleType}
-                onChange={(e) => changeScaleType(e.target.value as ScaleType)}
-                {...invalid("scaleType")}
+                id="tpl-type"
+                value={values.type}
+                onChange={(e) => change("type", e.target.value as TemplateType)}
+                {...invalid("type")}
               >
-                {SCALE_TYPES.map((s) => (
-                  <option key={s} value={s}>
-                    {SCALE_TYPE_LABELS[s]} ({SCALE_POINTS[s]} points)
+                {TEMPLATE_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {TEMPLATE_TYPE_LABELS[t]}
                   </option>
                 ))}
               </select>
-              {fieldError("scaleType")}
+              {fieldError("type")}
             </div>
             <div className="field">
-              <label htmlFor="tpl-scaleMin">Scale minimum</label>
+              <label htmlFor="tpl-icon">Icon</label>
               <input
-                id="tpl-scaleMin"
-                type="number"
-                step={1}
-                value={values.scaleMin}
-                onChange={(e) => change("scaleMin", e.target.value)}
-                {...invalid("scaleMin")}
+                id="tpl-icon"
+                type="text"
+                value={values.icon}
+                onChange={(e) => change("icon", e.target.value)}
+                {...invalid("icon")}
               />
-              {fieldError("scaleMin")}
-            </div>
-            <div className="field">
-              <label htmlFor="tpl-scaleMax">Scale maximum</label>
-              <input
-                id="tpl-scaleMax"
-                type="number"
-                step={1}
-                value={values.scaleMax}
-                onChange={(e) => change("scaleMax", e.target.value)}
-                {...invalid("scaleMax")}
-              />
-              {fieldError("scaleMax")}
+              {fieldError("icon")}
             </div>
           </div>
-          {points.length > 0 ? (
-            <div className="scale-labels">
-              {points.map((point) => {
-                const key = `scaleLabels.${point}`;
-                return (
-                  <div className="field scale-label" key={point}>
-                    <label htmlFor={`tpl-label-${point}`}>Label for {point}</label>
-                    <input
-                      id={`tpl-label-${point}`}
-                      type="text"
-                      value={values.scaleLabels[String(point)] ?? ""}
-                      onChange={(e) =>
-                        change("scaleLabels", { ...values.scaleLabels, [String(point)]: e.target.value })
-                      }
-                      {...invalid(key)}
-                    />
-                    {fieldError(key)}
-                  </div>
-                );
-              })}
-            </div>
-          ) : (
-            <p className="hint">Point labels appear once the scale range is valid.</p>
-          )}
-        </fieldset>
 
-        <div className="field">
-          <label htmlFor="tpl-scaleQuestion">Scale question</label>
-          <input
-            id="tpl-scaleQuestion"
-            type="text"
-            placeholder="How good is this experience overall?"
-            value={values.scaleQuestion}
-            onChange={(e) => change("scaleQuestion", e.target.value)}
-            {...invalid("scaleQuestion")}
-          />
-          {fieldError("scaleQuestion")}
-        </div>
-
-        <div className="field">
-          <label htmlFor="tpl-guidelines">Guidelines</label>
-          <textarea
-            id="tpl-guidelines"
-            rows={5}
-            value={values.guidelines}
-            onChange={(e) => change("guidelines", e.target.value)}
-            {...invalid("guidelines")}
-          />
-          <p className="hint">What raters should weigh when they score.</p>
-          {fieldError("guidelines")}
-        </div>
-
-        <fieldset className="field">
-          <legend>Contexts</legend>
-          <div className="checkbox-row">
-            {TEMPLATE_CONTEXTS.map((c) => (
-              <label key={c} className="checkbox">
+          <fieldset className="field">
+            <legend>Scale</legend>
+            <div className="field-row">
+              <div className="field">
+                <label htmlFor="tpl-scaleType">Scale type</label>
+                <select
+                  id="tpl-scaleType"
+                  value={values.scaleType}
+                  onChange={(e) => changeScaleType(e.target.value as ScaleType)}
+                  {...invalid("scaleType")}
+                >
+                  {SCALE_TYPES.map((s) => (
+                    <option key={s} value={s}>
+                      {SCALE_TYPE_LABELS[s]} ({SCALE_POINTS[s]} points)
+                    </option>
+                  ))}
+                </select>
+                {fieldError("scaleType")}
+              </div>
+              <div className="field">
+                <label htmlFor="tpl-scaleMin">Scale minimum</label>
                 <input
-                  type="checkbox"
-                  checked={values.contexts.includes(c)}
-                  onChange={(e) =>
-                    change(
-                      "contexts",
-                      // Kept in the contract's order so toggling back and forth is not a change.
-                      TEMPLATE_CONTEXTS.filter((x: TemplateContext) =>
-                        x === c ? e.target.checked : values.contexts.includes(x),
-                      ),
-                    )
-                  }
+                  id="tpl-scaleMin"
+                  type="number"
+                  step={1}
+                  value={values.scaleMin}
+                  onChange={(e) => change("scaleMin", e.target.value)}
+                  {...invalid("scaleMin")}
                 />
-                {CONTEXT_LABELS[c]}
-              </label>
-            ))}
+                {fieldError("scaleMin")}
+              </div>
+              <div className="field">
+                <label htmlFor="tpl-scaleMax">Scale maximum</label>
+                <input
+                  id="tpl-scaleMax"
+                  type="number"
+                  step={1}
+                  value={values.scaleMax}
+                  onChange={(e) => change("scaleMax", e.target.value)}
+                  {...invalid("scaleMax")}
+                />
+                {fieldError("scaleMax")}
+              </div>
+            </div>
+            {points.length > 0 ? (
+              <div className="scale-labels">
+                {points.map((point) => {
+                  const key = `scaleLabels.${point}`;
+                  return (
+                    <div className="field scale-label" key={point}>
+                      <label htmlFor={`tpl-label-${point}`}>Label for {point}</label>
+                      <input
+                        id={`tpl-label-${point}`}
+                        type="text"
+                        value={values.scaleLabels[String(point)] ?? ""}
+                        onChange={(e) =>
+                          change("scaleLabels", { ...values.scaleLabels, [String(point)]: e.target.value })
+                        }
+                        {...invalid(key)}
+                      />
+                      {fieldError(key)}
+                    </div>
+                  );
+                })}
+              </div>
+            ) : (
+              <p className="hint">Point labels appear once the scale range is valid.</p>
+            )}
+          </fieldset>
+
+          <div className="field">
+            <label htmlFor="tpl-scaleQuestion">Scale question</label>
+            <input
+              id="tpl-scaleQuestion"
+              type="text"
+              placeholder="How good is this experience overall?"
+              value={values.scaleQuestion}
+              onChange={(e) => change("scaleQuestion", e.target.value)}
+              {...invalid("scaleQuestion")}
+            />
+            {fieldError("scaleQuestion")}
           </div>
-          {fieldError("contexts")}
+
+          <div className="field">
+            <label htmlFor="tpl-guidelines">Guidelines</label>
+            <textarea
+              id="tpl-guidelines"
+              rows={5}
+              value={values.guidelines}
+              onChange={(e) => change("guidelines", e.target.value)}
+              {...invalid("guidelines")}
+            />
+            <p className="hint">What raters should weigh when they score.</p>
+            {fieldError("guidelines")}
+          </div>
+
+          <fieldset className="field">
+            <legend>Contexts</legend>
+            <div className="checkbox-row">
+              {TEMPLATE_CONTEXTS.map((c) => (
+                <label key={c} className="checkbox">
+                  <input
+                    type="checkbox"
+                    checked={values.contexts.includes(c)}
+                    onChange={(e) =>
+                      change(
+                        "contexts",
+                        // Kept in the contract's order so toggling back and forth is not a change.
+                        TEMPLATE_CONTEXTS.filter((x: TemplateContext) =>
+                          x === c ? e.target.checked : values.contexts.includes(x),
+                        ),
+                      )
+                    }
+                  />
+                  {CONTEXT_LABELS[c]}
+                </label>
+              ))}
+            </div>
+            {fieldError("contexts")}
+          </fieldset>
+
+          <div className="field">
+            <label htmlFor="tpl-scoringMode">Scoring mode</label>
+            <select
+              id="tpl-scoringMode"
+              value={values.scoringMode}
+              onChange={(e) => change("scoringMode", e.target.value as ScoringMode)}
+              {...invalid("scoringMode")}
+            >
+              {SCORING_MODES.map((m) => (
+                <option key={m} value={m}>
+                  {SCORING_MODE_LABELS[m]}
+                </option>
+              ))}
+            </select>
+            {fieldError("scoringMode")}
+          </div>
+
+          <div className="stack">
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                checked={values.openTextEnabled}
+                onChange={(e) => change("openTextEnabled", e.target.checked)}
+              />
+              Open-text comments enabled
+            </label>
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                checked={values.isPrimary}
+                onChange={(e) => change("isPrimary", e.target.checked)}
+              />
+              Primary template
+            </label>
+          </div>
         </fieldset>
 
-        <div className="field">
-          <label htmlFor="tpl-scoringMode">Scoring mode</label>
-          <select
-            id="tpl-scoringMode"
-            value={values.scoringMode}
-            onChange={(e) => change("scoringMode", e.target.value as ScoringMode)}
-            {...invalid("scoringMode")}
-          >
-            {SCORING_MODES.map((m) => (
-              <option key={m} value={m}>
-                {SCORING_MODE_LABELS[m]}
-              </option>
-            ))}
-          </select>
-          {fieldError("scoringMode")}
-        </div>
+        <FormError error={serverErrors.form} />
 
-        <div className="stack">
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={values.openTextEnabled}
-              onChange={(e) => change("openTextEnabled", e.target.checked)}
-            />
-            Open-text comments enabled
-          </label>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={values.isPrimary}
-              onChange={(e) => change("isPrimary", e.target.checked)}
-            />
-            Primary template
-          </label>
-        </div>
-      </fieldset>
-
-      <FormError error={serverErrors.form} />
-
-      {!readOnly && (
-        <div className="form-actions">
-          {hiddenErrors.length > 0 && (
-            <p className="hint form-actions-hint">Fill in the required fields to save.</p>
-          )}
-          {unchanged && <p className="hint form-actions-hint">No unsaved changes.</p>}
-          {mode.kind === "create" && (
-            <Link href="/templates" className="button">
-              Cancel
-            </Link>
-          )}
-          <button
-            type="submit"
-            className="button button-primary"
-            disabled={validation.payload === null || unchanged || pending}
-          >
-            {pending ? "Saving…" : "Save"}
-          </button>
-        </div>
-      )}
-    </form>
+        {!readOnly && (
+          <div className="form-actions">
+            {hiddenErrors.length > 0 && (
+              <p className="hint form-actions-hint">Fill in the required fields to save.</p>
+            )}
+            {unchanged && <p className="hint form-actions-hint">No unsaved changes.</p>}
+            {mode.kind === "create" && (
+              <Link href="/templates" className="button">
+                Cancel
+              </Link>
+            )}
+            <button
+              type="submit"
+              className="button button-primary"
+              disabled={validation.payload === null || unchanged || pending}
+            >
+              {pending ? "Saving…" : "Save"}
+            </button>
+          </div>
+        )}
+      </form>
+    </>
   );
 }

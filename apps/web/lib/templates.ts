@@ -7,6 +7,7 @@ import {
   type TEMPLATE_TYPES,
   type Template,
   TemplateCreateInput,
+  type TemplatePromptDraft,
   TemplateUpdateInput,
   templateScaleIssues,
 } from "@rubricon/contracts";
@@ -98,6 +99,26 @@ export function valuesFromTemplate(t: Template): TemplateFormValues {
     scoringMode: t.scoringMode,
     openTextEnabled: t.openTextEnabled,
     isPrimary: t.isPrimary,
+  };
+}
+
+/**
+ * A drafted create body (from "Draft from a description") as form values. The form has no criteria fields, so the
+ * drafted criteria are written into the guidelines, where raters read them.
+ */
+export function valuesFromDraft(d: TemplatePromptDraft["draft"]): TemplateFormValues {
+  const scaleType = d.scaleType ?? EMPTY_TEMPLATE_VALUES.scaleType;
+  const criteria = (d.criteria ?? []).map((c) => `- ${c.label}: ${c.description}`).join("\n");
+  return {
+    ...EMPTY_TEMPLATE_VALUES,
+    name: d.name,
+    description: d.description ?? "",
+    type: d.type ?? EMPTY_TEMPLATE_VALUES.type,
+    scaleType,
+    scaleMin: "1",
+    scaleMax: String(SCALE_POINTS[scaleType]),
+    guidelines: [d.guidelines ?? "", criteria && `Criteria:\n${criteria}`].filter(Boolean).join("\n\n"),
+    contexts: [...(d.contexts ?? [])],
   };
 }
 

@@ -17,6 +17,14 @@ export function assistantFor(services: Pick<AppServices, "db" | "env">) {
   };
 }
 
+/** Who drafts an autouser or template from a description for a team: its model, else the rule-based drafter. */
+export function promptDrafterFor(services: Pick<AppServices, "db" | "env">) {
+  return async (teamId: string): Promise<core.PromptDrafter> => {
+    const config = await modelOf(services, teamId);
+    return config ? core.modelPromptDrafter(config) : core.rulePromptDrafter;
+  };
+}
+
 /** Who writes a team's AI insights: its model, else the extractive summarizer. */
 export function insightsWriterFor(services: Pick<AppServices, "db" | "env">) {
   return async (teamId: string): Promise<core.InsightsWriter> => {

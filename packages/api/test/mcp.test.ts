@@ -75,6 +75,8 @@ describe("tools", () => {
       expect.arrayContaining([
         "autouser_status",
         "create_evaluation",
+        "draft_autouser_from_prompt",
+        "draft_template_from_prompt",
         "edit_draft_evaluation",
         "get_agreement",
         "get_evaluation",
@@ -130,6 +132,35 @@ describe("tools", () => {
       headers: { Cookie: user.cookie },
     });
     expect(rest.status).toBe(200);
+    await client.close();
+  });
+
+  it("drafts an autouser and a template from a description, offline, saving nothing", async () => {
+    const tokens = await app.token(user, {
+      resource: `${server.url}/mcp`,
+      scope: "autousers:write templates:write",
+    });
+    const client = await connect(tokens.access_token);
+    const persona = await client.callTool({
+      name: "draft_autouser_from_prompt",
+      arguments: { description: "A first-time shopper on her phone who wants to find the delivery price." },
+    });
+    expect(persona.isError).toBeFalsy();
+    expect(textOf(persona)).toMatchObject({
+      object: "autouser_draft",
+      generator: "rules",
+      draft: { expertise: "novice", device: { kind: "mobile" }, goals: ["Find the delivery price"] },
+    });
+    const template = await client.callTool({
+      name: "draft_template_from_prompt",
+      arguments: { description: "Compare two landing pages side by side for clarity and trust." },
+    });
+    expect(textOf(template)).toMatchObject({ object: "template_draft", draft: { type: "MEDIA_SXS" } });
+    const tooShort = await client.callTool({
+      name: "draft_template_from_prompt",
+      arguments: { description: "x" },
+    });
+    expect(tooShort.isError).toBe(true);
     await client.close();
   });
 

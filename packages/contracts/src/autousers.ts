@@ -227,3 +227,30 @@ export const AutouserRubric = z
   .meta({ id: "AutouserRubric" });
 export type AutouserRubric = z.infer<typeof AutouserRubric>;
 export const AutouserRubricList = listOf(AutouserRubric, "AutouserRubricList");
+
+/** A one-paragraph description to draft an autouser or a template from. */
+export const DraftFromPromptInput = z
+  .object({
+    teamId: IdParam.meta({
+      description: "Session callers pick the team whose model drafts; keys use theirs.",
+    }).optional(),
+    description: z.string().trim().min(20).max(2000).meta({
+      description:
+        "Who the persona is, or what the template should measure, in a paragraph (20 to 2,000 characters).",
+    }),
+  })
+  .strict();
+export type DraftFromPromptInput = z.infer<typeof DraftFromPromptInput>;
+
+export const DRAFT_GENERATORS = ["model", "rules"] as const;
+
+/** The drafted persona: exactly the body `POST /autousers` takes (without `teamId`), not saved. */
+export const AutouserPromptDraft = z
+  .object({
+    object: z.literal("autouser_draft"),
+    generator: z.enum(DRAFT_GENERATORS),
+    model: z.string().nullable(),
+    draft: AutouserCreateInput.omit({ teamId: true }),
+  })
+  .meta({ id: "AutouserPromptDraft" });
+export type AutouserPromptDraft = z.infer<typeof AutouserPromptDraft>;

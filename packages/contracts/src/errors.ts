@@ -427,6 +427,16 @@ export const ERROR_CODES = {
     status: 409,
     summary: "Only a Draft evaluation can be edited this way; its status has moved on.",
   },
+  evaluation_runs_active: {
+    type: "invalid_request_error",
+    status: 409,
+    summary: "Autouser runs of the evaluation are queued or running; stop them or wait for them to finish.",
+  },
+  evaluation_same_team: {
+    type: "invalid_request_error",
+    status: 409,
+    summary: "The evaluation already belongs to that team.",
+  },
   rating_already_exists: {
     type: "invalid_request_error",
     status: 409,

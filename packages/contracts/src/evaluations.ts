@@ -365,3 +365,38 @@ export const EvaluationDraftEdit = z
     comparisons: z.array(Comparison).meta({ description: "Every comparison, in position order." }),
   })
   .meta({ id: "EvaluationDraftEdit" });
+
+export const EvaluationTransferInput = z
+  .object({
+    teamId: z
+      .string()
+      .min(1)
+      .max(100)
+      .meta({ description: "The team the evaluation moves to; you must be its owner or an admin." }),
+  })
+  .strict();
+export type EvaluationTransferInput = z.infer<typeof EvaluationTransferInput>;
+
+export const EvaluationTransfer = z
+  .object({
+    object: z.literal("evaluation_transfer"),
+    evaluation: Evaluation.meta({ description: "The evaluation, now in the target team." }),
+    fromTeamId: z.string(),
+    toTeamId: z.string(),
+    moved: z
+      .object({
+        comparisons: z.number().int(),
+        ratings: z.number().int(),
+        files: z.number().int(),
+        runs: z.number().int(),
+        shares: z.number().int(),
+      })
+      .meta({ description: "How many of each moved with the evaluation." }),
+    droppedAutouserIds: z.array(z.string()).meta({
+      description:
+        "Team autousers of the old team that were selected: the new team cannot run them, so they are no longer " +
+        "selected (their past runs and ratings stay).",
+    }),
+  })
+  .meta({ id: "EvaluationTransfer" });
+export type EvaluationTransfer = z.infer<typeof EvaluationTransfer>;

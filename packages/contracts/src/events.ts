@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   "autouser_run.failed",
   "rating.created",
   "calibration.frozen",
+  "evaluation.transferred_out",
+  "evaluation.transferred_in",
 ] as const;
 export const EventType = z.enum(EVENT_TYPES);
 export type EventType = (typeof EVENT_TYPES)[number];

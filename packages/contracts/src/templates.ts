@@ -244,3 +244,14 @@ export function templateScaleIssues(
   }
   return issues;
 }
+
+/** The drafted template: exactly the body `POST /templates` takes (without `teamId`), not saved. */
+export const TemplatePromptDraft = z
+  .object({
+    object: z.literal("template_draft"),
+    generator: z.enum(["model", "rules"]),
+    model: z.string().nullable(),
+    draft: TemplateCreateInput.omit({ teamId: true }),
+  })
+  .meta({ id: "TemplatePromptDraft" });
+export type TemplatePromptDraft = z.infer<typeof TemplatePromptDraft>;

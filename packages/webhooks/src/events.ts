@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   "autouser_run.failed",
   "rating.created",
   "calibration.frozen",
+  "evaluation.transferred_out",
+  "evaluation.transferred_in",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -135,6 +137,11 @@ export interface CalibrationFrozen {
   rubric: Record<string, unknown>;
 }
 
+/** The evaluation as it is in its new team, and the team it came from. */
+export interface TransferredEvaluation extends Evaluation {
+  previous_team_id: string;
+}
+
 export interface EvaluationCreatedEvent extends EventEnvelope<"evaluation.created", Evaluation> {}
 export interface EvaluationStatusChangedEvent
   extends EventEnvelope<"evaluation.status_changed", EvaluationStatusChange> {}
@@ -144,6 +151,10 @@ export interface AutouserRunCompletedEvent extends EventEnvelope<"autouser_run.c
 export interface AutouserRunFailedEvent extends EventEnvelope<"autouser_run.failed", FailedAutouserRun> {}
 export interface RatingCreatedEvent extends EventEnvelope<"rating.created", Rating> {}
 export interface CalibrationFrozenEvent extends EventEnvelope<"calibration.frozen", CalibrationFrozen> {}
+export interface EvaluationTransferredOutEvent
+  extends EventEnvelope<"evaluation.transferred_out", TransferredEvaluation> {}
+export interface EvaluationTransferredInEvent
+  extends EventEnvelope<"evaluation.transferred_in", TransferredEvaluation> {}
 
 /**
  * Each known event type and its event, for handler maps such as
@@ -157,6 +168,8 @@ export interface EventTypeMap {
   "autouser_run.failed": AutouserRunFailedEvent;
   "rating.created": RatingCreatedEvent;
   "calibration.frozen": CalibrationFrozenEvent;
+  "evaluation.transferred_out": EvaluationTransferredOutEvent;
+  "evaluation.transferred_in": EvaluationTransferredInEvent;
 }
 
 export type KnownEvent = EventTypeMap[EventType];

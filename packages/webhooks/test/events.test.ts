@@ -7,6 +7,7 @@ import {
   type EvaluationCompletedEvent,
   type EvaluationCreatedEvent,
   type EvaluationStatusChangedEvent,
+  type EvaluationTransferredInEvent,
   type EventType,
   type EventTypeMap,
   generateTestHeader,
@@ -48,6 +49,11 @@ function handle(event: RubriconEvent): string {
     case "calibration.frozen":
       expectTypeOf(event).toEqualTypeOf<CalibrationFrozenEvent>();
       return "frozen";
+    case "evaluation.transferred_out":
+      return `left for ${event.data.object.teamId}`;
+    case "evaluation.transferred_in":
+      expectTypeOf(event).toEqualTypeOf<EvaluationTransferredInEvent>();
+      return `arrived from ${event.data.object.previous_team_id}`;
     default:
       expectTypeOf(event).toEqualTypeOf<UnknownEvent>();
       expectTypeOf(event.data.object).toEqualTypeOf<Record<string, unknown>>();
@@ -141,6 +147,16 @@ describe("constructEvent", () => {
         createdAt: "2026-11-22T10:01:00.000Z",
       },
       "calibration.frozen": { autouser: { id: "auto_1" }, rubric: { id: "rub_1" } },
+      "evaluation.transferred_out": {
+        ...evaluationCreated.data.object,
+        teamId: "team_b",
+        previous_team_id: "team_a",
+      },
+      "evaluation.transferred_in": {
+        ...evaluationCreated.data.object,
+        teamId: "team_b",
+        previous_team_id: "team_a",
+      },
     };
     const handled: string[] = [];
     for (const type of EVENT_TYPES) {
@@ -157,6 +173,8 @@ describe("constructEvent", () => {
       "run failed: Page did not load",
       "rating autouser",
       "frozen",
+      "left for team_b",
+      "arrived from team_a",
     ]);
     expectTypeOf<EvaluationCompletedEvent["type"]>().toEqualTypeOf<"evaluation.completed">();
     expectTypeOf<Extract<RubriconEvent, { type: "rating.created" }>>().toEqualTypeOf<RatingCreatedEvent>();

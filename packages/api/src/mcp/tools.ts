@@ -1,6 +1,7 @@
 import {
   AgreementQuery,
   AutouserListQuery,
+  DraftFromPromptInput,
   EvaluationCreateInput,
   EvaluationDraftInput,
   EvaluationListQuery,
@@ -28,6 +29,20 @@ export interface McpTool<I extends z.ZodType = z.ZodType> {
 }
 
 const tool = <I extends z.ZodType>(t: McpTool<I>): McpTool => t as unknown as McpTool;
+
+/**
+ * A drafting stream read to its end, for a tool: the last event is the draft, or an error envelope, whose
+ * message is thrown so the tool answers an error.
+ */
+async function lastOf(events: AsyncIterable<{ event?: string; data?: unknown }>): Promise<unknown> {
+  let last: { event?: string; data?: unknown } | undefined;
+  for await (const e of events) last = e;
+  if (last?.event === "error") {
+    const error = (last.data as { error?: { message?: string } }).error;
+    throw new Error(error?.message ?? "The draft failed.");
+  }
+  return last?.data;
+}
 
 const ById = z.object({ id: IdParam.meta({ description: "The evaluation's id, `eval_...`." }) });
 
@@ -135,5 +150,27 @@ export const MCP_TOOLS: McpTool[] = [
     input: EvaluationDraftInput.extend({ id: IdParam }),
     readOnly: false,
     call: (c, input) => c.evaluations.editDraft(input),
+  }),
+  tool({
+    name: "draft_autouser_from_prompt",
+    title: "Draft an autouser from a description",
+    description:
+      "Drafts a persona from a one-paragraph description with the team's model, or the rule-based drafter " +
+      "(POST /autousers/draft-from-prompt). Answers the draft, a valid POST /autousers body; nothing is saved. " +
+      "Scope autousers:write.",
+    input: DraftFromPromptInput,
+    readOnly: true,
+    call: async (c, input) => lastOf(await c.autousers.draftFromPrompt(input)),
+  }),
+  tool({
+    name: "draft_template_from_prompt",
+    title: "Draft a template from a description",
+    description:
+      "Drafts a rating template from a one-paragraph description with the team's model, or the rule-based " +
+      "drafter (POST /templates/draft-from-prompt). Answers the draft, a valid POST /templates body; nothing is " +
+      "saved. Scope templates:write.",
+    input: DraftFromPromptInput,
+    readOnly: true,
+    call: async (c, input) => lastOf(await c.templateDrafts.draftFromPrompt(input)),
   }),
 ];

@@ -18,6 +18,7 @@ import * as core from "@rubricon/core";
 import { z } from "zod";
 import { apiProcedure, type RouteMeta, router } from "../trpc/init";
 import { toList } from "./list";
+import { autouserPromptDraft } from "./prompt-drafts";
 
 const ById = z.object({ id: IdParam });
 const ByRubric = z.object({ id: IdParam, rubricId: IdParam });
@@ -34,6 +35,8 @@ const meta = (
 });
 
 export const autousersRouter = router({
+  draftFromPrompt: autouserPromptDraft,
+
   // GET /autousers — the team's autousers and the system personas
   list: apiProcedure
     .meta(

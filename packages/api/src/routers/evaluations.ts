@@ -11,6 +11,8 @@ import {
   EvaluationDraftInput,
   EvaluationList,
   EvaluationListQuery,
+  EvaluationTransfer,
+  EvaluationTransferInput,
   EvaluationUpdateInput,
   IdParam,
   PageQueryShape,
@@ -143,6 +145,30 @@ export const evaluationsRouter = router({
     .input(EvaluationDraftInput.extend({ id: IdParam }))
     .output(EvaluationDraftEdit)
     .mutation(({ ctx, input: { id, ...edit } }) => core.editDraftEvaluation(ctx.core, ctx.actor, id, edit)),
+
+  // POST /evaluations/{id}/transfer — move an evaluation with everything in it to another team
+  transfer: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/evaluations/{id}/transfer",
+        tags,
+        summary: "Move an evaluation to another team",
+        description:
+          "Moves the evaluation with its comparisons, ratings, files, runs, shares, invites and access requests to " +
+          "`teamId`, in one transaction. You must be an owner or admin of both teams (else 403 " +
+          "`insufficient_role`; a team you do not belong to is 404 `team_not_found`, both naming `teamId`). It " +
+          "counts as one evaluation of the target team's monthly quota (429 `quota_exceeded`). Refused with 409 " +
+          "`evaluation_runs_active` while autouser runs are queued or running, and 409 `evaluation_same_team` " +
+          "when it is already in that team. Share links keep working. The old team receives " +
+          "`evaluation.transferred_out`, the new one `evaluation.transferred_in`. Team autousers of the old team " +
+          "are no longer selected (`droppedAutouserIds`). Signed-in users only: keys and tokens act on one team.",
+      },
+      sessionOnly: true,
+    })
+    .input(EvaluationTransferInput.extend({ id: IdParam }))
+    .output(EvaluationTransfer)
+    .mutation(({ ctx, input }) => core.transferEvaluation(ctx.core, ctx.actor, input.id, input.teamId)),
 
   // DELETE /evaluations/{id} — delete an evaluation and everything in it
   delete: apiProcedure

@@ -15,6 +15,7 @@ import { invitesRouter } from "./invites";
 import { linkPreviewRouter } from "./link-preview";
 import { notificationsRouter } from "./notifications";
 import { oauthRouter } from "./oauth";
+import { templateDraftsRouter } from "./prompt-drafts";
 import { ratingsRouter } from "./ratings";
 import { resultsRouter } from "./results";
 import { sharesRouter } from "./shares";
@@ -39,6 +40,7 @@ export const appRouter = validateSynchronously(
     results: resultsRouter,
     templates: templatesRouter,
     dimensions: dimensionsRouter,
+    templateDrafts: templateDraftsRouter,
     autousers: autousersRouter,
     usage: usageRouter,
     oauth: oauthRouter,

@@ -11,6 +11,7 @@ export * from "./conversations/model-assistant";
 export * from "./conversations/reply";
 export * from "./conversations/rule-assistant";
 export * from "./conversations/rule-builder";
+export * from "./drafting/from-prompt";
 export * from "./insights/extractive";
 export * from "./insights/model-writer";
 export * from "./insights/service";

@@ -5,6 +5,7 @@ export * from "./evaluations/evaluations";
 export * from "./evaluations/lifecycle";
 export * from "./evaluations/serialize";
 export * from "./evaluations/status";
+export * from "./evaluations/transfer";
 export * from "./files/cleanup";
 export * from "./files/content-check";
 export * from "./files/doctor";

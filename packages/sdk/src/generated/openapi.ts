@@ -723,6 +723,28 @@ export interface paths {
         patch: operations["evaluations-editDraft"];
         trace?: never;
     };
+    "/evaluations/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an evaluation to another team
+         * @description Moves the evaluation with its comparisons, ratings, files, runs, shares, invites and access requests to `teamId`, in one transaction. You must be an owner or admin of both teams (else 403 `insufficient_role`; a team you do not belong to is 404 `team_not_found`, both naming `teamId`). It counts as one evaluation of the target team's monthly quota (429 `quota_exceeded`). Refused with 409 `evaluation_runs_active` while autouser runs are queued or running, and 409 `evaluation_same_team` when it is already in that team. Share links keep working. The old team receives `evaluation.transferred_out`, the new one `evaluation.transferred_in`. Team autousers of the old team are no longer selected (`droppedAutouserIds`). Signed-in users only: keys and tokens act on one team.
+         *
+         *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
+         */
+        post: operations["evaluations-transfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/evaluations/{id}/comparisons": {
         parameters: {
             query?: never;
@@ -2390,6 +2412,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates/draft-from-prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft a template from a description
+         * @description Streams a draft template written from a one-paragraph `description`, by the team's model (BYOK key, else the platform default) or, with no model, by the rule-based drafter (deterministic: the same words give the same draft). The draft is checked against `POST /templates` and returned, never saved: save it with `POST /templates`. A team you cannot act on is 404 `team_not_found` naming `teamId`; a description outside 20 to 2,000 characters is 400 naming `description`; 20 drafts a minute per user (429).
+         *
+         *     A server-sent event stream. Each event's `data` is one line of JSON; a comment line is sent every 15 seconds while nothing happens. Events:
+         *     - `start`: `{kind, generator, model}`: who drafts (`model` with its name, or `rules`)
+         *     - `text_delta`: `{delta}`: a line of the rule-based drafter's notes on what it understood
+         *     - `draft`: the template draft: `{object, generator, model, draft}`, `draft` being a valid `POST /templates` body (without `teamId`); the last event
+         *     - `error`: an ErrorEnvelope (`model_error`, `details.reason` `provider_error` or `invalid_draft`); no draft, the stream ends
+         *
+         *     API keys and OAuth tokens need the `templates:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     At most 20 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
+         */
+        post: operations["templateDrafts-draftFromPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autousers/draft-from-prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft an autouser from a description
+         * @description Streams a draft persona written from a one-paragraph `description`, by the team's model (BYOK key, else the platform default) or, with no model, by the rule-based drafter (deterministic: the same words give the same draft). The draft is checked against `POST /autousers` and returned, never saved: save it with `POST /autousers`. A team you cannot act on is 404 `team_not_found` naming `teamId`; a description outside 20 to 2,000 characters is 400 naming `description`; 20 drafts a minute per user (429).
+         *
+         *     A server-sent event stream. Each event's `data` is one line of JSON; a comment line is sent every 15 seconds while nothing happens. Events:
+         *     - `start`: `{kind, generator, model}`: who drafts (`model` with its name, or `rules`)
+         *     - `text_delta`: `{delta}`: a line of the rule-based drafter's notes on what it understood
+         *     - `draft`: the persona draft: `{object, generator, model, draft}`, `draft` being a valid `POST /autousers` body (without `teamId`); the last event
+         *     - `error`: an ErrorEnvelope (`model_error`, `details.reason` `provider_error` or `invalid_draft`); no draft, the stream ends
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         *
+         *     At most 20 calls per minute per user, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
+         */
+        post: operations["autousers-draftFromPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/stream": {
         parameters: {
             query?: never;
@@ -2410,6 +2492,8 @@ export interface paths {
          *     - `autouser_run.failed`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
          *     - `rating.created`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
          *     - `calibration.frozen`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `evaluation.transferred_out`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
+         *     - `evaluation.transferred_in`: the event, exactly as webhook deliveries send it; its `id` is the SSE id
          *
          *     API keys and OAuth tokens need the `events:read` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          *
@@ -3073,6 +3157,24 @@ export interface components {
                 fileId: string | null;
                 contentType?: string | null;
             };
+        };
+        EvaluationTransfer: {
+            /** @constant */
+            object: "evaluation_transfer";
+            /** @description The evaluation, now in the target team. */
+            evaluation: components["schemas"]["Evaluation"];
+            fromTeamId: string;
+            toTeamId: string;
+            /** @description How many of each moved with the evaluation. */
+            moved: {
+                comparisons: number;
+                ratings: number;
+                files: number;
+                runs: number;
+                shares: number;
+            };
+            /** @description Team autousers of the old team that were selected: the new team cannot run them, so they are no longer selected (their past runs and ratings stay). */
+            droppedAutouserIds: string[];
         };
         ComparisonList: {
             /** @constant */
@@ -6445,6 +6547,48 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "evaluations-transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The team the evaluation moves to; you must be its owner or an admin. */
+                    teamId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationTransfer"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "evaluations-comparisons-list": {
         parameters: {
             query?: {
@@ -9173,7 +9317,7 @@ export interface operations {
                     url: string;
                     description?: string | null;
                     /** @description Event types to receive, or `["*"]` for all of them. */
-                    enabled_events: (("evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen") | "*")[];
+                    enabled_events: (("evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen" | "evaluation.transferred_out" | "evaluation.transferred_in") | "*")[];
                 };
             };
         };
@@ -9290,7 +9434,7 @@ export interface operations {
                     url?: string;
                     description?: string | null;
                     /** @description Event types to receive, or `["*"]` for all of them. */
-                    enabled_events?: (("evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen") | "*")[];
+                    enabled_events?: (("evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen" | "evaluation.transferred_out" | "evaluation.transferred_in") | "*")[];
                     /**
                      * @description `disabled` pauses deliveries (they wait, nothing is dropped); `enabled` resumes them.
                      * @enum {string}
@@ -9377,7 +9521,7 @@ export interface operations {
                      * @description The event type to simulate.
                      * @enum {string}
                      */
-                    type: "evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen";
+                    type: "evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen" | "evaluation.transferred_out" | "evaluation.transferred_in";
                 };
             };
         };
@@ -9808,7 +9952,7 @@ export interface operations {
                 /** @description Team to act on (signed-in callers in several teams); keys and OAuth tokens act on their own team. */
                 teamId?: string;
                 /** @description Only events of this type. */
-                type?: "evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen";
+                type?: "evaluation.created" | "evaluation.status_changed" | "evaluation.completed" | "autouser_run.completed" | "autouser_run.failed" | "rating.created" | "calibration.frozen" | "evaluation.transferred_out" | "evaluation.transferred_in";
                 /** @description Only events about this object (`data.object.id`). */
                 object_id?: string;
             };
@@ -10415,6 +10559,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MaterializedConversation"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "templateDrafts-draftFromPrompt": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received before the connection dropped. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Session callers pick the team whose model drafts; keys use theirs. */
+                    teamId?: string;
+                    /** @description Who the persona is, or what the template should measure, in a paragraph (20 to 2,000 characters). */
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The event stream; it stays open until the work is done or the client disconnects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autousers-draftFromPrompt": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received before the connection dropped. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Session callers pick the team whose model drafts; keys use theirs. */
+                    teamId?: string;
+                    /** @description Who the persona is, or what the template should measure, in a paragraph (20 to 2,000 characters). */
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The event stream; it stays open until the work is done or the client disconnects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["Error400"];

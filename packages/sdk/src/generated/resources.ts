@@ -44,6 +44,7 @@ export type EvaluationDryRun = components["schemas"]["EvaluationDryRun"];
 export type EvaluationDraftEdit = components["schemas"]["EvaluationDraftEdit"];
 export type Comparison = components["schemas"]["Comparison"];
 export type ComparisonStimulus = components["schemas"]["ComparisonStimulus"];
+export type EvaluationTransfer = components["schemas"]["EvaluationTransfer"];
 export type ComparisonList = components["schemas"]["ComparisonList"];
 export type RatingList = components["schemas"]["RatingList"];
 export type Rating = components["schemas"]["Rating"];
@@ -184,6 +185,8 @@ export type EvaluationsDeleteResponse = Success<paths["/evaluations/{id}"]["dele
 export type EvaluationsShareTokenRotateResponse = Success<paths["/evaluations/{id}/share-token/rotate"]["post"]>;
 export type EvaluationsDraftUpdateParams = Body<paths["/evaluations/{id}/draft"]["patch"]>;
 export type EvaluationsDraftUpdateResponse = Success<paths["/evaluations/{id}/draft"]["patch"]>;
+export type EvaluationsTransferParams = Body<paths["/evaluations/{id}/transfer"]["post"]>;
+export type EvaluationsTransferResponse = Success<paths["/evaluations/{id}/transfer"]["post"]>;
 export type EvaluationsComparisonsListParams = Query<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsListResponse = Success<paths["/evaluations/{id}/comparisons"]["get"]>;
 export type EvaluationsComparisonsCreateParams = Body<paths["/evaluations/{id}/comparisons"]["post"]>;
@@ -329,6 +332,8 @@ export type ConversationsMessagesListParams = Query<paths["/conversations/{id}/m
 export type ConversationsMessagesListResponse = Success<paths["/conversations/{id}/messages"]["get"]>;
 export type ConversationsMessagesCreateParams = Body<paths["/conversations/{id}/messages"]["post"]>;
 export type ConversationsEvaluationsCreateResponse = Success<paths["/conversations/{id}/evaluations"]["post"]>;
+export type TemplatesDraftFromPromptParams = Body<paths["/templates/draft-from-prompt"]["post"]>;
+export type AutousersDraftFromPromptParams = Body<paths["/autousers/draft-from-prompt"]["post"]>;
 export type EventsStreamParams = Query<paths["/events/stream"]["get"]>;
 
 export interface AuthFigmaPairResource {
@@ -803,6 +808,12 @@ export interface EvaluationsResource {
    */
   delete(id: string, options?: RequestOptions): Promise<EvaluationsDeleteResponse>;
   /**
+   * Move an evaluation to another team.
+   *
+   * `POST /evaluations/{id}/transfer`
+   */
+  transfer(id: string, params: EvaluationsTransferParams, options?: RequestOptions): Promise<EvaluationsTransferResponse>;
+  /**
    * Autouser run status.
    *
    * `GET /evaluations/{id}/autouser-status`
@@ -980,6 +991,12 @@ export interface AutousersResource {
    * `POST /autousers/{id}/duplicate`
    */
   duplicate(id: string, params?: AutousersDuplicateParams, options?: RequestOptions): Promise<AutousersDuplicateResponse>;
+  /**
+   * Draft an autouser from a description.
+   *
+   * `POST /autousers/draft-from-prompt`
+   */
+  draftFromPrompt(params: AutousersDraftFromPromptParams, options?: StreamRequestOptions): Promise<EventStream>;
   readonly calibration: AutousersCalibrationResource;
   readonly rubrics: AutousersRubricsResource;
 }
@@ -1042,6 +1059,12 @@ export interface TemplatesResource {
    * `POST /templates/{id}/revert`
    */
   revert(id: string, params: TemplatesRevertParams, options?: RequestOptions): Promise<TemplatesRevertResponse>;
+  /**
+   * Draft a template from a description.
+   *
+   * `POST /templates/draft-from-prompt`
+   */
+  draftFromPrompt(params: TemplatesDraftFromPromptParams, options?: StreamRequestOptions): Promise<EventStream>;
   readonly versions: TemplatesVersionsResource;
 }
 

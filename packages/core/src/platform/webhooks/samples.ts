@@ -77,6 +77,9 @@ export function sampleObject(
           failedRunCount: 0,
         },
       };
+    case "evaluation.transferred_out":
+    case "evaluation.transferred_in":
+      return { ...evaluation(), previous_team_id: id("team") };
     case "autouser_run.completed":
       return run("completed");
     case "autouser_run.failed":
