@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, Loading } from "@/ui";
+import { Badge, FormError, Loading } from "@/ui";
 
 /** The newest version of each template's rubric; older versions are history, listed under it. */
 function byTemplate(rubrics: AutouserRubric[]) {
@@ -44,7 +44,7 @@ function RubricEditor({
       <div className="version-head">
         <strong>{rubric.name}</strong>
         <span className="muted small">Version {rubric.version}</span>
-        {rubric.isFrozen && <span className="badge badge-running">Frozen</span>}
+        {rubric.isFrozen && <Badge tone="success">Frozen</Badge>}
       </div>
       <div className="field">
         <label htmlFor={id}>Guidance for {rubric.name}</label>
