@@ -244,7 +244,7 @@ test("no dashboard page scrolls sideways or overlaps its text on a phone (390 px
   page,
   baseURL,
 }) => {
-  test.setTimeout(300_000);
+  test.setTimeout(SCREENSHOT_DIR ? 600_000 : 300_000);
   await signUp(page);
   const paths = await seedPages(page, baseURL!);
   // Every page in the app is visited: a new page must be added to the seeded list or this fails.

@@ -54,6 +54,7 @@ export function runColumns({
   return [
     {
       header: "Run",
+      className: "cell-name",
       cell: (run) => (
         <>
           <Link href={`/evaluations/${evaluationId}/autouser-runs/${run.id}`}>{label(run)}</Link>
