@@ -145,6 +145,7 @@ function TeamMembers(props: {
               },
               {
                 header: ACTIONS_HEADER,
+                className: "nowrap",
                 cell: (m) => (
                   <>
                     {owner && m.userId !== me && (
