@@ -141,6 +141,9 @@ async function overlappingText(page: Page): Promise<string[]> {
     }
     const runs: Run[] = [];
     const hidden = (el: Element | null): boolean => {
+      // A closed <details> keeps its content laid out where the browser can measure it, unseen.
+      if (el?.closest("details:not([open]) > :not(summary)")) return true;
+      if (el && !el.checkVisibility({ visibilityProperty: true })) return true;
       for (let a = el; a; a = a.parentElement) {
         const style = getComputedStyle(a);
         if (style.visibility === "hidden" || style.display === "none") return true;
@@ -152,7 +155,8 @@ async function overlappingText(page: Page): Promise<string[]> {
     const measured = new Set<Node>();
     /** The part of a box its scrollers and clipping ancestors leave visible; null when none is. */
     const visible = (box: Box, el: Element | null): Box | null => {
-      let v = { ...box };
+      // Copied field by field: a DOMRect's sides are getters, which spreading would drop.
+      let v = { left: box.left, right: box.right, top: box.top, bottom: box.bottom };
       for (let a = el; a && a !== document.body; a = a.parentElement) {
         if (getComputedStyle(a).overflowX === "visible") continue;
         const clip = a.getBoundingClientRect();
