@@ -3,6 +3,7 @@
 import type { ApiKey } from "@rubricon/contracts";
 import type { ReactNode } from "react";
 import { formatDate, formatDateTime, formatRelative } from "@/lib/format";
+import { ACTIONS_HEADER, DataTable } from "@/ui";
 
 /**
  * A table of API keys with a revoke button on each row: the user's own keys (with their scopes) and a team's keys
@@ -22,57 +23,55 @@ export function ApiKeyTable({
   revokeLabel: (key: ApiKey) => string;
 }) {
   return (
-    <div className="table-scroll">
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">{extra.title}</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <td className="nowrap">{key.name}</td>
-              <td className="nowrap">
-                <code className="mono small">{key.prefix}…</code>
-              </td>
-              <td>{extra.cell(key)}</td>
-              <td className="nowrap">
-                {key.lastUsedAt ? (
-                  <time dateTime={key.lastUsedAt} title={formatDateTime(key.lastUsedAt)}>
-                    {formatRelative(key.lastUsedAt)}
-                  </time>
-                ) : (
-                  <span className="muted">Never</span>
-                )}
-              </td>
-              <td className="nowrap">
-                <time dateTime={key.createdAt} title={formatDateTime(key.createdAt)}>
-                  {formatDate(key.createdAt)}
-                </time>
-              </td>
-              <td className="actions">
-                <button
-                  type="button"
-                  className="button button-danger-ghost"
-                  onClick={() => onRevoke(key)}
-                  disabled={revoking}
-                  aria-label={revokeLabel(key)}
-                >
-                  Revoke
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      bare
+      rows={keys}
+      rowKey={(key) => key.id}
+      columns={[
+        { header: "Name", cell: (key) => key.name, className: "nowrap" },
+        {
+          header: "Key",
+          cell: (key) => <code className="mono small">{key.prefix}…</code>,
+          className: "nowrap",
+        },
+        { header: extra.title, cell: extra.cell },
+        {
+          header: "Last used",
+          className: "nowrap",
+          cell: (key) =>
+            key.lastUsedAt ? (
+              <time dateTime={key.lastUsedAt} title={formatDateTime(key.lastUsedAt)}>
+                {formatRelative(key.lastUsedAt)}
+              </time>
+            ) : (
+              <span className="muted">Never</span>
+            ),
+        },
+        {
+          header: "Created",
+          className: "nowrap",
+          cell: (key) => (
+            <time dateTime={key.createdAt} title={formatDateTime(key.createdAt)}>
+              {formatDate(key.createdAt)}
+            </time>
+          ),
+        },
+        {
+          header: ACTIONS_HEADER,
+          className: "actions",
+          cell: (key) => (
+            <button
+              type="button"
+              className="button button-danger-ghost"
+              onClick={() => onRevoke(key)}
+              disabled={revoking}
+              aria-label={revokeLabel(key)}
+            >
+              Revoke
+            </button>
+          ),
+        },
+      ]}
+    />
   );
 }

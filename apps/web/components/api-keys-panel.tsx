@@ -8,7 +8,7 @@ import { CopyButton } from "@/components/copy-button";
 import { TeamKeys } from "@/components/team-keys";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { FormError, Loading } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { PageHeader } from "@/ui/page-header";
 
@@ -89,7 +89,7 @@ export function ApiKeysPanel() {
       <div className="api-keys-layout">
         <section className="card" aria-labelledby="keys-heading">
           <h2 id="keys-heading">Active keys</h2>
-          {keys.isPending && <p className="muted">Loading keys…</p>}
+          {keys.isPending && <Loading>Loading keys…</Loading>}
           <FormError error={keys.error} />
           <FormError error={listError} />
           {keys.data && active.length === 0 && (

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { Badge, FormError, Loading } from "@/ui";
 
 /** The newest version of each template's rubric; older versions are history, listed under it. */
 function byTemplate(rubrics: AutouserRubric[]) {
@@ -44,7 +44,7 @@ function RubricEditor({
       <div className="version-head">
         <strong>{rubric.name}</strong>
         <span className="muted small">Version {rubric.version}</span>
-        {rubric.isFrozen && <span className="badge badge-running">Frozen</span>}
+        {rubric.isFrozen && <Badge tone="success">Frozen</Badge>}
       </div>
       <div className="field">
         <label htmlFor={id}>Guidance for {rubric.name}</label>
@@ -154,7 +154,7 @@ export function AutouserRubrics({ autouser }: { autouser: Autouser }) {
   return (
     <section className="card stack" aria-labelledby="rubrics-heading">
       <h2 id="rubrics-heading">Rubrics</h2>
-      {rubrics.isPending && <p className="muted">Loading rubrics…</p>}
+      {rubrics.isPending && <Loading>Loading rubrics…</Loading>}
       <FormError error={rubrics.error} />
       {rubrics.data && groups.length === 0 && (
         <p className="muted">No rubrics yet: the judge rates every template with its own guidelines.</p>

@@ -11,6 +11,7 @@ import { SettingsNav } from "@/features/navigation/settings-nav";
 import { apiRequest } from "@/lib/api";
 import { errorMessage, isUnauthenticated } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { Loading } from "@/ui";
 
 // The reference sits beside Settings: it is where API users go from the dashboard, and it is public.
 const TOP_NAV = [
@@ -38,11 +39,7 @@ export function DashboardShell({
   }, [signedOut, router, pathname]);
 
   if (whoami.isPending || signedOut) {
-    return (
-      <div className="page-loading" aria-live="polite">
-        Loading…
-      </div>
-    );
+    return <Loading page />;
   }
 
   const settings = isSettingsPath(pathname);

@@ -10,7 +10,7 @@ import { refusedDesignUrls } from "@/features/evaluations/check-design-urls";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, PageHeader } from "@/ui";
+import { Badge, FormError, Loading, PageHeader } from "@/ui";
 import { StimulusUpload, type UploadedStimulus } from "./stimulus-upload";
 
 type EvaluationType = "SSE" | "SxS";
@@ -439,7 +439,7 @@ export function EvaluationCreateForm() {
             Autousers <span className="muted">(optional)</span>
           </legend>
           <p className="hint">Persona raters that score every comparison beside your human raters.</p>
-          {autousers.isPending && <p className="muted small">Loading autousers…</p>}
+          {autousers.isPending && <Loading small>Loading autousers…</Loading>}
           <FormError error={autousers.error} />
           <ul className="stack autouser-picker">
             {autousers.data?.data.map((a) => {
@@ -457,7 +457,7 @@ export function EvaluationCreateForm() {
                       }
                     />{" "}
                     {a.name}
-                    {a.isSystem && <span className="badge badge-system">System</span>}
+                    {a.isSystem && <Badge tone="system">System</Badge>}
                   </label>
                   {chosen && (
                     <label className="inline-field">

@@ -15,8 +15,7 @@ import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, PageHeader } from "@/ui";
-import { useConfirm } from "@/ui/confirm-dialog";
+import { ACTIONS_HEADER, DataTable, FormError, Loading, PageHeader, QueryState, useConfirm } from "@/ui";
 
 /** What the dashboard asks before a move; the moves offered are the contracts' transition table. */
 const CONFIRM: Partial<Record<EvaluationStatus, string>> = {
@@ -65,13 +64,11 @@ export function EvaluationDetail({ id }: { id: string }) {
     }),
   );
 
-  if (evaluation.isPending) return <p className="muted">Loading evaluation…</p>;
+  if (evaluation.isPending) return <Loading>Loading evaluation…</Loading>;
   if (evaluation.isError) {
     return (
       <div className="stack">
-        <p className="alert alert-error" role="alert">
-          {errorMessage(evaluation.error)}
-        </p>
+        <FormError error={evaluation.error} />
         {errorCode(evaluation.error) === "evaluation_no_access" && <RequestAccess id={id} />}
         <Link href="/evaluations">Back to evaluations</Link>
       </div>
@@ -233,62 +230,50 @@ export function EvaluationDetail({ id }: { id: string }) {
         (publicRaters.data?.data.length ?? 0) > 0) && (
         <section className="card" aria-labelledby="public-raters-heading">
           <h2 id="public-raters-heading">Public raters</h2>
-          {publicRaters.isPending && <p className="muted">Loading raters…</p>}
-          <FormError error={publicRaters.error} />
-          {publicRaters.data && publicRaters.data.data.length === 0 && (
-            <p className="muted">Nobody has started rating through the share link yet.</p>
-          )}
-          {publicRaters.data && publicRaters.data.data.length > 0 && (
-            <div className="table-scroll">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Email</th>
-                    <th scope="col" className="num">
-                      Ratings
-                    </th>
-                    <th scope="col">Started</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {publicRaters.data.data.map((r) => (
-                    <tr key={r.id}>
-                      <td>{r.name ?? <span className="muted">Not given</span>}</td>
-                      <td>{r.email ?? <span className="muted">Not given</span>}</td>
-                      <td className="num">{r.ratingCount}</td>
-                      <td>{formatDateTime(r.createdAt)}</td>
-                      <td>
-                        {r.excluded ? (
-                          <span className="muted">Excluded</span>
-                        ) : (
-                          <button
-                            type="button"
-                            className="button button-danger-ghost"
-                            disabled={exclude.isPending}
-                            aria-label={`Exclude ${r.name ?? r.email ?? "this rater"}`}
-                            onClick={async () => {
-                              const ok = await confirm({
-                                message: "Exclude this rater? Their ratings leave the results.",
-                                confirmLabel: "Exclude",
-                                destructive: true,
-                              });
-                              if (ok) exclude.mutate({ id, raterId: r.id });
-                            }}
-                          >
-                            Exclude
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <QueryState
+            query={publicRaters}
+            loading="Loading raters…"
+            isEmpty={(page) => page.data.length === 0}
+            empty={<p className="muted">Nobody has started rating through the share link yet.</p>}
+          >
+            {(page) => (
+              <DataTable
+                bare
+                rows={page.data}
+                rowKey={(r) => r.id}
+                columns={[
+                  { header: "Name", cell: (r) => r.name ?? <span className="muted">Not given</span> },
+                  { header: "Email", cell: (r) => r.email ?? <span className="muted">Not given</span> },
+                  { header: "Ratings", numeric: true, cell: (r) => r.ratingCount },
+                  { header: "Started", cell: (r) => formatDateTime(r.createdAt) },
+                  {
+                    header: ACTIONS_HEADER,
+                    cell: (r) =>
+                      r.excluded ? (
+                        <span className="muted">Excluded</span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="button button-danger-ghost"
+                          disabled={exclude.isPending}
+                          aria-label={`Exclude ${r.name ?? r.email ?? "this rater"}`}
+                          onClick={async () => {
+                            const ok = await confirm({
+                              message: "Exclude this rater? Their ratings leave the results.",
+                              confirmLabel: "Exclude",
+                              destructive: true,
+                            });
+                            if (ok) exclude.mutate({ id, raterId: r.id });
+                          }}
+                        >
+                          Exclude
+                        </button>
+                      ),
+                  },
+                ]}
+              />
+            )}
+          </QueryState>
         </section>
       )}
 
@@ -300,21 +285,23 @@ export function EvaluationDetail({ id }: { id: string }) {
 
       <section className="card" aria-labelledby="comparisons-heading">
         <h2 id="comparisons-heading">Comparisons</h2>
-        {comparisons.isPending && <p className="muted">Loading comparisons…</p>}
-        <FormError error={comparisons.error} />
-        {comparisons.data && comparisons.data.data.length === 0 && (
-          <p className="muted">This evaluation has no comparisons yet.</p>
-        )}
-        {comparisons.data && comparisons.data.data.length > 0 && (
-          <ol className="comparison-list">
-            {/* The API lists by last update; raters see them in position order, so show that. */}
-            {[...comparisons.data.data]
-              .sort((a, b) => a.position - b.position)
-              .map((c) => (
-                <ComparisonItem key={c.id} comparison={c} />
-              ))}
-          </ol>
-        )}
+        <QueryState
+          query={comparisons}
+          loading="Loading comparisons…"
+          isEmpty={(page) => page.data.length === 0}
+          empty={<p className="muted">This evaluation has no comparisons yet.</p>}
+        >
+          {(page) => (
+            <ol className="comparison-list">
+              {/* The API lists by last update; raters see them in position order, so show that. */}
+              {[...page.data]
+                .sort((a, b) => a.position - b.position)
+                .map((c) => (
+                  <ComparisonItem key={c.id} comparison={c} />
+                ))}
+            </ol>
+          )}
+        </QueryState>
       </section>
     </>
   );

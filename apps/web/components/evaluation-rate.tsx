@@ -8,7 +8,7 @@ import { type RatingBody, type SubmitResult, toRatingTemplate } from "@/componen
 import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/ui";
+import { Loading, PageHeader } from "@/ui";
 
 /** Every page of a cursor-paginated list; rating screens need all comparisons, not the first hundred. */
 async function allPages<T extends { id: string }>(
@@ -78,7 +78,7 @@ export function EvaluationRate({ id }: { id: string }) {
     }
   }
 
-  if (evaluation.isPending) return <p className="muted">Loading evaluation…</p>;
+  if (evaluation.isPending) return <Loading>Loading evaluation…</Loading>;
   if (evaluation.isError) {
     return (
       <div className="stack">
@@ -146,7 +146,7 @@ export function EvaluationRate({ id }: { id: string }) {
           {errorMessage(loadError)}
         </p>
       ) : !loaded ? (
-        <p className="muted">Loading comparisons…</p>
+        <Loading>Loading comparisons…</Loading>
       ) : (
         <div className="rate-layout">
           <RatingFlow

@@ -20,10 +20,9 @@ import {
 } from "@/components/results/charts";
 import { StatusBadge } from "@/components/status-badge";
 import { intervalOnScale, intervalText } from "@/features/results/interval";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/ui";
+import { type Column, DataTable, FormError, Loading, PageHeader } from "@/ui";
 
 type Dimension = EvaluationResults["dimensions"][number];
 type SseDimension = Extract<Dimension, { kind: "sse" }>;
@@ -77,14 +76,12 @@ export function EvaluationResultsView({ id }: { id: string }) {
     ),
   });
 
-  if (evaluation.isPending || results.isPending) return <p className="muted">Loading results…</p>;
+  if (evaluation.isPending || results.isPending) return <Loading>Loading results…</Loading>;
   const failure = evaluation.error ?? results.error;
   if (failure) {
     return (
       <div className="stack">
-        <p className="alert alert-error" role="alert">
-          {errorMessage(failure)}
-        </p>
+        <FormError error={failure} />
         <Link href={`/evaluations/${id}`}>Back to the evaluation</Link>
       </div>
     );
@@ -110,6 +107,14 @@ export function EvaluationResultsView({ id }: { id: string }) {
     }
     return row.raterId ?? "Autouser";
   };
+  // One column per dimension, shared by the per-comparison and per-rater tables.
+  const meanColumns: Column<{ dimensions: Record<string, MeanFigure | undefined> }>[] = r.dimensions.map(
+    (d) => ({
+      header: `${d.name} ${d.kind === "sse" ? "mean" : "preference"}`,
+      className: "nowrap",
+      cell: (row) => <MeanValue d={d} cell={row.dimensions[d.templateId]} />,
+    }),
+  );
 
   return (
     <>
@@ -207,88 +212,53 @@ export function EvaluationResultsView({ id }: { id: string }) {
 
           <section className="card" aria-labelledby="per-comparison-heading">
             <h2 id="per-comparison-heading">By comparison</h2>
-            <div className="table-scroll">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col" className="num">
-                      #
-                    </th>
-                    <th scope="col">Comparison</th>
-                    <th scope="col" className="num">
-                      Ratings
-                    </th>
-                    <th scope="col" className="num">
-                      Skipped
-                    </th>
-                    {r.dimensions.map((d) => (
-                      <th key={d.templateId} scope="col">
-                        {d.name} {d.kind === "sse" ? "mean" : "preference"}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {[...r.perComparison]
-                    .sort((a, b) => a.position - b.position)
-                    .map((row) => (
-                      <tr key={row.comparisonId}>
-                        <td className="num muted">{row.position + 1}</td>
-                        <td className="cell-name">
-                          {comparisonLabel(row, comparisonById.get(row.comparisonId))}
-                        </td>
-                        <td className="num">{row.ratingCount}</td>
-                        <td className="num">{row.excludedCount || <span className="muted">0</span>}</td>
-                        {r.dimensions.map((d) => (
-                          <MeanCell key={d.templateId} d={d} cell={row.dimensions[d.templateId]} />
-                        ))}
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              bare
+              rows={[...r.perComparison].sort((a, b) => a.position - b.position)}
+              rowKey={(row) => row.comparisonId}
+              columns={[
+                { header: "#", numeric: true, className: "muted", cell: (row) => row.position + 1 },
+                {
+                  header: "Comparison",
+                  className: "cell-name",
+                  cell: (row) => comparisonLabel(row, comparisonById.get(row.comparisonId)),
+                },
+                { header: "Ratings", numeric: true, cell: (row) => row.ratingCount },
+                {
+                  header: "Skipped",
+                  numeric: true,
+                  cell: (row) => row.excludedCount || <span className="muted">0</span>,
+                },
+                ...meanColumns,
+              ]}
+            />
           </section>
 
           <section className="card" aria-labelledby="per-rater-heading">
             <h2 id="per-rater-heading">By rater</h2>
-            <div className="table-scroll">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Rater</th>
-                    <th scope="col">Type</th>
-                    <th scope="col" className="num">
-                      Ratings
-                    </th>
-                    <th scope="col" className="num">
-                      Skipped
-                    </th>
-                    {r.dimensions.map((d) => (
-                      <th key={d.templateId} scope="col">
-                        {d.name} {d.kind === "sse" ? "mean" : "preference"}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {r.perRater.map((row) => (
-                    <tr key={`${row.raterType}:${row.raterId}`}>
-                      <td className="cell-name">{raterName(row)}</td>
-                      <td>
-                        <span className={`rater-chip rater-${row.raterType}`}>
-                          {RATER_TYPE_LABELS[row.raterType]}
-                        </span>
-                      </td>
-                      <td className="num">{row.ratingCount}</td>
-                      <td className="num">{row.excludedCount || <span className="muted">0</span>}</td>
-                      {r.dimensions.map((d) => (
-                        <MeanCell key={d.templateId} d={d} cell={row.dimensions[d.templateId]} />
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              bare
+              rows={r.perRater}
+              rowKey={(row) => `${row.raterType}:${row.raterId}`}
+              columns={[
+                { header: "Rater", className: "cell-name", cell: raterName },
+                {
+                  header: "Type",
+                  cell: (row) => (
+                    <span className={`rater-chip rater-${row.raterType}`}>
+                      {RATER_TYPE_LABELS[row.raterType]}
+                    </span>
+                  ),
+                },
+                { header: "Ratings", numeric: true, cell: (row) => row.ratingCount },
+                {
+                  header: "Skipped",
+                  numeric: true,
+                  cell: (row) => row.excludedCount || <span className="muted">0</span>,
+                },
+                ...meanColumns,
+              ]}
+            />
           </section>
         </>
       )}
@@ -471,22 +441,19 @@ function SxsCard({ d }: { d: SxsDimension }) {
   );
 }
 
-function MeanCell({ d, cell }: { d: Dimension; cell: { n: number; mean: number | null } | undefined }) {
-  if (!cell || cell.mean === null) {
-    return (
-      <td>
-        <span className="muted">—</span>
-      </td>
-    );
-  }
+interface MeanFigure {
+  n: number;
+  mean: number | null;
+}
+
+function MeanValue({ d, cell }: { d: Dimension; cell: MeanFigure | undefined }) {
+  if (!cell || cell.mean === null) return <span className="muted">—</span>;
   const sse = d.kind === "sse";
   return (
-    <td className="nowrap">
-      <span className="mean-cell">
-        <span className="mean-value">{sse ? fmt(cell.mean) : signed(cell.mean)}</span>
-        <MeanMeter mean={cell.mean} min={sse ? d.scaleMin : -3} max={sse ? d.scaleMax : 3} diverging={!sse} />
-        <span className="muted small">n {cell.n}</span>
-      </span>
-    </td>
+    <span className="mean-cell">
+      <span className="mean-value">{sse ? fmt(cell.mean) : signed(cell.mean)}</span>
+      <MeanMeter mean={cell.mean} min={sse ? d.scaleMin : -3} max={sse ? d.scaleMax : 3} diverging={!sse} />
+      <span className="muted small">n {cell.n}</span>
+    </span>
   );
 }

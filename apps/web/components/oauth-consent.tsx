@@ -4,7 +4,7 @@ import type { ConsentDetails } from "@rubricon/contracts";
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api";
 import { errorMessage } from "@/lib/errors";
-import { Field, FormError } from "@/ui";
+import { Field, FormError, Loading } from "@/ui";
 
 const RESOURCE_NAMES: Record<string, string> = { "/api/v1": "the REST API", "/mcp": "the MCP server" };
 
@@ -52,7 +52,7 @@ export function OAuthConsent({ uid }: { uid: string }) {
   }
 
   if (!details) {
-    return error ? <FormError error={error} /> : <p className="muted">Loading the request…</p>;
+    return error ? <FormError error={error} /> : <Loading>Loading the request…</Loading>;
   }
 
   return (

@@ -7,7 +7,7 @@ import { UsageMeters } from "@/components/usage-meters";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { Badge, FormError, Loading } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 const PLAN_NAMES: Record<Plan, string> = {
@@ -81,7 +81,7 @@ function TeamPlan({ teamId, team }: { teamId: string; team: Team | undefined }) 
     }),
   );
 
-  if (usage.isPending) return <p className="muted">Loading usage…</p>;
+  if (usage.isPending) return <Loading>Loading usage…</Loading>;
   if (usage.isError)
     return (
       <p className="alert alert-error" role="alert">
@@ -144,7 +144,7 @@ function TeamPlan({ teamId, team }: { teamId: string; team: Team | undefined }) 
               >
                 <div className="plan-card-head">
                   <h3>{PLAN_NAMES[plan]}</h3>
-                  {isCurrent && <span className="badge badge-running">Current plan</span>}
+                  {isCurrent && <Badge tone="success">Current plan</Badge>}
                 </div>
                 <dl className="plan-limits">
                   <dt>Requests per minute</dt>

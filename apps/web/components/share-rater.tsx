@@ -9,7 +9,7 @@ import { FileHref } from "@/components/rating/stimulus-view";
 import type { RatingBody, SubmitResult } from "@/components/rating/types";
 import { ApiError, apiRequest } from "@/lib/api";
 import { plural } from "@/lib/format";
-import { FormError } from "@/ui";
+import { FormError, Loading } from "@/ui";
 
 /** The share API: a GET reads the link, a body is POSTed. */
 function shareFetch<T>(path: string, body?: unknown): Promise<T> {
@@ -31,9 +31,7 @@ export function ShareRater({ token }: { token: string }) {
   if (view.isPending) {
     return (
       <ShareFrame>
-        <div className="page-loading" aria-live="polite">
-          Loading…
-        </div>
+        <Loading page />
       </ShareFrame>
     );
   }

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { FormError } from "./form-error";
+import { Loading } from "./loading";
 
 interface QueryLike<T> {
   isPending: boolean;
@@ -26,13 +27,7 @@ export function QueryState<T>({
   empty?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
-  if (query.isPending) {
-    return (
-      <p className="muted" aria-live="polite">
-        {loading}
-      </p>
-    );
-  }
+  if (query.isPending) return <Loading>{loading}</Loading>;
   if (query.isError) return <FormError error={query.error} />;
   if (query.data === undefined) return null;
   if (isEmpty?.(query.data)) return <>{empty ?? null}</>;

@@ -14,7 +14,7 @@ export default function DocsLayout({ children }: { children: ReactNode }) {
             <span className="brand-mark" aria-hidden="true">
               R
             </span>
-            Rubricon
+            <span className="docs-brand-word">Rubricon</span>
           </Link>
           <nav aria-label="Reference" className="docs-nav">
             <Link href="/docs" className="nav-link">

@@ -4,13 +4,12 @@ import type { Comparison, Evaluation } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { RunAutousersForm } from "@/components/autouser-runs/run-autousers-form";
-import { ProgressBar, RunRow, StatusCounts } from "@/components/autouser-runs/run-progress";
+import { ProgressBar, runColumns, runRowProps, StatusCounts } from "@/components/autouser-runs/run-progress";
 import { runLabels } from "@/features/autouser-runs/run-label";
 import { useAutouserStream } from "@/lib/autouser-runs";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
-import { useConfirm } from "@/ui/confirm-dialog";
+import { DataTable, FormError, useConfirm } from "@/ui";
 
 const STREAM_TEXT = {
   connecting: "Connecting…",
@@ -111,36 +110,19 @@ export function AutouserRunsPanel({
               : ""}
           </p>
           <StatusCounts summary={status.summary} />
-          <div className="table-scroll">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Run</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Ratings</th>
-                  <th scope="col">Model</th>
-                  <th scope="col" className="num">
-                    Cost
-                  </th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {runs.map((run) => (
-                  <RunRow
-                    key={run.id}
-                    run={run}
-                    label={labels.get(run.id) ?? run.id}
-                    evaluationId={evaluation.id}
-                    stopping={stop.isPending}
-                    onStop={(runId) => stop.mutate({ id: evaluation.id, runIds: [runId] })}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            bare
+            label="Autouser runs"
+            rows={runs}
+            rowKey={(run) => run.id}
+            rowProps={runRowProps}
+            columns={runColumns({
+              labels,
+              evaluationId: evaluation.id,
+              stopping: stop.isPending,
+              onStop: (runId) => stop.mutate({ id: evaluation.id, runIds: [runId] }),
+            })}
+          />
         </>
       )}
     </section>

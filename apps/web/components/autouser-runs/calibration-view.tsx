@@ -5,11 +5,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { ProgressBar } from "@/components/autouser-runs/run-progress";
-import { errorCode, errorMessage } from "@/lib/errors";
+import { errorCode } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, PageHeader } from "@/ui";
-import { useConfirm } from "@/ui/confirm-dialog";
+import { DataTable, FormError, Loading, PageHeader, useConfirm } from "@/ui";
 
 const CALIBRATION_TEXT: Record<Autouser["calibrationStatus"], string> = {
   uncalibrated: "Not calibrated",
@@ -106,32 +105,18 @@ function Figures({ figures }: { figures: NonNullable<CalibrationStatus["figures"
         <dd>{figures.comparisons}</dd>
       </dl>
       {Object.keys(figures.bias).length > 0 && (
-        <div className="table-scroll">
-          <table className="table" aria-label="Bias per template">
-            <thead>
-              <tr>
-                <th scope="col">Template</th>
-                <th scope="col" className="num">
-                  Bias (autouser − humans)
-                </th>
-                <th scope="col">95% interval</th>
-                <th scope="col" className="num">
-                  Comparisons
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {Object.entries(figures.bias).map(([template, b]) => (
-                <tr key={template}>
-                  <th scope="row">{template}</th>
-                  <td className="num">{fmt(b.mean)}</td>
-                  <td>{interval(b.ci95)}</td>
-                  <td className="num">{b.comparisons}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          bare
+          label="Bias per template"
+          rows={Object.entries(figures.bias)}
+          rowKey={([template]) => template}
+          columns={[
+            { header: "Template", rowHeader: true, cell: ([template]) => template },
+            { header: "Bias (autouser − humans)", numeric: true, cell: ([, b]) => fmt(b.mean) },
+            { header: "95% interval", cell: ([, b]) => interval(b.ci95) },
+            { header: "Comparisons", numeric: true, cell: ([, b]) => b.comparisons },
+          ]}
+        />
       )}
     </>
   );
@@ -207,13 +192,9 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
 
           <section className="card" aria-labelledby="latest-heading">
             <h2 id="latest-heading">Latest calibration</h2>
-            {calibration.isPending && <p className="muted">Loading…</p>}
+            {calibration.isPending && <Loading>Loading the calibration…</Loading>}
             {none && <p className="muted">This autouser has not been calibrated yet.</p>}
-            {calibration.isError && !none && (
-              <p className="alert alert-error" role="alert">
-                {errorMessage(calibration.error)}
-              </p>
-            )}
+            {!none && <FormError error={calibration.error} />}
             {c && (
               <div className="stack">
                 <p>

@@ -4,6 +4,7 @@ import type { AlphaStat, EvaluationResults } from "@rubricon/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { undefinedText } from "@/components/results/agreement-panel";
 import { useTRPC } from "@/lib/trpc";
+import { DataTable } from "@/ui";
 
 interface Side {
   n: number;
@@ -41,6 +42,13 @@ export function HumansVsAutousers({ id, results }: { id: string; results: Evalua
   const humans = results.perRater.filter((r) => r.raterType !== "autouser");
   const autousers = results.perRater.filter((r) => r.raterType === "autouser");
   const vs = agreement.data?.groups.humansVsAutousers;
+  const rows = results.dimensions.map((d) => ({
+    templateId: d.templateId,
+    name: d.name,
+    humans: pooled(humans, d.templateId),
+    autousers: pooled(autousers, d.templateId),
+    stat: vs?.dimensions.find((x) => x.templateId === d.templateId),
+  }));
 
   return (
     <section className="card" aria-labelledby="humans-vs-autousers-heading">
@@ -49,42 +57,42 @@ export function HumansVsAutousers({ id, results }: { id: string; results: Evalua
         Mean score per dimension ({results.type === "SxS" ? "preference, −3 A to +3 B" : "on its scale"}) and
         how well the two kinds of rater agree.
       </p>
-      <div className="table-scroll">
-        <table className="table" aria-label="Humans and autousers">
-          <thead>
-            <tr>
-              <th scope="col">Dimension</th>
-              <th scope="col" className="num">
-                Humans
-              </th>
-              <th scope="col" className="num">
-                Autousers
-              </th>
-              <th scope="col">Agreement</th>
-            </tr>
-          </thead>
-          <tbody>
-            {results.dimensions.map((d) => {
-              const h = pooled(humans, d.templateId);
-              const a = pooled(autousers, d.templateId);
-              const stat = vs?.dimensions.find((x) => x.templateId === d.templateId);
-              return (
-                <tr key={d.templateId} data-testid="humans-vs-autousers-row">
-                  <th scope="row">{d.name}</th>
-                  <td className="num" data-testid="human-mean">
-                    {fmt(h.mean)} <span className="muted small">n={h.n}</span>
-                  </td>
-                  <td className="num" data-testid="autouser-mean">
-                    {fmt(a.mean)} <span className="muted small">n={a.n}</span>
-                  </td>
-                  <td className="small">{agreement.isPending ? "…" : alphaText(stat)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-      {vs && <p className="small">Overall: {alphaText(vs.overall)}</p>}
+      <DataTable
+        bare
+        label="Humans and autousers"
+        rows={rows}
+        rowKey={(row) => row.templateId}
+        rowProps={() => ({ "data-testid": "humans-vs-autousers-row" })}
+        columns={[
+          { header: "Dimension", rowHeader: true, cell: (row) => row.name },
+          {
+            header: "Humans",
+            numeric: true,
+            testId: "human-mean",
+            cell: (row) => (
+              <>
+                {fmt(row.humans.mean)} <span className="muted small">n={row.humans.n}</span>
+              </>
+            ),
+          },
+          {
+            header: "Autousers",
+            numeric: true,
+            testId: "autouser-mean",
+            cell: (row) => (
+              <>
+                {fmt(row.autousers.mean)} <span className="muted small">n={row.autousers.n}</span>
+              </>
+            ),
+          },
+          {
+            header: "Agreement",
+            className: "small cell-note",
+            cell: (row) => (agreement.isPending ? "…" : alphaText(row.stat)),
+          },
+        ]}
+      />
+      {vs && <p className="small table-note">Overall: {alphaText(vs.overall)}</p>}
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { startAutouserRuns } from "@/lib/autouser-runs";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { FormError, Loading } from "@/ui";
 
 const usd = new Intl.NumberFormat("en", { style: "currency", currency: "USD", minimumFractionDigits: 2 });
 
@@ -88,7 +88,7 @@ export function RunAutousersForm({
     >
       <fieldset className="form-fieldset">
         <legend>Autousers</legend>
-        {autousers.isPending && <p className="muted">Loading autousers…</p>}
+        {autousers.isPending && <Loading>Loading autousers…</Loading>}
         <FormError error={autousers.error} />
         {usable.map((a) => (
           <label key={a.id} className="checkbox">

@@ -2,11 +2,9 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
-import { PageHeader } from "@/ui/page-header";
+import { DataTable, FormError, Loading, PageHeader } from "@/ui";
 
 const ACTIVE = new Set(["queued", "running"]);
 
@@ -46,13 +44,11 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
     enabled: autouserId !== undefined,
   });
 
-  if (run.isPending) return <p className="muted">Loading run…</p>;
+  if (run.isPending) return <Loading>Loading run…</Loading>;
   if (run.isError) {
     return (
       <div className="stack">
-        <p className="alert alert-error" role="alert">
-          {errorMessage(run.error)}
-        </p>
+        <FormError error={run.error} />
         <Link href={`/evaluations/${evaluationId}`}>Back to the evaluation</Link>
       </div>
     );
@@ -125,56 +121,45 @@ export function RunDetail({ evaluationId, runId }: { evaluationId: string; runId
         <FormError error={turns.error} />
         {turns.data && turns.data.data.length === 0 && <p className="muted">No turns yet.</p>}
         {turns.data && turns.data.data.length > 0 && (
-          <div className="table-scroll">
-            <table className="table" aria-label="Turns">
-              <thead>
-                <tr>
-                  <th scope="col" className="num">
-                    #
-                  </th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Address</th>
-                  <th scope="col" className="num">
-                    Tokens
-                  </th>
-                  <th scope="col" className="num">
-                    Latency
-                  </th>
-                  <th scope="col" className="num">
-                    Cost
-                  </th>
-                  <th scope="col">Screenshot</th>
-                </tr>
-              </thead>
-              <tbody>
-                {turns.data.data.map((t) => (
-                  <tr key={t.id} data-testid="run-turn">
-                    <td className="num">
-                      {t.attempt > 1 ? `${t.attempt}.` : ""}
-                      {t.turn}
-                    </td>
-                    <td>
-                      {actionText(t.action)}
-                      {t.detail && <div className="muted small">{t.detail}</div>}
-                    </td>
-                    <td className="mono small">{t.url ?? "—"}</td>
-                    <td className="num">{t.inputTokens + t.outputTokens}</td>
-                    <td className="num">{t.latencyMs} ms</td>
-                    <td className="num">${t.costUsd.toFixed(4)}</td>
-                    <td className="mono small">
-                      {t.screenshot && shotUrl.get(t.screenshotFileId ?? "") ? (
-                        <a href={shotUrl.get(t.screenshotFileId ?? "")} target="_blank" rel="noreferrer">
-                          {t.screenshot}
-                        </a>
-                      ) : (
-                        (t.screenshot ?? "—")
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            bare
+            label="Turns"
+            rows={turns.data.data}
+            rowKey={(t) => t.id}
+            rowProps={() => ({ "data-testid": "run-turn" })}
+            columns={[
+              {
+                header: "#",
+                numeric: true,
+                cell: (t) => `${t.attempt > 1 ? `${t.attempt}.` : ""}${t.turn}`,
+              },
+              {
+                header: "Action",
+                cell: (t) => (
+                  <>
+                    {actionText(t.action)}
+                    {t.detail && <div className="muted small">{t.detail}</div>}
+                  </>
+                ),
+              },
+              { header: "Address", className: "mono small", cell: (t) => t.url ?? "—" },
+              { header: "Tokens", numeric: true, cell: (t) => t.inputTokens + t.outputTokens },
+              { header: "Latency", numeric: true, cell: (t) => `${t.latencyMs} ms` },
+              { header: "Cost", numeric: true, cell: (t) => `$${t.costUsd.toFixed(4)}` },
+              {
+                header: "Screenshot",
+                className: "mono small",
+                cell: (t) =>
+                  t.screenshot && shotUrl.get(t.screenshotFileId ?? "") ? (
+                    <a href={shotUrl.get(t.screenshotFileId ?? "")} target="_blank" rel="noreferrer">
+                      {t.screenshot}
+                    </a>
+                  ) : (
+                    (t.screenshot ?? "—")
+                  ),
+              },
+            ]}
+          />
         )}
       </section>
 

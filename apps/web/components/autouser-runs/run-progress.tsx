@@ -3,6 +3,7 @@
 import type { AutouserRun, AutouserStatus } from "@rubricon/contracts";
 import Link from "next/link";
 import { formatDateTime } from "@/lib/format";
+import { ACTIONS_HEADER, type Column, type RowProps } from "@/ui";
 
 export function ProgressBar({ label, value }: { label: string; value: number }) {
   const percent = Math.round(value * 100);
@@ -36,53 +37,80 @@ export function StatusCounts({ summary }: { summary: AutouserStatus["summary"] }
 
 const active = (r: AutouserRun) => r.status === "queued" || r.status === "running";
 
-/** One row per run: its autouser, agent, bar, figures and a stop button while it can still be stopped. */
-export function RunRow({
-  run,
-  label,
+/** The runs table's columns: its autouser, status, bar, figures and a stop button while it can still be stopped. */
+export function runColumns({
+  labels,
   evaluationId,
   onStop,
   stopping,
 }: {
-  run: AutouserRun;
   /** From `runLabels`: unique among the evaluation's runs. */
-  label: string;
+  labels: Map<string, string>;
   evaluationId: string;
   onStop: (runId: string) => void;
   stopping: boolean;
-}) {
-  const progress = run.plannedRatings === 0 ? 0 : run.ratingsCreated / run.plannedRatings;
-  return (
-    <tr data-testid="autouser-run" data-status={run.status}>
-      <td>
-        <Link href={`/evaluations/${evaluationId}/autouser-runs/${run.id}`}>{label}</Link>
-        <div className="muted small">Started {formatDateTime(run.startedAt ?? run.createdAt)}</div>
-      </td>
-      <td className="capitalize" data-testid="run-status">
-        {run.status}
-      </td>
-      <td style={{ minWidth: 120 }}>
-        <ProgressBar label={`Progress of ${label}`} value={run.status === "completed" ? 1 : progress} />
-        <span className="muted small">
-          {run.ratingsCreated} of {run.plannedRatings}
-        </span>
-      </td>
-      <td className="small">{run.model ?? "—"}</td>
-      <td className="num small">${run.estimatedCostUsd.toFixed(4)}</td>
-      <td>
-        {active(run) && (
-          <button
-            type="button"
-            className="button button-danger-ghost"
-            disabled={stopping}
-            aria-label={`Stop ${label}`}
-            onClick={() => onStop(run.id)}
-          >
-            Stop
-          </button>
-        )}
-        {run.error && <span className="muted small">{run.error}</span>}
-      </td>
-    </tr>
-  );
+}): Column<AutouserRun>[] {
+  const label = (run: AutouserRun) => labels.get(run.id) ?? run.id;
+  return [
+    {
+      header: "Run",
+      className: "cell-name",
+      cell: (run) => (
+        <>
+          <Link href={`/evaluations/${evaluationId}/autouser-runs/${run.id}`}>{label(run)}</Link>
+          <div className="muted small">Started {formatDateTime(run.startedAt ?? run.createdAt)}</div>
+        </>
+      ),
+    },
+    { header: "Status", className: "capitalize", testId: "run-status", cell: (run) => run.status },
+    {
+      header: "Ratings",
+      className: "cell-progress",
+      cell: (run) => {
+        const progress = run.plannedRatings === 0 ? 0 : run.ratingsCreated / run.plannedRatings;
+        return (
+          <>
+            <ProgressBar
+              label={`Progress of ${label(run)}`}
+              value={run.status === "completed" ? 1 : progress}
+            />
+            <span className="muted small">
+              {run.ratingsCreated} of {run.plannedRatings}
+            </span>
+          </>
+        );
+      },
+    },
+    { header: "Model", className: "small", cell: (run) => run.model ?? "—" },
+    {
+      header: "Cost",
+      numeric: true,
+      className: "small",
+      cell: (run) => `$${run.estimatedCostUsd.toFixed(4)}`,
+    },
+    {
+      header: ACTIONS_HEADER,
+      cell: (run) => (
+        <>
+          {active(run) && (
+            <button
+              type="button"
+              className="button button-danger-ghost"
+              disabled={stopping}
+              aria-label={`Stop ${label(run)}`}
+              onClick={() => onStop(run.id)}
+            >
+              Stop
+            </button>
+          )}
+          {run.error && <span className="muted small">{run.error}</span>}
+        </>
+      ),
+    },
+  ];
 }
+
+export const runRowProps = (run: AutouserRun): RowProps => ({
+  "data-testid": "autouser-run",
+  "data-status": run.status,
+});

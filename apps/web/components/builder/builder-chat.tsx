@@ -91,7 +91,12 @@ export function BuilderChat({ id }: { id: string }) {
                 style={{ marginBottom: "1rem" }}
               >
                 <strong>{m.role === "user" ? "You" : "Assistant"}</strong>
-                {m.status === "failed" && <span className="badge"> failed</span>}
+                {m.status === "failed" && (
+                  <>
+                    {" "}
+                    <Badge tone="danger">failed</Badge>
+                  </>
+                )}
                 <p style={{ whiteSpace: "pre-wrap" }}>{m.parts.map((p) => p.text).join("\n")}</p>
                 {m.error && <p className="muted small">{m.error.message}</p>}
               </li>

@@ -12,7 +12,7 @@ import { useActingTeam } from "@/components/webhooks/use-acting-team";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { FormError, Loading } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 type Provider = (typeof BYOK_PROVIDERS)[number];
@@ -58,7 +58,7 @@ export function ModelKeysPanel() {
         description="Bring your own key: autousers and the builder call your model provider with it. Keys are stored encrypted and never shown again."
         actions={picker}
       />
-      {settings.isPending && teamId && <p className="muted">Loading settings…</p>}
+      {settings.isPending && teamId && <Loading>Loading settings…</Loading>}
       <FormError error={settings.error} />
       {settings.data && teamId && (
         <div className="stack-lg">

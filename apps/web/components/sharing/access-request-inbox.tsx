@@ -7,7 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, PageHeader } from "@/ui";
+import { ACTIONS_HEADER, DataTable, FormError, PageHeader, QueryState } from "@/ui";
 
 /** Pending requests to the evaluations of the user's teams, each approved (with a permission) or declined. */
 export function AccessRequestInbox() {
@@ -37,35 +37,38 @@ export function AccessRequestInbox() {
     <div className="stack">
       <PageHeader title="Access requests" />
       <FormError error={error} />
-      <FormError error={inbox.error} />
-      {inbox.data && inbox.data.data.length === 0 && <p className="muted empty">No pending requests.</p>}
-      {(inbox.data?.data.length ?? 0) > 0 && (
-        <section className="card table-card">
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Who</th>
-                <th>Evaluation</th>
-                <th>Message</th>
-                <th>Asked</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {inbox.data!.data.map((r) => (
-                <tr key={r.id} data-testid="access-request">
-                  <td>
+      <QueryState
+        query={inbox}
+        loading="Loading requests…"
+        isEmpty={(page) => page.data.length === 0}
+        empty={<p className="muted empty">No pending requests.</p>}
+      >
+        {(page) => (
+          <DataTable
+            rows={page.data}
+            rowKey={(r) => r.id}
+            rowProps={() => ({ "data-testid": "access-request" })}
+            columns={[
+              {
+                header: "Who",
+                cell: (r) => (
+                  <>
                     {r.requester.name ?? r.requester.email}
                     <div className="muted small">{r.requester.email}</div>
-                  </td>
-                  <td>
-                    <Link href={`/evaluations/${r.evaluationId}`}>{r.evaluationName}</Link>
-                  </td>
-                  <td>{r.message ?? <span className="muted">—</span>}</td>
-                  <td className="nowrap">{formatDateTime(r.createdAt)}</td>
-                  <td className="row-actions">
+                  </>
+                ),
+              },
+              {
+                header: "Evaluation",
+                cell: (r) => <Link href={`/evaluations/${r.evaluationId}`}>{r.evaluationName}</Link>,
+              },
+              { header: "Message", cell: (r) => r.message ?? <span className="muted">—</span> },
+              { header: "Asked", className: "nowrap", cell: (r) => formatDateTime(r.createdAt) },
+              {
+                header: ACTIONS_HEADER,
+                className: "row-actions",
+                cell: (r) => (
+                  <>
                     <label className="visually-hidden" htmlFor={`grant-${r.id}`}>
                       Permission for {r.requester.email}
                     </label>
@@ -104,13 +107,13 @@ export function AccessRequestInbox() {
                     >
                       Decline
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-      )}
+                  </>
+                ),
+              },
+            ]}
+          />
+        )}
+      </QueryState>
     </div>
   );
 }

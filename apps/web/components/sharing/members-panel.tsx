@@ -5,9 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
-import { useConfirm } from "@/ui/confirm-dialog";
-import { PageHeader } from "@/ui/page-header";
+import { ACTIONS_HEADER, DataTable, FormError, PageHeader, QueryState, useConfirm } from "@/ui";
 
 const ROLES: TeamRole[] = ["owner", "admin", "member"];
 
@@ -103,26 +101,26 @@ function TeamMembers(props: {
           {notice}
         </p>
       )}
-      <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th>Member</th>
-              <th>Role</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.data?.data.map((m) => (
-              <tr key={m.userId}>
-                <td>
-                  {m.name ?? m.email}
-                  <div className="muted small">{m.email}</div>
-                </td>
-                <td>
-                  {manage ? (
+      <QueryState query={members} loading="Loading members…">
+        {(page) => (
+          <DataTable
+            bare
+            rows={page.data}
+            rowKey={(m) => m.userId}
+            columns={[
+              {
+                header: "Member",
+                cell: (m) => (
+                  <>
+                    {m.name ?? m.email}
+                    <div className="muted small">{m.email}</div>
+                  </>
+                ),
+              },
+              {
+                header: "Role",
+                cell: (m) =>
+                  manage ? (
                     <>
                       <label className="visually-hidden" htmlFor={`role-${teamId}-${m.userId}`}>
                         Role of {m.email}
@@ -143,56 +141,61 @@ function TeamMembers(props: {
                     </>
                   ) : (
                     <span className="capitalize">{m.role}</span>
-                  )}
-                </td>
-                <td>
-                  {owner && m.userId !== me && (
-                    <button
-                      type="button"
-                      className="button"
-                      disabled={handOver.isPending}
-                      aria-label={`Hand ${teamName} to ${m.email}`}
-                      onClick={async () => {
-                        const ok = await confirm({
-                          message: `Hand ${teamName} to ${m.email}? They become its owner and you an admin.`,
-                          confirmLabel: "Hand over",
-                        });
-                        if (ok) handOver.mutate({ id: teamId, userId: m.userId });
-                      }}
-                    >
-                      Hand over
-                    </button>
-                  )}
-                  {m.role === "owner" && owners === 1 ? (
-                    // The API refuses to leave a team without an owner; say so instead of offering it.
-                    <span className="muted small" data-testid="sole-owner">
-                      Only owner
-                    </span>
-                  ) : (
-                    (manage || m.userId === me) && (
+                  ),
+              },
+              {
+                header: ACTIONS_HEADER,
+                className: "nowrap",
+                cell: (m) => (
+                  <>
+                    {owner && m.userId !== me && (
                       <button
                         type="button"
-                        className="button button-danger-ghost"
-                        aria-label={`Remove ${m.email} from ${teamName}`}
+                        className="button"
+                        disabled={handOver.isPending}
+                        aria-label={`Hand ${teamName} to ${m.email}`}
                         onClick={async () => {
                           const ok = await confirm({
-                            message: `Remove ${m.email} from ${teamName}? Their API keys on the team are revoked.`,
-                            confirmLabel: "Remove",
-                            destructive: true,
+                            message: `Hand ${teamName} to ${m.email}? They become its owner and you an admin.`,
+                            confirmLabel: "Hand over",
                           });
-                          if (ok) remove.mutate({ id: teamId, userId: m.userId });
+                          if (ok) handOver.mutate({ id: teamId, userId: m.userId });
                         }}
                       >
-                        Remove
+                        Hand over
                       </button>
-                    )
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                    )}
+                    {m.role === "owner" && owners === 1 ? (
+                      // The API refuses to leave a team without an owner; say so instead of offering it.
+                      <span className="muted small" data-testid="sole-owner">
+                        Only owner
+                      </span>
+                    ) : (
+                      (manage || m.userId === me) && (
+                        <button
+                          type="button"
+                          className="button button-danger-ghost"
+                          aria-label={`Remove ${m.email} from ${teamName}`}
+                          onClick={async () => {
+                            const ok = await confirm({
+                              message: `Remove ${m.email} from ${teamName}? Their API keys on the team are revoked.`,
+                              confirmLabel: "Remove",
+                              destructive: true,
+                            });
+                            if (ok) remove.mutate({ id: teamId, userId: m.userId });
+                          }}
+                        >
+                          Remove
+                        </button>
+                      )
+                    )}
+                  </>
+                ),
+              },
+            ]}
+          />
+        )}
+      </QueryState>
       {manage && (
         <form className="field-row" onSubmit={onAdd} aria-label={`Add a member to ${teamName}`}>
           <div className="field">

@@ -6,7 +6,7 @@ import { type FormEvent, useRef, useState } from "react";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { ACTIONS_HEADER, DataTable, FormError } from "@/ui";
 
 const PERMISSIONS: SharePermission[] = ["VIEWER", "EDITOR", "OWNER"];
 const LABEL: Record<SharePermission, string> = { VIEWER: "Viewer", EDITOR: "Editor", OWNER: "Owner" };
@@ -146,15 +146,25 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
           <p className="muted">Nobody outside the team yet.</p>
         )}
         {(shares.data?.data.length ?? 0) > 0 && (
-          <table className="table">
-            <tbody>
-              {shares.data!.data.map((s) => (
-                <tr key={s.id}>
-                  <td>
+          <DataTable
+            plain
+            label="People with access"
+            rows={shares.data!.data}
+            rowKey={(s) => s.id}
+            columns={[
+              {
+                header: "Person",
+                cell: (s) => (
+                  <>
                     {s.user?.name ?? s.user?.email}
                     <div className="muted small">{s.user?.email}</div>
-                  </td>
-                  <td>
+                  </>
+                ),
+              },
+              {
+                header: "Permission",
+                cell: (s) => (
+                  <>
                     <label className="visually-hidden" htmlFor={`perm-${s.id}`}>
                       Permission of {s.user?.email}
                     </label>
@@ -171,21 +181,24 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
                         </option>
                       ))}
                     </select>
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button button-danger-ghost"
-                      aria-label={`Remove ${s.user?.email}`}
-                      onClick={() => remove.mutate({ id, shareId: s.id })}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              {
+                header: ACTIONS_HEADER,
+                cell: (s) => (
+                  <button
+                    type="button"
+                    className="button button-danger-ghost"
+                    aria-label={`Remove ${s.user?.email}`}
+                    onClick={() => remove.mutate({ id, shareId: s.id })}
+                  >
+                    Remove
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
         {pending.length > 0 && (
           <>

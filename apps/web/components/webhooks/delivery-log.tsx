@@ -2,15 +2,13 @@
 
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Fragment, useState } from "react";
+import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
-import { type RouterOutputs, useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { useTRPC } from "@/lib/trpc";
+import { DataTable, FormError, Loading, QueryState } from "@/ui";
 import { WebhookStatus } from "./status";
 import styles from "./webhooks.module.css";
-
-type Delivery = RouterOutputs["webhooks"]["deliveries"]["list"]["data"][number];
 
 /** The endpoint's deliveries, newest first, refreshed while any is still on its way. */
 export function DeliveryLog({ endpointId }: { endpointId: string }) {
@@ -47,88 +45,73 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
           </select>
         </div>
       </div>
-      {deliveries.isPending && <p className="muted">Loading deliveries…</p>}
-      <FormError error={deliveries.error} />
-      {deliveries.data && deliveries.data.data.length === 0 && (
-        <p className="muted">No deliveries yet. Send a test event to try the endpoint.</p>
-      )}
-      {deliveries.data && deliveries.data.data.length > 0 && (
-        <div className="table-scroll">
-          <table className="table" aria-label="Deliveries">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Details</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.data.map((d) => (
-                <Fragment key={d.id}>
-                  <DeliveryRow
-                    delivery={d}
-                    open={open === d.id}
-                    onToggle={() => setOpen(open === d.id ? null : d.id)}
-                  />
-                  {open === d.id && (
-                    <tr>
-                      <td colSpan={6}>
-                        <DeliveryAttempts endpointId={endpointId} deliveryId={d.id} />
-                      </td>
-                    </tr>
-                  )}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={deliveries}
+        loading="Loading deliveries…"
+        isEmpty={(page) => page.data.length === 0}
+        empty={<p className="muted">No deliveries yet. Send a test event to try the endpoint.</p>}
+      >
+        {(page) => (
+          <DataTable
+            bare
+            label="Deliveries"
+            rows={page.data}
+            rowKey={(d) => d.id}
+            rowProps={(d) => ({ "data-delivery-id": d.id })}
+            detail={(d) => open === d.id && <DeliveryAttempts endpointId={endpointId} deliveryId={d.id} />}
+            columns={[
+              {
+                header: "Event",
+                cell: (d) => (
+                  <>
+                    <div className="mono small">{d.eventType}</div>
+                    <div className="muted small mono">
+                      {d.eventId}
+                      {d.synthetic ? " (test)" : ""}
+                    </div>
+                  </>
+                ),
+              },
+              { header: "Status", className: "nowrap", cell: (d) => <WebhookStatus status={d.status} /> },
+              { header: "Attempts", numeric: true, cell: (d) => d.attemptCount },
+              {
+                header: "Last answer",
+                className: "nowrap small",
+                cell: (d) => (
+                  <>
+                    {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : (d.lastError ?? "—")}
+                    {d.nextAttemptAt && <div className="muted">next {formatRelative(d.nextAttemptAt)}</div>}
+                  </>
+                ),
+              },
+              {
+                header: "Created",
+                className: "nowrap",
+                cell: (d) => (
+                  <time dateTime={d.createdAt} title={formatDateTime(d.createdAt)}>
+                    {formatRelative(d.createdAt)}
+                  </time>
+                ),
+              },
+              {
+                header: <span className="visually-hidden">Details</span>,
+                className: "actions",
+                cell: (d) => (
+                  <button
+                    type="button"
+                    className="button button-ghost"
+                    aria-expanded={open === d.id}
+                    onClick={() => setOpen(open === d.id ? null : d.id)}
+                  >
+                    {open === d.id ? "Hide" : "Details"}
+                  </button>
+                ),
+              },
+            ]}
+          />
+        )}
+      </QueryState>
     </section>
-  );
-}
-
-function DeliveryRow({
-  delivery: d,
-  open,
-  onToggle,
-}: {
-  delivery: Delivery;
-  open: boolean;
-  onToggle: () => void;
-}) {
-  return (
-    <tr data-delivery-id={d.id}>
-      <td>
-        <div className="mono small">{d.eventType}</div>
-        <div className="muted small mono">
-          {d.eventId}
-          {d.synthetic ? " (test)" : ""}
-        </div>
-      </td>
-      <td className="nowrap">
-        <WebhookStatus status={d.status} />
-      </td>
-      <td className="num">{d.attemptCount}</td>
-      <td className="nowrap small">
-        {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : (d.lastError ?? "—")}
-        {d.nextAttemptAt && <div className="muted">next {formatRelative(d.nextAttemptAt)}</div>}
-      </td>
-      <td className="nowrap">
-        <time dateTime={d.createdAt} title={formatDateTime(d.createdAt)}>
-          {formatRelative(d.createdAt)}
-        </time>
-      </td>
-      <td className="actions">
-        <button type="button" className="button button-ghost" aria-expanded={open} onClick={onToggle}>
-          {open ? "Hide" : "Details"}
-        </button>
-      </td>
-    </tr>
   );
 }
 
@@ -151,40 +134,30 @@ function DeliveryAttempts({ endpointId, deliveryId }: { endpointId: string; deli
     }),
   );
 
-  if (detail.isPending) return <p className="muted">Loading attempts…</p>;
-  if (detail.isError)
-    return (
-      <p className="alert alert-error" role="alert">
-        {errorMessage(detail.error)}
-      </p>
-    );
+  if (detail.isPending) return <Loading>Loading attempts…</Loading>;
+  if (detail.isError) return <FormError error={detail.error} />;
   return (
     <div className={`stack ${styles.attempts}`}>
       {detail.data.attempts.length === 0 ? (
         <p className="muted">Not attempted yet.</p>
       ) : (
-        <table className="table" aria-label="Attempts">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Sent</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Answer</th>
-              <th scope="col">Response body</th>
-            </tr>
-          </thead>
-          <tbody>
-            {detail.data.attempts.map((a) => (
-              <tr key={a.number}>
-                <td className="num">{a.number}</td>
-                <td className="nowrap">{formatDateTime(a.startedAt)}</td>
-                <td className="nowrap num">{a.durationMs} ms</td>
-                <td className="nowrap">{a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error}</td>
-                <td className="mono small">{a.responseBody ?? "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          plain
+          label="Attempts"
+          rows={detail.data.attempts}
+          rowKey={(a) => String(a.number)}
+          columns={[
+            { header: "#", numeric: true, cell: (a) => a.number },
+            { header: "Sent", className: "nowrap", cell: (a) => formatDateTime(a.startedAt) },
+            { header: "Duration", className: "nowrap num", cell: (a) => `${a.durationMs} ms` },
+            {
+              header: "Answer",
+              className: "nowrap",
+              cell: (a) => (a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error),
+            },
+            { header: "Response body", className: "mono small", cell: (a) => a.responseBody ?? "—" },
+          ]}
+        />
       )}
       <details>
         <summary>Event body</summary>

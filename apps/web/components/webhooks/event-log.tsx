@@ -2,11 +2,10 @@
 
 import { EVENT_TYPES, type EventType } from "@rubricon/contracts";
 import { useQuery } from "@tanstack/react-query";
-import { Fragment, useState } from "react";
+import { useState } from "react";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
-import { PageHeader } from "@/ui/page-header";
+import { DataTable, PageHeader, QueryState } from "@/ui";
 import { useActingTeam } from "./use-acting-team";
 import styles from "./webhooks.module.css";
 
@@ -60,61 +59,60 @@ export function EventLog() {
             </select>
           </div>
         </div>
-        {events.isPending && teamId && <p className="muted">Loading events…</p>}
-        <FormError error={events.error} />
-        {events.data && events.data.data.length === 0 && <p className="muted">No events yet.</p>}
-        {events.data && events.data.data.length > 0 && (
-          <div className="table-scroll">
-            <table className="table" aria-label="Events">
-              <thead>
-                <tr>
-                  <th scope="col">Type</th>
-                  <th scope="col">Object</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">When</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Body</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.data.data.map((event) => {
-                  const at = new Date(event.created * 1000).toISOString();
-                  return (
-                    <Fragment key={event.id}>
-                      <tr>
-                        <td className="mono small">{event.type}</td>
-                        <td className="mono small">{String(event.data.object.id ?? "")}</td>
-                        <td className="mono small muted">{event.id}</td>
-                        <td className="nowrap">
-                          <time dateTime={at} title={formatDateTime(at)}>
-                            {formatRelative(at)}
-                          </time>
-                        </td>
-                        <td className="actions">
-                          <button
-                            type="button"
-                            className="button button-ghost"
-                            aria-expanded={open === event.id}
-                            onClick={() => setOpen(open === event.id ? null : event.id)}
-                          >
-                            {open === event.id ? "Hide" : "Body"}
-                          </button>
-                        </td>
-                      </tr>
-                      {open === event.id && (
-                        <tr>
-                          <td colSpan={5}>
-                            <pre className={styles.payload}>{JSON.stringify(event, null, 2)}</pre>
-                          </td>
-                        </tr>
-                      )}
-                    </Fragment>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+        {teamId && (
+          <QueryState
+            query={events}
+            loading="Loading events…"
+            isEmpty={(page) => page.data.length === 0}
+            empty={<p className="muted">No events yet.</p>}
+          >
+            {(page) => (
+              <DataTable
+                bare
+                label="Events"
+                rows={page.data}
+                rowKey={(event) => event.id}
+                detail={(event) =>
+                  open === event.id && <pre className={styles.payload}>{JSON.stringify(event, null, 2)}</pre>
+                }
+                columns={[
+                  { header: "Type", className: "mono small", cell: (event) => event.type },
+                  {
+                    header: "Object",
+                    className: "mono small",
+                    cell: (event) => String(event.data.object.id ?? ""),
+                  },
+                  { header: "Event", className: "mono small muted", cell: (event) => event.id },
+                  {
+                    header: "When",
+                    className: "nowrap",
+                    cell: (event) => {
+                      const at = new Date(event.created * 1000).toISOString();
+                      return (
+                        <time dateTime={at} title={formatDateTime(at)}>
+                          {formatRelative(at)}
+                        </time>
+                      );
+                    },
+                  },
+                  {
+                    header: <span className="visually-hidden">Body</span>,
+                    className: "actions",
+                    cell: (event) => (
+                      <button
+                        type="button"
+                        className="button button-ghost"
+                        aria-expanded={open === event.id}
+                        onClick={() => setOpen(open === event.id ? null : event.id)}
+                      >
+                        {open === event.id ? "Hide" : "Body"}
+                      </button>
+                    ),
+                  },
+                ]}
+              />
+            )}
+          </QueryState>
         )}
         <div className="button-row">
           <button

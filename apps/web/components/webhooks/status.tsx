@@ -1,4 +1,4 @@
-import styles from "./webhooks.module.css";
+import { Badge, type Tone } from "@/ui";
 
 const LABELS: Record<string, string> = {
   enabled: "Enabled",
@@ -9,7 +9,16 @@ const LABELS: Record<string, string> = {
   abandoned: "Abandoned",
 };
 
+const TONES: Record<string, Tone> = {
+  enabled: "success",
+  delivered: "success",
+  pending: "info",
+  retrying: "warning",
+  disabled: "danger",
+  abandoned: "danger",
+};
+
 /** The status of an endpoint or a delivery, coloured by how well it is going. */
 export function WebhookStatus({ status }: { status: string }) {
-  return <span className={`badge ${styles[status] ?? ""}`}>{LABELS[status] ?? status}</span>;
+  return <Badge tone={TONES[status] ?? "neutral"}>{LABELS[status] ?? status}</Badge>;
 }

@@ -7,7 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, PageHeader } from "@/ui";
+import { FormError, Loading, PageHeader } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { DeliveryLog } from "./delivery-log";
 import { SecretReveal } from "./secret-reveal";
@@ -50,7 +50,7 @@ export function WebhookDetail({ id }: { id: string }) {
     }),
   );
 
-  if (endpoint.isPending) return <p className="muted">Loading endpoint…</p>;
+  if (endpoint.isPending) return <Loading>Loading endpoint…</Loading>;
   if (endpoint.isError)
     return (
       <p className="alert alert-error" role="alert">

@@ -7,8 +7,7 @@ import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
-import { PageHeader } from "@/ui/page-header";
+import { DataTable, FormError, PageHeader, QueryState } from "@/ui";
 import { SecretReveal } from "./secret-reveal";
 import { WebhookStatus } from "./status";
 import { useActingTeam } from "./use-acting-team";
@@ -42,32 +41,34 @@ export function WebhooksPanel() {
       <div className="api-keys-layout">
         <section className="card" aria-labelledby="endpoints-heading">
           <h2 id="endpoints-heading">Endpoints</h2>
-          {endpoints.isPending && teamId && <p className="muted">Loading endpoints…</p>}
-          <FormError error={endpoints.error} />
-          {endpoints.data && endpoints.data.data.length === 0 && (
-            <p className="muted">No endpoints yet. Add one to start receiving events.</p>
-          )}
-          {endpoints.data && endpoints.data.data.length > 0 && (
-            <div className="table-scroll">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">URL</th>
-                    <th scope="col">Events</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {endpoints.data.data.map((endpoint) => (
-                    <tr key={endpoint.id}>
-                      <td>
-                        <Link href={`/webhooks/${endpoint.id}`} className="mono small">
-                          {endpoint.url}
-                        </Link>
-                        {endpoint.description && <div className="muted small">{endpoint.description}</div>}
-                      </td>
-                      <td>
+          {teamId && (
+            <QueryState
+              query={endpoints}
+              loading="Loading endpoints…"
+              isEmpty={(page) => page.data.length === 0}
+              empty={<p className="muted">No endpoints yet. Add one to start receiving events.</p>}
+            >
+              {(page) => (
+                <DataTable
+                  bare
+                  label="Endpoints"
+                  rows={page.data}
+                  rowKey={(endpoint) => endpoint.id}
+                  columns={[
+                    {
+                      header: "URL",
+                      cell: (endpoint) => (
+                        <>
+                          <Link href={`/webhooks/${endpoint.id}`} className="mono small">
+                            {endpoint.url}
+                          </Link>
+                          {endpoint.description && <div className="muted small">{endpoint.description}</div>}
+                        </>
+                      ),
+                    },
+                    {
+                      header: "Events",
+                      cell: (endpoint) => (
                         <div className="chips">
                           {endpoint.enabled_events.map((type) => (
                             <span className="chip" key={type}>
@@ -75,20 +76,26 @@ export function WebhooksPanel() {
                             </span>
                           ))}
                         </div>
-                      </td>
-                      <td className="nowrap">
-                        <WebhookStatus status={endpoint.status} />
-                      </td>
-                      <td className="nowrap">
+                      ),
+                    },
+                    {
+                      header: "Status",
+                      className: "nowrap",
+                      cell: (endpoint) => <WebhookStatus status={endpoint.status} />,
+                    },
+                    {
+                      header: "Created",
+                      className: "nowrap",
+                      cell: (endpoint) => (
                         <time dateTime={endpoint.createdAt} title={formatDateTime(endpoint.createdAt)}>
                           {formatDate(endpoint.createdAt)}
                         </time>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                      ),
+                    },
+                  ]}
+                />
+              )}
+            </QueryState>
           )}
         </section>
 

@@ -4,12 +4,13 @@ import "@scalar/api-reference-react/style.css";
 import type { AnyApiReferenceConfiguration } from "@scalar/api-reference-react";
 import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
+import { Loading } from "@/ui";
 import { type OpenApiDocument, withSdkSamples } from "./code-samples";
 
 // The renderer touches `window` as it loads, so it runs in the browser only.
 const ApiReferenceReact = dynamic(
   () => import("@scalar/api-reference-react").then((m) => m.ApiReferenceReact),
-  { ssr: false, loading: () => <p className="page-loading">Loading the API reference…</p> },
+  { ssr: false, loading: () => <Loading page>Loading the API reference…</Loading> },
 );
 
 /** Every built-in client but curl: the SDK sample stands for JavaScript and TypeScript. */
@@ -66,7 +67,7 @@ export function ApiReference() {
         {failed}
       </p>
     );
-  if (!content) return <p className="page-loading">Loading the API reference…</p>;
+  if (!content) return <Loading page>Loading the API reference…</Loading>;
   const configuration = {
     content,
     withDefaultFonts: false,

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from "@rubricon/contracts";
+import { DataTable } from "@/ui";
 
 const ROWS = (Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]).sort(
   ([a, x], [b, y]) => x.status - y.status || a.localeCompare(b),
@@ -26,40 +27,26 @@ function Summary({ text }: { text: string }) {
  */
 export function ErrorCodesTable() {
   return (
-    <div className="card table-card">
-      <div className="table-scroll">
-        <table className="table error-codes">
-          <caption className="visually-hidden">Error codes</caption>
-          <thead>
-            <tr>
-              <th scope="col">Code</th>
-              <th scope="col">Type</th>
-              <th scope="col" className="num">
-                HTTP
-              </th>
-              <th scope="col">Meaning</th>
-            </tr>
-          </thead>
-          <tbody>
-            {ROWS.map(([code, entry]) => (
-              <tr key={code} id={code}>
-                <th scope="row">
-                  <a href={`#${code}`}>
-                    <code>{code}</code>
-                  </a>
-                </th>
-                <td>
-                  <code>{entry.type}</code>
-                </td>
-                <td className="num">{entry.status}</td>
-                <td>
-                  <Summary text={entry.summary} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </div>
+    <DataTable
+      className="error-codes"
+      caption="Error codes"
+      rows={ROWS}
+      rowKey={([code]) => code}
+      rowProps={([code]) => ({ id: code })}
+      columns={[
+        {
+          header: "Code",
+          rowHeader: true,
+          cell: ([code]) => (
+            <a href={`#${code}`}>
+              <code>{code}</code>
+            </a>
+          ),
+        },
+        { header: "Type", cell: ([, entry]) => <code>{entry.type}</code> },
+        { header: "HTTP", numeric: true, cell: ([, entry]) => entry.status },
+        { header: "Meaning", cell: ([, entry]) => <Summary text={entry.summary} /> },
+      ]}
+    />
   );
 }

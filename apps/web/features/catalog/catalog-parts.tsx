@@ -5,7 +5,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { Badge, FormError, PageHeader } from "@/ui";
+import { Badge, FormError, Loading, PageHeader } from "@/ui";
 import type { CatalogActions } from "./use-catalog-actions";
 
 interface CatalogRow {
@@ -146,7 +146,7 @@ export function CatalogCreatePage({
   return (
     <>
       <PageHeader title={`New ${noun}`} breadcrumb={<CatalogBreadcrumb path={path} label={label} />} />
-      {whoami.isPending && <p className="muted">Loading…</p>}
+      {whoami.isPending && <Loading />}
       {whoami.isError && <FormError error={whoami.error} />}
       {whoami.data && !teamId && (
         <FormError
