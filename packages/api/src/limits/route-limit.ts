@@ -1,22 +1,13 @@
 import { logOverLimit } from "@rubricon/core";
 import type { RequestContext } from "../trpc/context";
+import type { RouteLimit } from "../trpc/meta";
 import { rateLimitExceeded, setTighterRateLimitHeaders } from "./headers";
 import type { WindowState } from "./sliding-window";
 
+export type { RouteLimit } from "../trpc/meta";
+
 /** Window entries must be unique; one tRPC batch can call the same route twice under one request id. */
 let sequence = 0;
-
-/**
- * A route's own limit, declared in its meta beside its scope: `limit` requests per `windowSec` per user (the
- * signed-in or credential's user) or per client address. Routes naming the same `bucket` share one window
- * (e.g. a family of pairing routes); by default each route has its own.
- */
-export interface RouteLimit {
-  key: "user" | "ip";
-  limit: number;
-  windowSec: number;
-  bucket?: string;
-}
 
 /** Counts the request against the route's window; refuses with 429 and `Retry-After` when it is full. */
 export async function enforceRouteLimit(

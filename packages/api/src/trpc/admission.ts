@@ -6,7 +6,7 @@ import { meterRequest } from "../limits/requests-per-minute";
 import { enforceRouteLimit } from "../limits/route-limit";
 import { actorOf, type Principal, type RequestContext } from "./context";
 import { assertFeatureEnabled, assertPlanAllows } from "./gates";
-import type { RouteMeta } from "./init";
+import type { RouteMeta } from "./meta";
 
 /**
  * Admission: the one place that decides whether a request may reach a procedure, whichever way it came: credentials,

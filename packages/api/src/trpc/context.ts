@@ -1,6 +1,6 @@
 import type { CoreContext, LimitPolicy, StagedUpload } from "@rubricon/core";
 import type { AppServices } from "../services";
-import type { RouteMeta } from "./init";
+import type { RouteMeta } from "./meta";
 import type { Principal } from "./principal";
 
 // Who is calling and the shared services have modules of their own, which the limits and background loops

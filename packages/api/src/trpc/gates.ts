@@ -2,9 +2,10 @@ import type { Plan } from "@rubricon/contracts";
 import { type Actor, ApiError, resolveRequestTeam } from "@rubricon/core";
 import type { Env } from "../config/env";
 import type { AppServices } from "./context";
+import type { Feature } from "./meta";
 
 /** Deployment-level feature flags a route can belong to (route meta `feature`). */
-export type Feature = "webhooks";
+export type { Feature } from "./meta";
 
 const FEATURE_FLAGS: Record<Feature, { enabled: (env: Env) => boolean; name: string }> = {
   webhooks: { enabled: (env) => env.webhooksEnabled, name: "Webhooks and the event log" },
