@@ -1,4 +1,3 @@
-import type { Plan, RequiredScope } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { initTRPC } from "@trpc/server";
 import { authorizeCall } from "./admission";
