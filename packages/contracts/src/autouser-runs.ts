@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AutouserRubric } from "./autousers";
 import { DateTime, IdParam } from "./common";
 import { listOf } from "./pagination";
 
@@ -283,3 +284,39 @@ export const CalibrationFreezeResult = z
     }),
   })
   .meta({ id: "CalibrationFreeze" });
+
+const WeightsFigure = z
+  .object({
+    weights: z.record(z.string(), z.number()).meta({ description: "Template id → weight in the composite." }),
+    krippendorffAlpha: z.number().nullable(),
+    alphaCi95: Interval.nullable(),
+  })
+  .meta({
+    description: "Alpha (interval) on the held-out comparisons, with a seeded 95% bootstrap interval.",
+  });
+
+export const CalibrationOptimizeResult = z
+  .object({
+    object: z.literal("calibration_optimization"),
+    autouserId: z.string(),
+    calibrationId: z.string(),
+    metric: z.literal("interval"),
+    split: z.object({
+      seed: z.number().int(),
+      fit: z.number().int().meta({ description: "Comparisons the weights were fitted on (about 70%)." }),
+      heldOut: z.number().int().meta({ description: "Comparisons the before/after alpha is measured on." }),
+    }),
+    search: z.object({
+      grid: z.array(z.number()),
+      passes: z.number().int(),
+      evaluations: z.number().int(),
+      fitAlphaBefore: z.number().nullable(),
+      fitAlphaAfter: z.number().nullable(),
+    }),
+    before: WeightsFigure,
+    after: WeightsFigure,
+    /** The proposed rubric, saved as the next unfrozen (draft) version; freezing it makes it used. */
+    rubric: AutouserRubric,
+  })
+  .meta({ id: "CalibrationOptimization" });
+export type CalibrationOptimizeResult = z.infer<typeof CalibrationOptimizeResult>;

@@ -463,6 +463,12 @@ export const ERROR_CODES = {
     status: 409,
     summary: "A newer rubric replaced this one.",
   },
+  calibration_not_completed: {
+    type: "invalid_request_error",
+    status: 409,
+    summary:
+      "The autouser has no completed calibration to work from yet; calibrate it and wait for the figures.",
+  },
   access_request_already_pending: {
     type: "invalid_request_error",
     status: 409,
@@ -498,6 +504,12 @@ export const ERROR_CODES = {
     type: "invalid_request_error",
     status: 415,
     summary: "The body's `Content-Type` is not one the route accepts.",
+  },
+  calibration_too_few_pairs: {
+    type: "invalid_request_error",
+    status: 422,
+    summary:
+      "Too few comparisons carry both the autouser's and human ratings to fit on some and test on the rest.",
   },
   rate_limit_exceeded: {
     type: "rate_limit_error",

@@ -5,6 +5,7 @@ import {
   AutouserRunTurns,
   AutouserStatus,
   CalibrationFreezeResult,
+  CalibrationOptimizeResult,
   CalibrationStartInput,
   CalibrationStatus,
   IdParam,
@@ -241,4 +242,28 @@ export const autouserRunsRouter = router({
     .input(z.object({ id: IdParam }))
     .output(CalibrationFreezeResult)
     .mutation(({ ctx, input }) => core.freezeCalibration(ctx.core, ctx.actor, input.id)),
+
+  // POST /autousers/{id}/calibration/optimize — fit the template weights to the humans on a held-out split
+  optimize: apiProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/autousers/{id}/calibration/optimize",
+        tags,
+        summary: "Optimise the rubric weights",
+        description:
+          "Searches the weights of the templates in the persona's judgement (coordinate ascent over a grid) that " +
+          "maximise Krippendorff's alpha between the autouser's and the humans' weighted composite on a seeded 70% " +
+          "of the latest completed calibration's comparisons, and reports alpha before and after on the other " +
+          "30% with seeded 95% bootstrap intervals. The proposal is saved as the next unfrozen version of the " +
+          "calibrated rubric; it is never frozen or made active by this call. Errors: 409 " +
+          "`calibration_not_completed` (no completed calibration yet), 422 `calibration_too_few_pairs` (fewer " +
+          "than 6 comparisons rated by both), 404 `autouser_not_found` (no such autouser in your teams).",
+      },
+      scope: "autousers:write",
+      idempotent: false,
+    })
+    .input(z.object({ id: IdParam }))
+    .output(CalibrationOptimizeResult)
+    .mutation(({ ctx, input }) => core.optimizeCalibration(ctx.core, ctx.actor, input.id)),
 });

@@ -1,5 +1,6 @@
 export * from "./autouser-runs/artifacts";
 export * from "./autouser-runs/calibration";
+export * from "./autouser-runs/calibration-optimize";
 export * from "./autouser-runs/engine";
 export * from "./autouser-runs/runs";
 export * from "./autouser-runs/stream";

@@ -33,7 +33,7 @@ function autouserNotFound(id: string) {
 }
 
 /** A team calibrates its own autousers: system personas are calibrated by the operator. */
-async function loadOwnAutouser(db: DbOrTx, actor: Actor, autouserId: string, teamId?: string) {
+export async function loadOwnAutouser(db: DbOrTx, actor: Actor, autouserId: string, teamId?: string) {
   const [row] = await db.select().from(autousers).where(eq(autousers.id, autouserId)).limit(1);
   if (!row || row.teamId === null) throw autouserNotFound(autouserId);
   const teamId0 = row.teamId;
@@ -167,7 +167,7 @@ function toCalibration(
   };
 }
 
-interface Pair {
+export interface Pair {
   comparisonId: string;
   dimension: string;
   autouser: number;
@@ -189,11 +189,10 @@ function bootstrapMeanInterval(values: number[], samples = 1000): { lower: numbe
 }
 
 /**
- * Agreement of the autouser's verdicts with the human consensus (the mean human rating) of each comparison:
- * Krippendorff's alpha (interval) over comparison × template units, and the autouser's mean bias per template,
- * both with 95% bootstrap intervals.
+ * The calibration run's verdicts paired with the human consensus (mean human rating) of the same comparison and
+ * template: one pair per comparison × template that both rated.
  */
-async function measure(db: DbOrTx, calibration: CalibrationRow, runId: string) {
+export async function loadCalibrationPairs(db: DbOrTx, evaluationId: string, runId: string): Promise<Pair[]> {
   const verdicts = await db
     .select({ comparisonId: autouserRunTurns.comparisonId, action: autouserRunTurns.action })
     .from(autouserRunTurns)
@@ -203,7 +202,7 @@ async function measure(db: DbOrTx, calibration: CalibrationRow, runId: string) {
     .from(ratings)
     .where(
       and(
-        eq(ratings.evaluationId, calibration.evaluationId),
+        eq(ratings.evaluationId, evaluationId),
         ne(ratings.raterType, "autouser"),
         isNull(ratings.skipReason),
       ),
@@ -224,6 +223,16 @@ async function measure(db: DbOrTx, calibration: CalibrationRow, runId: string) {
         pairs.push({ comparisonId: v.comparisonId!, dimension: dim, autouser: value, humans: mean(values)! });
     }
   }
+  return pairs;
+}
+
+/**
+ * Agreement of the autouser's verdicts with the human consensus (the mean human rating) of each comparison:
+ * Krippendorff's alpha (interval) over comparison × template units, and the autouser's mean bias per template,
+ * both with 95% bootstrap intervals.
+ */
+async function measure(db: DbOrTx, calibration: CalibrationRow, runId: string) {
+  const pairs = await loadCalibrationPairs(db, calibration.evaluationId, runId);
   const units = pairs.map((p) => [p.autouser, p.humans]);
   const alpha = units.length > 0 ? krippendorffAlpha(units, "interval") : null;
   const interval = units.length > 1 && alpha?.alpha !== null ? bootstrapAlpha(units, "interval") : null;
