@@ -427,3 +427,15 @@ describe("service version", () => {
     expect((err as Error).message).toContain("2026-11-01, 2026-11-25");
   });
 });
+
+describe("autouser calibration", () => {
+  it("optimize answers the API's errors as typed errors: 409 before any calibration, 404 for no autouser", async () => {
+    const autouser = await rubricon.autousers.create({ name: "Dana", role: "Online shopper" });
+    const early = await rubricon.autousers.calibration.optimize(autouser.id).catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(InvalidRequestError);
+    expect(early).toMatchObject({ status: 409, code: "calibration_not_completed" });
+    const missing = await rubricon.autousers.calibration.optimize("auto_missing").catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing).toMatchObject({ status: 404, code: "autouser_not_found" });
+  });
+});

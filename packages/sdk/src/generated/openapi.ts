@@ -1127,6 +1127,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/autousers/{id}/calibration/optimize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Optimise the rubric weights
+         * @description Searches the weights of the templates in the persona's judgement (coordinate ascent over a grid) that maximise Krippendorff's alpha between the autouser's and the humans' weighted composite on a seeded 70% of the latest completed calibration's comparisons, and reports alpha before and after on the other 30% with seeded 95% bootstrap intervals. The proposal is saved as the next unfrozen version of the calibrated rubric; it is never frozen or made active by this call. Errors: 409 `calibration_not_completed` (no completed calibration yet), 422 `calibration_too_few_pairs` (fewer than 6 comparisons rated by both), 404 `autouser_not_found` (no such autouser in your teams).
+         *
+         *     API keys and OAuth tokens need the `autousers:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
+         */
+        post: operations["autouserRuns-optimize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/evaluations/{id}/ai-insights": {
         parameters: {
             query?: never;
@@ -3484,6 +3506,81 @@ export interface components {
                 frozenAt: string;
             };
         };
+        CalibrationOptimization: {
+            /** @constant */
+            object: "calibration_optimization";
+            autouserId: string;
+            calibrationId: string;
+            /** @constant */
+            metric: "interval";
+            split: {
+                seed: number;
+                /** @description Comparisons the weights were fitted on (about 70%). */
+                fit: number;
+                /** @description Comparisons the before/after alpha is measured on. */
+                heldOut: number;
+            };
+            search: {
+                grid: number[];
+                passes: number;
+                evaluations: number;
+                fitAlphaBefore: number | null;
+                fitAlphaAfter: number | null;
+            };
+            /** @description Alpha (interval) on the held-out comparisons, with a seeded 95% bootstrap interval. */
+            before: {
+                /** @description Template id → weight in the composite. */
+                weights: {
+                    [key: string]: number;
+                };
+                krippendorffAlpha: number | null;
+                alphaCi95: {
+                    lower: number;
+                    upper: number;
+                } | null;
+            };
+            /** @description Alpha (interval) on the held-out comparisons, with a seeded 95% bootstrap interval. */
+            after: {
+                /** @description Template id → weight in the composite. */
+                weights: {
+                    [key: string]: number;
+                };
+                krippendorffAlpha: number | null;
+                alphaCi95: {
+                    lower: number;
+                    upper: number;
+                } | null;
+            };
+            rubric: components["schemas"]["AutouserRubric"];
+        };
+        AutouserRubric: {
+            id: string;
+            /** @constant */
+            object: "autouser_rubric";
+            autouserId: string;
+            dimensionId: string;
+            name: string;
+            version: number;
+            guidance: string;
+            weights: {
+                [key: string]: number;
+            };
+            /** @description A frozen version never changes; editing it writes the next. */
+            isFrozen: boolean;
+            frozenAt: string | null;
+            /** @description Agreement with humans when it was frozen. */
+            krippendorffAlpha: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
         AiInsights: {
             /** @constant */
             object: "ai_insights";
@@ -3935,34 +4032,6 @@ export interface components {
             has_more: boolean;
             /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
             next_cursor?: string;
-        };
-        AutouserRubric: {
-            id: string;
-            /** @constant */
-            object: "autouser_rubric";
-            autouserId: string;
-            dimensionId: string;
-            name: string;
-            version: number;
-            guidance: string;
-            weights: {
-                [key: string]: number;
-            };
-            /** @description A frozen version never changes; editing it writes the next. */
-            isFrozen: boolean;
-            frozenAt: string | null;
-            /** @description Agreement with humans when it was frozen. */
-            krippendorffAlpha: number | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updatedAt: string;
         };
         Usage: {
             /** @constant */
@@ -7431,6 +7500,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CalibrationFreeze"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "autouserRuns-optimize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationOptimization"];
                 };
             };
             400: components["responses"]["Error400"];

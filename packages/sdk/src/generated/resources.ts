@@ -61,6 +61,8 @@ export type RunArtifacts = components["schemas"]["RunArtifacts"];
 export type AutouserStatus = components["schemas"]["AutouserStatus"];
 export type CalibrationStatus = components["schemas"]["CalibrationStatus"];
 export type CalibrationFreeze = components["schemas"]["CalibrationFreeze"];
+export type CalibrationOptimization = components["schemas"]["CalibrationOptimization"];
+export type AutouserRubric = components["schemas"]["AutouserRubric"];
 export type AiInsights = components["schemas"]["AiInsights"];
 export type InsightTheme = components["schemas"]["InsightTheme"];
 export type InsightQuote = components["schemas"]["InsightQuote"];
@@ -78,7 +80,6 @@ export type AutouserList = components["schemas"]["AutouserList"];
 export type Autouser = components["schemas"]["Autouser"];
 export type PersonaDevice = components["schemas"]["PersonaDevice"];
 export type AutouserRubricList = components["schemas"]["AutouserRubricList"];
-export type AutouserRubric = components["schemas"]["AutouserRubric"];
 export type Usage = components["schemas"]["Usage"];
 export type ConnectedAppList = components["schemas"]["ConnectedAppList"];
 export type ConnectedApp = components["schemas"]["ConnectedApp"];
@@ -219,6 +220,7 @@ export type AutousersCalibrationRetrieveResponse = Success<paths["/autousers/{id
 export type AutousersCalibrationCreateParams = Body<paths["/autousers/{id}/calibration"]["post"]>;
 export type AutousersCalibrationCreateResponse = Success<paths["/autousers/{id}/calibration"]["post"]>;
 export type AutousersCalibrationFreezeResponse = Success<paths["/autousers/{id}/calibration/freeze"]["post"]>;
+export type AutousersCalibrationOptimizeResponse = Success<paths["/autousers/{id}/calibration/optimize"]["post"]>;
 export type EvaluationsAiInsightsRetrieveResponse = Success<paths["/evaluations/{id}/ai-insights"]["get"]>;
 export type EvaluationsAiInsightsCreateResponse = Success<paths["/evaluations/{id}/ai-insights"]["post"]>;
 export type EvaluationsResultsResponse = Success<paths["/evaluations/{id}/results"]["get"]>;
@@ -919,6 +921,12 @@ export interface AutousersCalibrationResource {
    * `POST /autousers/{id}/calibration/freeze`
    */
   freeze(id: string, options?: RequestOptions): Promise<AutousersCalibrationFreezeResponse>;
+  /**
+   * Optimise the rubric weights.
+   *
+   * `POST /autousers/{id}/calibration/optimize`
+   */
+  optimize(id: string, options?: RequestOptions): Promise<AutousersCalibrationOptimizeResponse>;
 }
 
 export interface AutousersRubricsResource {
