@@ -136,6 +136,10 @@ describe("a call per family", () => {
     const persona = await ok(client, "create_autouser", { name: "Careful shopper", role: "Shopper" });
     expect(persona.object).toBe("autouser");
     expect((await ok(client, "get_autouser", { id: persona.id })).name).toBe("Careful shopper");
+    // Optimising needs a completed calibration first: the tool answers the route's error.
+    const early = await client.callTool({ name: "optimize_autouser_weights", arguments: { id: persona.id } });
+    expect(early.isError).toBe(true);
+    expect(textOf(early).error).toMatchObject({ code: "calibration_not_completed" });
 
     const running = await ok(client, "update_evaluation", { id: evaluation.id, status: "Running" });
     expect(running.status).toBe("Running");

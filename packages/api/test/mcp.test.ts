@@ -84,6 +84,7 @@ describe("tools", () => {
         "list_autousers",
         "list_evaluations",
         "list_templates",
+        "optimize_autouser_weights",
         "start_autousers",
         "stop_autousers",
       ]),

@@ -1,6 +1,6 @@
 "use client";
 
-import type { Autouser, CalibrationStatus } from "@rubricon/contracts";
+import type { Autouser, CalibrationOptimizeResult, CalibrationStatus } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
@@ -122,6 +122,44 @@ function Figures({ figures }: { figures: NonNullable<CalibrationStatus["figures"
   );
 }
 
+/**
+ * Before and after of a weight optimisation, both measured on the held-out comparisons only, so the gain shown is
+ * not the fit's own.
+ */
+function Optimisation({ result }: { result: CalibrationOptimizeResult }) {
+  const templates = Object.keys(result.after.weights).sort();
+  return (
+    <div className="stack" data-testid="calibration-optimisation">
+      <p className="small">
+        Fitted on {result.split.fit} comparisons, measured on {result.split.heldOut} held out. Proposed as
+        rubric v{result.rubric.version}, not frozen: calibrate it and freeze it to use it.
+      </p>
+      <DataTable
+        bare
+        label="Alpha before and after"
+        rows={[["Before", result.before] as const, ["After", result.after] as const]}
+        rowKey={([name]) => name}
+        columns={[
+          { header: "Weights", rowHeader: true, cell: ([name]) => name },
+          {
+            header: "α on held-out",
+            numeric: true,
+            cell: ([name, f]) => (
+              <span data-testid={`optimised-alpha-${name.toLowerCase()}`}>{fmt(f.krippendorffAlpha)}</span>
+            ),
+          },
+          { header: "95% interval", cell: ([, f]) => interval(f.alphaCi95) },
+          ...templates.map((t) => ({
+            header: t,
+            numeric: true,
+            cell: ([, f]: readonly [string, CalibrationOptimizeResult["before"]]) => f.weights[t] ?? 1,
+          })),
+        ]}
+      />
+    </div>
+  );
+}
+
 /** An autouser's calibration: start one, follow it, read alpha and bias, and freeze the rubric it measured. */
 export function CalibrationView({ autouserId }: { autouserId: string }) {
   const trpc = useTRPC();
@@ -138,6 +176,13 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
     trpc.autouserRuns.freeze.mutationOptions({
       onSuccess: async () => {
         await queryClient.invalidateQueries(trpc.autousers.pathFilter());
+      },
+    }),
+  );
+  const optimise = useMutation(
+    trpc.autouserRuns.optimize.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries(trpc.autousers.rubrics.pathFilter());
       },
     }),
   );
@@ -231,8 +276,18 @@ export function CalibrationView({ autouserId }: { autouserId: string }) {
                     >
                       {freeze.isSuccess ? "Frozen" : "Freeze rubric"}
                     </button>
+                    <button
+                      type="button"
+                      className="button"
+                      disabled={optimise.isPending}
+                      onClick={() => optimise.mutate({ id: autouserId })}
+                    >
+                      Optimise weights
+                    </button>
                   </div>
                 )}
+                <FormError error={optimise.error} />
+                {optimise.data && <Optimisation result={optimise.data} />}
                 <FormError error={freeze.error} />
                 {freeze.isSuccess && (
                   <p className="alert alert-info" role="status">

@@ -173,4 +173,16 @@ export const MCP_TOOLS: McpTool[] = [
     readOnly: true,
     call: async (c, input) => lastOf(await c.templateDrafts.draftFromPrompt(input)),
   }),
+  tool({
+    name: "optimize_autouser_weights",
+    title: "Optimise an autouser's rubric weights",
+    description:
+      "Fits the template weights of the autouser's calibrated rubric to the humans of its latest completed " +
+      "calibration on 70% of the comparisons and answers alpha before and after on the other 30%; the proposal " +
+      "is saved as the next unfrozen rubric version, never frozen (POST /autousers/{id}/calibration/optimize). " +
+      "Scope autousers:write.",
+    input: z.object({ id: IdParam.meta({ description: "The autouser's id, `auto_...`." }) }),
+    readOnly: false,
+    call: (c, input) => c.autouserRuns.optimize(input),
+  }),
 ];
