@@ -208,6 +208,12 @@ test("calibrate a team autouser against human ratings, read alpha and bias, and 
     await page.screenshot({ path: `${SCREENSHOT_DIR}/autouser-calibration.png`, fullPage: true });
   });
 
+  await test.step("optimising the weights needs more rated comparisons than one", async () => {
+    await page.getByRole("button", { name: "Optimise weights" }).click();
+    await expect(page.getByRole("alert")).toContainText("at least 6 are needed");
+    await expect(page.getByTestId("calibration-optimisation")).toHaveCount(0);
+  });
+
   await test.step("freeze the calibrated rubric", async () => {
     await page.getByRole("button", { name: "Freeze rubric" }).click();
     await confirmDialog(page, "Freeze");
