@@ -229,3 +229,79 @@ test("calibrate a team autouser against human ratings, read alpha and bias, and 
     await expect(page.getByTestId("autouser-calibration-status")).toHaveText("Frozen");
   });
 });
+
+test("optimise a calibrated autouser's weights and read alpha before and after on the held-out comparisons", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(240_000);
+  await signUp(page);
+  const headers = { Origin: baseURL!, "Content-Type": "application/json" };
+  const post = async (path: string, data: unknown, status: number) => {
+    const res = await page.request.post(`/api/v1${path}`, { headers, data });
+    expect(res.status(), await res.text()).toBe(status);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const whoami = (await (await page.request.get("/api/v1/auth/whoami")).json()) as { teamId: string };
+  const autouserId = (
+    await post(
+      "/autousers",
+      { teamId: whoami.teamId, name: "Weighed reader", role: "Reads every word", status: "published" },
+      201,
+    )
+  ).id as string;
+  const rubricId = (await post(`/autousers/${autouserId}/rubrics`, { dimensionId: "overall" }, 201))
+    .id as string;
+  // Six comparisons, clean and defective pages in turn, which the human rates good and poor.
+  const pages = Array.from({ length: 6 }, (_, i) => ({
+    url: `${i % 2 === 0 ? site.urls.clean : site.urls.defects}?copy=${i}`,
+    good: i % 2 === 0,
+  }));
+  const evaluation = await post(
+    "/evaluations",
+    { name: "Six rated", type: "SSE", status: "Running", designUrls: pages.map((p) => ({ url: p.url })) },
+    201,
+  );
+  const comparisons = (await (
+    await page.request.get(`/api/v1/evaluations/${evaluation.id}/comparisons?limit=10`)
+  ).json()) as { data: { id: string; position: number }[] };
+  expect(comparisons.data).toHaveLength(6);
+  const inOrder = [...comparisons.data].sort((a, b) => a.position - b.position);
+  for (const [i, c] of inOrder.entries()) {
+    const good = pages[i]!.good;
+    await post(
+      `/evaluations/${evaluation.id}/ratings`,
+      { comparisonId: c.id, dimensionRatings: { overall: good ? 6 : 2 } },
+      201,
+    );
+  }
+  await post(
+    `/autousers/${autouserId}/calibration`,
+    { rubricId, evaluationId: evaluation.id, sampleSize: 10 },
+    202,
+  );
+
+  await page.goto(`/autousers/${autouserId}/calibration`);
+  await expect(page.getByTestId("calibration-status")).toHaveText("completed", { timeout: 150_000 });
+  await page.getByRole("button", { name: "Optimise weights" }).click();
+  const result = page.getByTestId("calibration-optimisation");
+  await expect(result).toContainText("Fitted on 4 comparisons, measured on 2 held out.");
+  await expect(result).toContainText("Proposed as rubric v2, not frozen");
+  const table = result.getByRole("table", { name: "Alpha before and after" });
+  await expect(table.getByRole("rowheader")).toHaveText(["Before", "After"]);
+  await expect(page.getByTestId("optimised-alpha-before")).toHaveText(/^(-?\d\.\d{3}|—)$/);
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/autouser-calibration-optimised.png`, fullPage: true });
+
+  // The proposal is a new unfrozen version; the calibrated one is untouched and nothing became active.
+  const rubrics = (await (await page.request.get(`/api/v1/autousers/${autouserId}/rubrics`)).json()) as {
+    data: { id: string; version: number; isFrozen: boolean }[];
+  };
+  expect(rubrics.data.map((r) => [r.version, r.isFrozen]).sort()).toEqual([
+    [1, false],
+    [2, false],
+  ]);
+  const autouser = (await (await page.request.get(`/api/v1/autousers/${autouserId}`)).json()) as {
+    activeRubricId: string | null;
+  };
+  expect(autouser.activeRubricId).toBeNull();
+});
