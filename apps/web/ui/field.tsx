@@ -93,14 +93,25 @@ export function FieldSet({
 }
 
 /**
- * Fields side by side that wrap on narrow screens. As a fieldset when the row needs a (possibly hidden) legend.
+ * Fields side by side that wrap on narrow screens. As a fieldset when the row needs a (possibly hidden) legend, as
+ * a list item when each row is one entry of a list.
  */
-export function FieldRow({ legend, children }: { legend?: ReactNode; children: ReactNode }) {
-  if (legend === undefined) return <div className="field-row">{children}</div>;
-  return (
-    <fieldset className="field-row form-fieldset">
-      <legend className="visually-hidden">{legend}</legend>
-      {children}
-    </fieldset>
-  );
+export function FieldRow({
+  legend,
+  as = "div",
+  children,
+}: {
+  legend?: ReactNode;
+  as?: "div" | "li";
+  children: ReactNode;
+}) {
+  if (legend !== undefined)
+    return (
+      <fieldset className="field-row form-fieldset">
+        <legend className="visually-hidden">{legend}</legend>
+        {children}
+      </fieldset>
+    );
+  if (as === "li") return <li className="field-row">{children}</li>;
+  return <div className="field-row">{children}</div>;
 }
