@@ -7,7 +7,7 @@ import { UsageMeters } from "@/components/usage-meters";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { Badge, FormError, Loading } from "@/ui";
+import { Badge, Field, FormError, Loading } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 const PLAN_NAMES: Record<Plan, string> = {
@@ -39,16 +39,17 @@ export function PlanPanel() {
         actions={
           teams.data &&
           teams.data.data.length > 1 && (
-            <div className="field team-picker">
-              <label htmlFor="plan-team">Team</label>
-              <select id="plan-team" value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
-                {teams.data.data.map((t) => (
-                  <option key={t.id} value={t.id}>
-                    {t.name}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <Field id="plan-team" label="Team" className="team-picker">
+              {(props) => (
+                <select {...props} value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
+                  {teams.data.data.map((t) => (
+                    <option key={t.id} value={t.id}>
+                      {t.name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
           )
         }
       />
