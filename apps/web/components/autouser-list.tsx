@@ -8,7 +8,7 @@ import { useAutouserActions } from "@/components/autouser-actions";
 import { CatalogName, CatalogRowActions, CatalogUpdated } from "@/features/catalog";
 import { EXPERTISE_LABELS, formatDevice, NEED_LABELS } from "@/lib/autousers";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, Field, FormError, PageHeader, QueryState } from "@/ui";
+import { DataTable, Field, FieldRow, FormError, PageHeader, QueryState } from "@/ui";
 
 type Filters = Pick<AutouserListQuery, "source" | "status" | "visibility">;
 
@@ -33,8 +33,7 @@ export function AutouserList() {
         }
       />
 
-      <fieldset className="field-row form-fieldset">
-        <legend className="visually-hidden">Filters</legend>
+      <FieldRow legend="Filters">
         <Field id="filter-source" label="Source">
           {(props) => (
             <select
@@ -74,7 +73,7 @@ export function AutouserList() {
             </select>
           )}
         </Field>
-      </fieldset>
+      </FieldRow>
 
       <FormError error={actions.error} />
       <QueryState

@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { Field } from "@/ui";
+import { Field, FormError } from "@/ui";
 
 /** One row of the form: an existing comparison (kept by id) or a new one. */
 interface Row {
@@ -208,11 +208,7 @@ export function EvaluationDraftForm({
           </button>
         </div>
       </fieldset>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
       <div className="button-row">
         <button type="submit" className="button button-primary" disabled={save.isPending}>
           Save draft

@@ -53,11 +53,7 @@ export function PlanPanel() {
           )
         }
       />
-      {(whoami.isError || teams.isError) && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(whoami.error ?? teams.error)}
-        </p>
-      )}
+      <FormError error={whoami.error ?? teams.error} />
       {teamId === null && teams.data && <p className="muted">You belong to no team yet.</p>}
       {teamId && <TeamPlan teamId={teamId} team={team} />}
     </>
@@ -83,12 +79,7 @@ function TeamPlan({ teamId, team }: { teamId: string; team: Team | undefined }) 
   );
 
   if (usage.isPending) return <Loading>Loading usage…</Loading>;
-  if (usage.isError)
-    return (
-      <p className="alert alert-error" role="alert">
-        {errorMessage(usage.error)}
-      </p>
-    );
+  if (usage.isError) return <FormError error={usage.error} />;
 
   const current = usage.data.plan;
   const isOwner = team?.role === "owner";

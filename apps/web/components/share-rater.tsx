@@ -43,9 +43,7 @@ export function ShareRater({ token }: { token: string }) {
           <ShareNotFoundCard />
         ) : (
           <div className="card share-gate stack">
-            <p className="alert alert-error" role="alert">
-              {view.error.message}
-            </p>
+            <FormError error={view.error} />
             <div>
               <button type="button" className="button" onClick={() => view.refetch()}>
                 Try again

@@ -21,7 +21,8 @@ function Hint({ id, children }: { id?: string; children: ReactNode }) {
   );
 }
 
-function FieldErrorText({ id, children }: { id?: string; children: ReactNode }) {
+/** A field's own error line, for controls that sit outside a Field (an upload beside a URL input). */
+export function FieldError({ id, children }: { id?: string; children: ReactNode }) {
   if (!children) return null;
   return (
     <p className="field-error" id={id} role="alert">
@@ -58,7 +59,7 @@ export function Field({
       <label htmlFor={id}>{label}</label>
       {children({ id, "aria-describedby": describedBy, ...(error ? { "aria-invalid": true as const } : {}) })}
       <Hint id={hintId}>{hint}</Hint>
-      <FieldErrorText id={errorId}>{error}</FieldErrorText>
+      <FieldError id={errorId}>{error}</FieldError>
     </div>
   );
 }
@@ -87,7 +88,7 @@ export function FieldSet({
       <legend>{legend}</legend>
       <Hint id={hintId}>{hint}</Hint>
       {children}
-      <FieldErrorText id={errorId}>{error}</FieldErrorText>
+      <FieldError id={errorId}>{error}</FieldError>
     </fieldset>
   );
 }

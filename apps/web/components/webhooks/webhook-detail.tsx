@@ -51,12 +51,7 @@ export function WebhookDetail({ id }: { id: string }) {
   );
 
   if (endpoint.isPending) return <Loading>Loading endpoint…</Loading>;
-  if (endpoint.isError)
-    return (
-      <p className="alert alert-error" role="alert">
-        {errorMessage(endpoint.error)}
-      </p>
-    );
+  if (endpoint.isError) return <FormError error={endpoint.error} />;
   const e = endpoint.data;
 
   return (
@@ -75,10 +70,9 @@ export function WebhookDetail({ id }: { id: string }) {
       />
 
       {e.disabled_reason && (
-        <p className="alert alert-error" role="alert">
-          Disabled automatically on {formatDateTime(e.disabledAt)}: {e.disabled_reason} Fix the receiver, then
-          enable the endpoint again.
-        </p>
+        <FormError
+          error={`Disabled automatically on ${formatDateTime(e.disabledAt)}: ${e.disabled_reason} Fix the receiver, then enable the endpoint again.`}
+        />
       )}
       {rotated && (
         <SecretReveal
