@@ -163,8 +163,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: { name: string; key: st
         <Field id="key-name" label="Key name">
           {(props) => <input {...props} name="name" type="text" maxLength={200} placeholder="CI pipeline" />}
         </Field>
-        <FieldSet legend="Scopes">
-          <p className="hint">Grant only what the integration needs.</p>
+        <FieldSet legend="Scopes" hint="Grant only what the integration needs.">
           <div className="scope-groups">
             {SCOPE_GROUPS.map((group) => (
               <div key={group.title} className="scope-group">
