@@ -63,7 +63,11 @@ test("create, edit, revert, duplicate and delete a template; system ones are rea
   });
 
   await test.step("save the new template", async () => {
-    await page.getByLabel("Description").fill("How clear the design is.");
+    // Scoped to the form: the "Draft from a description" section above it has a label that says description too.
+    await page
+      .getByRole("form", { name: "Template" })
+      .getByLabel("Description")
+      .fill("How clear the design is.");
     await page.getByLabel("Type", { exact: true }).selectOption("TEXT_SSE");
     await page.getByLabel("Label for 1").fill("Confusing");
     await page.getByLabel("Label for 5").fill("Crystal clear");
