@@ -8,7 +8,7 @@ import { CopyButton } from "@/components/copy-button";
 import { TeamKeys } from "@/components/team-keys";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, Loading } from "@/ui";
+import { Field, FieldSet, FormError, Loading } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { PageHeader } from "@/ui/page-header";
 
@@ -160,13 +160,10 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: { name: string; key: st
     <section className="card" aria-labelledby="create-key-heading">
       <h2 id="create-key-heading">Create a key</h2>
       <form className="stack" onSubmit={onSubmit} noValidate>
-        <div className="field">
-          <label htmlFor="key-name">Key name</label>
-          <input id="key-name" name="name" type="text" maxLength={200} placeholder="CI pipeline" />
-        </div>
-        <fieldset className="field">
-          <legend>Scopes</legend>
-          <p className="hint">Grant only what the integration needs.</p>
+        <Field id="key-name" label="Key name">
+          {(props) => <input {...props} name="name" type="text" maxLength={200} placeholder="CI pipeline" />}
+        </Field>
+        <FieldSet legend="Scopes" hint="Grant only what the integration needs.">
           <div className="scope-groups">
             {SCOPE_GROUPS.map((group) => (
               <div key={group.title} className="scope-group">
@@ -185,7 +182,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: { name: string; key: st
               </div>
             ))}
           </div>
-        </fieldset>
+        </FieldSet>
         <FormError error={error} />
         <div>
           <button type="submit" className="button button-primary" disabled={create.isPending}>

@@ -19,6 +19,7 @@ import { DraftFromDescription } from "@/features/catalog/draft-from-description"
 import { DEVICE_LABELS, EXPERTISE_LABELS, NEED_LABELS, NETWORK_LABELS } from "@/lib/autousers";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { Field, FieldRow, FieldSet, FormError } from "@/ui";
 
 type Mode =
   | { kind: "create"; teamId: string }
@@ -216,17 +217,6 @@ export function AutouserForm({ mode }: { mode: Mode }) {
   }
 
   const shown = (key: string) => (touched.has(key) || serverError?.field === key ? errors[key] : undefined);
-  const errorFor = (key: string) => {
-    const message = shown(key);
-    return message ? (
-      <p className="field-error" id={`au-${key}-error`} role="alert">
-        {message}
-      </p>
-    ) : null;
-  };
-  const invalid = (key: string) =>
-    shown(key) ? { "aria-invalid": true as const, "aria-describedby": `au-${key}-error` } : {};
-
   return (
     <>
       {mode.kind === "create" && (
@@ -238,84 +228,83 @@ export function AutouserForm({ mode }: { mode: Mode }) {
       )}
       <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Autouser">
         <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
-          <div className="field">
-            <label htmlFor="au-name">Name</label>
-            <input
-              id="au-name"
-              type="text"
-              value={values.name}
-              onChange={(e) => change("name", e.target.value)}
-              {...invalid("name")}
-            />
-            {errorFor("name")}
-          </div>
-          <div className="field">
-            <label htmlFor="au-role">Role</label>
-            <input
-              id="au-role"
-              type="text"
-              placeholder="A parent shopping on a phone late at night"
-              value={values.role}
-              onChange={(e) => change("role", e.target.value)}
-              {...invalid("role")}
-            />
-            {errorFor("role")}
-          </div>
-          <div className="field">
-            <label htmlFor="au-description">
-              Description <span className="muted">(optional)</span>
-            </label>
-            <textarea
-              id="au-description"
-              rows={3}
-              value={values.description}
-              onChange={(e) => change("description", e.target.value)}
-              {...invalid("description")}
-            />
-            {errorFor("description")}
-          </div>
-          <div className="field-row">
-            <div className="field">
-              <label htmlFor="au-goals">Goals</label>
-              <textarea
-                id="au-goals"
-                rows={3}
-                value={values.goals}
-                onChange={(e) => change("goals", e.target.value)}
-                {...invalid("goals")}
+          <Field id="au-name" label="Name" error={shown("name")}>
+            {(props) => (
+              <input
+                {...props}
+                type="text"
+                value={values.name}
+                onChange={(e) => change("name", e.target.value)}
               />
-              <p className="hint">One per line.</p>
-              {errorFor("goals")}
-            </div>
-            <div className="field">
-              <label htmlFor="au-traits">Traits</label>
-              <textarea
-                id="au-traits"
-                rows={3}
-                value={values.traits}
-                onChange={(e) => change("traits", e.target.value)}
-                {...invalid("traits")}
+            )}
+          </Field>
+          <Field id="au-role" label="Role" error={shown("role")}>
+            {(props) => (
+              <input
+                {...props}
+                type="text"
+                placeholder="A parent shopping on a phone late at night"
+                value={values.role}
+                onChange={(e) => change("role", e.target.value)}
               />
-              <p className="hint">One per line.</p>
-              {errorFor("traits")}
-            </div>
-          </div>
-          <div className="field">
-            <label htmlFor="au-expertise">Expertise</label>
-            <select
-              id="au-expertise"
-              value={values.expertise}
-              onChange={(e) => change("expertise", e.target.value as Values["expertise"])}
-            >
-              {EXPERTISE_LEVELS.map((x) => (
-                <option key={x} value={x}>
-                  {EXPERTISE_LABELS[x]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <fieldset className="field">
-            <legend>Accessibility needs</legend>
+            )}
+          </Field>
+          <Field
+            id="au-description"
+            label={
+              <>
+                Description <span className="muted">(optional)</span>
+              </>
+            }
+            error={shown("description")}
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={3}
+                value={values.description}
+                onChange={(e) => change("description", e.target.value)}
+              />
+            )}
+          </Field>
+          <FieldRow>
+            <Field id="au-goals" label="Goals" hint="One per line." error={shown("goals")}>
+              {(props) => (
+                <textarea
+                  {...props}
+                  rows={3}
+                  value={values.goals}
+                  onChange={(e) => change("goals", e.target.value)}
+                />
+              )}
+            </Field>
+            <Field id="au-traits" label="Traits" hint="One per line." error={shown("traits")}>
+              {(props) => (
+                <textarea
+                  {...props}
+                  rows={3}
+                  value={values.traits}
+                  onChange={(e) => change("traits", e.target.value)}
+                />
+              )}
+            </Field>
+          </FieldRow>
+          <Field id="au-expertise" label="Expertise">
+            {(props) => (
+              <select
+                {...props}
+                value={values.expertise}
+                onChange={(e) => change("expertise", e.target.value as Values["expertise"])}
+              >
+                {EXPERTISE_LEVELS.map((x) => (
+                  <option key={x} value={x}>
+                    {EXPERTISE_LABELS[x]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <FieldSet legend="Accessibility needs">
             <div className="checkbox-grid">
               {ACCESSIBILITY_NEED_VALUES.map((need) => (
                 <label key={need} className="checkbox">
@@ -328,107 +317,111 @@ export function AutouserForm({ mode }: { mode: Mode }) {
                 </label>
               ))}
             </div>
-          </fieldset>
-          <fieldset className="field">
-            <legend>Device</legend>
-            <div className="field-row">
-              <div className="field">
-                <label htmlFor="au-kind">Device kind</label>
+          </FieldSet>
+          <FieldSet legend="Device">
+            <FieldRow>
+              <Field id="au-kind" label="Device kind">
+                {(props) => (
+                  <select
+                    {...props}
+                    value={values.kind}
+                    onChange={(e) => changeKind(e.target.value as DeviceKind)}
+                  >
+                    {DEVICE_KINDS.map((k) => (
+                      <option key={k} value={k}>
+                        {DEVICE_LABELS[k]}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field id="au-width" label="Viewport width" error={shown("width")}>
+                {(props) => (
+                  <input
+                    {...props}
+                    type="number"
+                    inputMode="numeric"
+                    value={values.width}
+                    onChange={(e) => change("width", e.target.value)}
+                  />
+                )}
+              </Field>
+              <Field id="au-height" label="Viewport height" error={shown("height")}>
+                {(props) => (
+                  <input
+                    {...props}
+                    type="number"
+                    inputMode="numeric"
+                    value={values.height}
+                    onChange={(e) => change("height", e.target.value)}
+                  />
+                )}
+              </Field>
+              <Field id="au-network" label="Network">
+                {(props) => (
+                  <select
+                    {...props}
+                    value={values.network}
+                    onChange={(e) => change("network", e.target.value as Values["network"])}
+                  >
+                    {NETWORK_PROFILES.map((n) => (
+                      <option key={n} value={n}>
+                        {NETWORK_LABELS[n]}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+            </FieldRow>
+          </FieldSet>
+          <Field
+            id="au-prompt"
+            label={
+              <>
+                Instructions for a model judge <span className="muted">(optional)</span>
+              </>
+            }
+            hint="Read by the model judge as the persona's own words; the heuristic judge ignores them."
+            error={shown("systemPrompt")}
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={3}
+                value={values.systemPrompt}
+                onChange={(e) => change("systemPrompt", e.target.value)}
+              />
+            )}
+          </Field>
+          <FieldRow>
+            <Field id="au-status" label="Status">
+              {(props) => (
                 <select
-                  id="au-kind"
-                  value={values.kind}
-                  onChange={(e) => changeKind(e.target.value as DeviceKind)}
+                  {...props}
+                  value={values.status}
+                  onChange={(e) => change("status", e.target.value as Values["status"])}
                 >
-                  {DEVICE_KINDS.map((k) => (
-                    <option key={k} value={k}>
-                      {DEVICE_LABELS[k]}
-                    </option>
-                  ))}
+                  <option value="draft">Draft</option>
+                  <option value="published">Published</option>
                 </select>
-              </div>
-              <div className="field">
-                <label htmlFor="au-width">Viewport width</label>
-                <input
-                  id="au-width"
-                  type="number"
-                  inputMode="numeric"
-                  value={values.width}
-                  onChange={(e) => change("width", e.target.value)}
-                  {...invalid("width")}
-                />
-                {errorFor("width")}
-              </div>
-              <div className="field">
-                <label htmlFor="au-height">Viewport height</label>
-                <input
-                  id="au-height"
-                  type="number"
-                  inputMode="numeric"
-                  value={values.height}
-                  onChange={(e) => change("height", e.target.value)}
-                  {...invalid("height")}
-                />
-                {errorFor("height")}
-              </div>
-              <div className="field">
-                <label htmlFor="au-network">Network</label>
+              )}
+            </Field>
+            <Field id="au-visibility" label="Visibility">
+              {(props) => (
                 <select
-                  id="au-network"
-                  value={values.network}
-                  onChange={(e) => change("network", e.target.value as Values["network"])}
+                  {...props}
+                  value={values.visibility}
+                  onChange={(e) => change("visibility", e.target.value as Values["visibility"])}
                 >
-                  {NETWORK_PROFILES.map((n) => (
-                    <option key={n} value={n}>
-                      {NETWORK_LABELS[n]}
-                    </option>
-                  ))}
+                  <option value="private">Private: you and the team's owners and admins</option>
+                  <option value="public">Public: the whole team</option>
                 </select>
-              </div>
-            </div>
-          </fieldset>
-          <div className="field">
-            <label htmlFor="au-prompt">
-              Instructions for a model judge <span className="muted">(optional)</span>
-            </label>
-            <textarea
-              id="au-prompt"
-              rows={3}
-              value={values.systemPrompt}
-              onChange={(e) => change("systemPrompt", e.target.value)}
-              {...invalid("systemPrompt")}
-            />
-            <p className="hint">
-              Read by the model judge as the persona's own words; the heuristic judge ignores them.
-            </p>
-            {errorFor("systemPrompt")}
-          </div>
-          <div className="field-row">
-            <div className="field">
-              <label htmlFor="au-status">Status</label>
-              <select
-                id="au-status"
-                value={values.status}
-                onChange={(e) => change("status", e.target.value as Values["status"])}
-              >
-                <option value="draft">Draft</option>
-                <option value="published">Published</option>
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="au-visibility">Visibility</label>
-              <select
-                id="au-visibility"
-                value={values.visibility}
-                onChange={(e) => change("visibility", e.target.value as Values["visibility"])}
-              >
-                <option value="private">Private: you and the team's owners and admins</option>
-                <option value="public">Public: the whole team</option>
-              </select>
-            </div>
-          </div>
+              )}
+            </Field>
+          </FieldRow>
         </fieldset>
 
-        {errorFor("form")}
+        <FormError error={shown("form")} />
         {!readOnly && (
           <div className="form-actions">
             <Link href="/autousers" className="button">

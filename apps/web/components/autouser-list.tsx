@@ -8,7 +8,7 @@ import { useAutouserActions } from "@/components/autouser-actions";
 import { CatalogName, CatalogRowActions, CatalogUpdated } from "@/features/catalog";
 import { EXPERTISE_LABELS, formatDevice, NEED_LABELS } from "@/lib/autousers";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, FormError, PageHeader, QueryState } from "@/ui";
+import { DataTable, Field, FieldRow, FormError, PageHeader, QueryState } from "@/ui";
 
 type Filters = Pick<AutouserListQuery, "source" | "status" | "visibility">;
 
@@ -33,45 +33,47 @@ export function AutouserList() {
         }
       />
 
-      <fieldset className="field-row form-fieldset">
-        <legend className="visually-hidden">Filters</legend>
-        <div className="field">
-          <label htmlFor="filter-source">Source</label>
-          <select
-            id="filter-source"
-            value={filters.source ?? ""}
-            onChange={(e) => filter("source", e.target.value)}
-          >
-            <option value="">System and team</option>
-            <option value="system">System</option>
-            <option value="team">Team</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-status">Status</label>
-          <select
-            id="filter-status"
-            value={filters.status ?? ""}
-            onChange={(e) => filter("status", e.target.value)}
-          >
-            <option value="">Any status</option>
-            <option value="draft">Draft</option>
-            <option value="published">Published</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-visibility">Visibility</label>
-          <select
-            id="filter-visibility"
-            value={filters.visibility ?? ""}
-            onChange={(e) => filter("visibility", e.target.value)}
-          >
-            <option value="">Any visibility</option>
-            <option value="private">Private</option>
-            <option value="public">Public</option>
-          </select>
-        </div>
-      </fieldset>
+      <FieldRow legend="Filters">
+        <Field id="filter-source" label="Source">
+          {(props) => (
+            <select
+              {...props}
+              value={filters.source ?? ""}
+              onChange={(e) => filter("source", e.target.value)}
+            >
+              <option value="">System and team</option>
+              <option value="system">System</option>
+              <option value="team">Team</option>
+            </select>
+          )}
+        </Field>
+        <Field id="filter-status" label="Status">
+          {(props) => (
+            <select
+              {...props}
+              value={filters.status ?? ""}
+              onChange={(e) => filter("status", e.target.value)}
+            >
+              <option value="">Any status</option>
+              <option value="draft">Draft</option>
+              <option value="published">Published</option>
+            </select>
+          )}
+        </Field>
+        <Field id="filter-visibility" label="Visibility">
+          {(props) => (
+            <select
+              {...props}
+              value={filters.visibility ?? ""}
+              onChange={(e) => filter("visibility", e.target.value)}
+            >
+              <option value="">Any visibility</option>
+              <option value="private">Private</option>
+              <option value="public">Public</option>
+            </select>
+          )}
+        </Field>
+      </FieldRow>
 
       <FormError error={actions.error} />
       <QueryState

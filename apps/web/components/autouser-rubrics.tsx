@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { Badge, FormError, Loading } from "@/ui";
+import { Badge, Field, FormError, Loading } from "@/ui";
 
 /** The newest version of each template's rubric; older versions are history, listed under it. */
 function byTemplate(rubrics: AutouserRubric[]) {
@@ -46,20 +46,26 @@ function RubricEditor({
         <span className="muted small">Version {rubric.version}</span>
         {rubric.isFrozen && <Badge tone="success">Frozen</Badge>}
       </div>
-      <div className="field">
-        <label htmlFor={id}>Guidance for {rubric.name}</label>
-        <textarea
-          id={id}
-          rows={3}
-          value={guidance}
-          readOnly={readOnly}
-          maxLength={8000}
-          onChange={(e) => setGuidance(e.target.value)}
-        />
-        {rubric.isFrozen && !readOnly && (
-          <p className="hint">This version is frozen; saving writes version {rubric.version + 1}.</p>
+      <Field
+        id={id}
+        label={`Guidance for ${rubric.name}`}
+        hint={
+          rubric.isFrozen && !readOnly
+            ? `This version is frozen; saving writes version ${rubric.version + 1}.`
+            : undefined
+        }
+      >
+        {(props) => (
+          <textarea
+            {...props}
+            rows={3}
+            value={guidance}
+            readOnly={readOnly}
+            maxLength={8000}
+            onChange={(e) => setGuidance(e.target.value)}
+          />
         )}
-      </div>
+      </Field>
       <FormError error={save.error} />
       {!readOnly && (
         <div>
@@ -113,28 +119,33 @@ function AddRubric({ autouser, taken }: { autouser: Autouser; taken: Set<string>
   return (
     <form className="stack" onSubmit={onSubmit} aria-label="Add a rubric">
       <h3>Add a rubric</h3>
-      <div className="field">
-        <label htmlFor="rubric-template">Template</label>
-        <select id="rubric-template" value={dimensionId} onChange={(e) => setDimensionId(e.target.value)}>
-          <option value="">Choose a template…</option>
-          {choices.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="rubric-guidance">Guidance</label>
-        <textarea
-          id="rubric-guidance"
-          rows={3}
-          maxLength={8000}
-          value={guidance}
-          onChange={(e) => setGuidance(e.target.value)}
-        />
-        <p className="hint">What the judge weighs when this persona rates the template.</p>
-      </div>
+      <Field id="rubric-template" label="Template">
+        {(props) => (
+          <select {...props} value={dimensionId} onChange={(e) => setDimensionId(e.target.value)}>
+            <option value="">Choose a template…</option>
+            {choices.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field
+        id="rubric-guidance"
+        label="Guidance"
+        hint="What the judge weighs when this persona rates the template."
+      >
+        {(props) => (
+          <textarea
+            {...props}
+            rows={3}
+            maxLength={8000}
+            value={guidance}
+            onChange={(e) => setGuidance(e.target.value)}
+          />
+        )}
+      </Field>
       <FormError error={add.error} />
       <div>
         <button type="submit" className="button" disabled={!dimensionId || add.isPending}>

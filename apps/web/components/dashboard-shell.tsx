@@ -9,9 +9,9 @@ import { FeatureFlagProvider } from "@/features/navigation/feature-flags";
 import { isCurrent, isSettingsPath, PRODUCT_NAV } from "@/features/navigation/nav-items";
 import { SettingsNav } from "@/features/navigation/settings-nav";
 import { apiRequest } from "@/lib/api";
-import { errorMessage, isUnauthenticated } from "@/lib/errors";
+import { isUnauthenticated } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { Loading } from "@/ui";
+import { FormError, Loading } from "@/ui";
 
 // The reference sits beside Settings: it is where API users go from the dashboard, and it is public.
 const TOP_NAV = [
@@ -43,13 +43,7 @@ export function DashboardShell({
   }
 
   const settings = isSettingsPath(pathname);
-  const content = whoami.isError ? (
-    <p className="alert alert-error" role="alert">
-      {errorMessage(whoami.error)}
-    </p>
-  ) : (
-    children
-  );
+  const content = whoami.isError ? <FormError error={whoami.error} /> : children;
 
   return (
     <FeatureFlagProvider webhooksEnabled={webhooksEnabled}>

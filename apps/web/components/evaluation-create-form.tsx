@@ -10,7 +10,7 @@ import { refusedDesignUrls } from "@/features/evaluations/check-design-urls";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { Badge, FormError, Loading, PageHeader } from "@/ui";
+import { Badge, Field, FieldRow, FieldSet, FormError, Loading, PageHeader } from "@/ui";
 import { StimulusUpload, type UploadedStimulus } from "./stimulus-upload";
 
 type EvaluationType = "SSE" | "SxS";
@@ -165,15 +165,6 @@ export function EvaluationCreateForm() {
     create.mutate(parsed.data);
   }
 
-  const fieldError = (key: string) =>
-    errors[key] ? (
-      <p className="field-error" id={`${key}-error`} role="alert">
-        {errors[key]}
-      </p>
-    ) : null;
-  const invalid = (key: string) =>
-    errors[key] ? { "aria-invalid": true as const, "aria-describedby": `${key}-error` } : {};
-
   return (
     <>
       <PageHeader
@@ -199,14 +190,11 @@ export function EvaluationCreateForm() {
             void checkUrls(event.currentTarget);
         }}
       >
-        <div className="field">
-          <label htmlFor="name">Name</label>
-          <input id="name" name="name" type="text" maxLength={200} {...invalid("name")} />
-          {fieldError("name")}
-        </div>
+        <Field id="name" label="Name" error={errors.name}>
+          {(props) => <input {...props} name="name" type="text" maxLength={200} />}
+        </Field>
 
-        <fieldset className="field">
-          <legend>Type</legend>
+        <FieldSet legend="Type" error={errors.type}>
           <div className="choice-grid">
             <label className={`choice ${type === "SSE" ? "choice-selected" : ""}`}>
               <input
@@ -235,88 +223,104 @@ export function EvaluationCreateForm() {
               </span>
             </label>
           </div>
-          {fieldError("type")}
-        </fieldset>
+        </FieldSet>
 
-        <div className="field">
-          <label htmlFor="description">
-            Description <span className="muted">(optional)</span>
-          </label>
-          <textarea
-            id="description"
-            name="description"
-            rows={3}
-            maxLength={2000}
-            {...invalid("description")}
-          />
-          {fieldError("description")}
-        </div>
+        <Field
+          id="description"
+          label={
+            <>
+              Description <span className="muted">(optional)</span>
+            </>
+          }
+          error={errors.description}
+        >
+          {(props) => <textarea {...props} name="description" rows={3} maxLength={2000} />}
+        </Field>
 
         {type === "SSE" ? (
-          <div className="field">
-            <label htmlFor="designUrls">Design URLs</label>
-            <textarea
-              id="designUrls"
-              name="designUrls"
-              rows={4}
-              className="mono"
-              placeholder={"https://example.com/checkout\nhttps://example.com/pricing"}
-              {...invalid("designUrls")}
-            />
-            <p className="hint">One URL per line; each becomes a comparison for raters.</p>
-            {fieldError("designUrls")}
-          </div>
+          <Field
+            id="designUrls"
+            label="Design URLs"
+            hint="One URL per line; each becomes a comparison for raters."
+            error={errors.designUrls}
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                name="designUrls"
+                rows={4}
+                className="mono"
+                placeholder={"https://example.com/checkout\nhttps://example.com/pricing"}
+              />
+            )}
+          </Field>
         ) : (
-          <fieldset className="field">
-            <legend>Design pairs</legend>
-            <p className="hint">Each pair becomes a comparison: raters see version A beside version B.</p>
+          <FieldSet
+            legend="Design pairs"
+            hint="Each pair becomes a comparison: raters see version A beside version B."
+            error={errors.comparisonPairs}
+          >
             <div className="stack">
               {pairs.map((pair, index) => (
                 <div className="pair-row" key={pair.key}>
-                  <div className="field">
-                    <label htmlFor={`pair-${pair.key}-a`}>Pair {index + 1} version A URL</label>
-                    <input
-                      id={`pair-${pair.key}-a`}
-                      type="url"
-                      className="mono"
-                      value={pair.a}
-                      onChange={(e) =>
-                        setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, a: e.target.value } : p)))
-                      }
-                      {...invalid(`pair-${index}-a`)}
-                    />
-                    <StimulusUpload
-                      id={`pair-${pair.key}-a-file`}
-                      label={`Or upload version A of pair ${index + 1}`}
-                      value={pair.aFile}
-                      onChange={(file) =>
-                        setPairs((all) => all.map((p) => (p.key === pair.key ? { ...p, aFile: file } : p)))
-                      }
-                    />
-                    {fieldError(`pair-${index}-a`)}
-                  </div>
-                  <div className="field">
-                    <label htmlFor={`pair-${pair.key}-b`}>Pair {index + 1} version B URL</label>
-                    <input
-                      id={`pair-${pair.key}-b`}
-                      type="url"
-                      className="mono"
-                      value={pair.b}
-                      onChange={(e) =>
-                        setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, b: e.target.value } : p)))
-                      }
-                      {...invalid(`pair-${index}-b`)}
-                    />
-                    <StimulusUpload
-                      id={`pair-${pair.key}-b-file`}
-                      label={`Or upload version B of pair ${index + 1}`}
-                      value={pair.bFile}
-                      onChange={(file) =>
-                        setPairs((all) => all.map((p) => (p.key === pair.key ? { ...p, bFile: file } : p)))
-                      }
-                    />
-                    {fieldError(`pair-${index}-b`)}
-                  </div>
+                  <Field
+                    id={`pair-${pair.key}-a`}
+                    label={`Pair ${index + 1} version A URL`}
+                    error={errors[`pair-${index}-a`]}
+                  >
+                    {(props) => (
+                      <>
+                        <input
+                          {...props}
+                          type="url"
+                          className="mono"
+                          value={pair.a}
+                          onChange={(e) =>
+                            setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, a: e.target.value } : p)))
+                          }
+                        />
+                        <StimulusUpload
+                          id={`pair-${pair.key}-a-file`}
+                          label={`Or upload version A of pair ${index + 1}`}
+                          value={pair.aFile}
+                          onChange={(file) =>
+                            setPairs((all) =>
+                              all.map((p) => (p.key === pair.key ? { ...p, aFile: file } : p)),
+                            )
+                          }
+                        />
+                      </>
+                    )}
+                  </Field>
+                  <Field
+                    id={`pair-${pair.key}-b`}
+                    label={`Pair ${index + 1} version B URL`}
+                    error={errors[`pair-${index}-b`]}
+                  >
+                    {(props) => (
+                      <>
+                        <input
+                          {...props}
+                          type="url"
+                          className="mono"
+                          value={pair.b}
+                          onChange={(e) =>
+                            setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, b: e.target.value } : p)))
+                          }
+                        />
+                        <StimulusUpload
+                          id={`pair-${pair.key}-b-file`}
+                          label={`Or upload version B of pair ${index + 1}`}
+                          value={pair.bFile}
+                          onChange={(file) =>
+                            setPairs((all) =>
+                              all.map((p) => (p.key === pair.key ? { ...p, bFile: file } : p)),
+                            )
+                          }
+                        />
+                      </>
+                    )}
+                  </Field>
                   <button
                     type="button"
                     className="button button-ghost"
@@ -334,8 +338,7 @@ export function EvaluationCreateForm() {
                 Add pair
               </button>
             </div>
-            {fieldError("comparisonPairs")}
-          </fieldset>
+          </FieldSet>
         )}
         {refused.length > 0 && (
           <div className="alert alert-warning" role="status" data-testid="url-policy-warning">
@@ -348,42 +351,39 @@ export function EvaluationCreateForm() {
           </div>
         )}
 
-        <div className="field">
-          <label htmlFor="shareAccess">Share access</label>
-          <select
-            id="shareAccess"
-            name="shareAccess"
-            value={shareAccess}
-            onChange={(e) => setShareAccess(e.target.value as ShareAccess)}
-            {...invalid("shareAccess")}
-          >
-            {SHARE_ACCESS.map((value) => (
-              <option key={value} value={value}>
-                {SHARE_ACCESS_LABELS[value]}
-              </option>
-            ))}
-          </select>
-          {fieldError("shareAccess")}
-        </div>
+        <Field id="shareAccess" label="Share access" error={errors.shareAccess}>
+          {(props) => (
+            <select
+              {...props}
+              name="shareAccess"
+              value={shareAccess}
+              onChange={(e) => setShareAccess(e.target.value as ShareAccess)}
+            >
+              {SHARE_ACCESS.map((value) => (
+                <option key={value} value={value}>
+                  {SHARE_ACCESS_LABELS[value]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
 
         {shareAccess === "PASSWORD_PROTECTED" && (
-          <div className="field">
-            <label htmlFor="sharePassword">Share password</label>
-            <input
-              id="sharePassword"
-              name="sharePassword"
-              type="password"
-              autoComplete="new-password"
-              minLength={SHARE_PASSWORD_MIN_LENGTH}
-              {...invalid("sharePassword")}
-            />
-            {fieldError("sharePassword")}
-          </div>
+          <Field id="sharePassword" label="Share password" error={errors.sharePassword}>
+            {(props) => (
+              <input
+                {...props}
+                name="sharePassword"
+                type="password"
+                autoComplete="new-password"
+                minLength={SHARE_PASSWORD_MIN_LENGTH}
+              />
+            )}
+          </Field>
         )}
 
         {(shareAccess === "ANYONE_WITH_LINK" || shareAccess === "PASSWORD_PROTECTED") && (
-          <fieldset className="field">
-            <legend>Rater details</legend>
+          <FieldSet legend="Rater details">
             <div className="checkbox-row">
               <label className="checkbox">
                 <input type="checkbox" name="collectRaterName" /> Ask raters for their name
@@ -395,57 +395,60 @@ export function EvaluationCreateForm() {
             <p className="hint">
               People opening the share link give these before they start; you see them under Public raters.
             </p>
-          </fieldset>
+          </FieldSet>
         )}
 
-        <fieldset className="field">
-          <legend>
-            Rating window <span className="muted">(optional)</span>
-          </legend>
-          <div className="field-row">
-            <div className="field">
-              <label htmlFor="ratingDeadline">Deadline</label>
-              <input
-                id="ratingDeadline"
-                name="ratingDeadline"
-                type="datetime-local"
-                {...invalid("ratingDeadline")}
-              />
-              {fieldError("ratingDeadline")}
-            </div>
-            <div className="field">
-              <label htmlFor="targetRatingsPerComparison">Target ratings per comparison</label>
-              <input
-                id="targetRatingsPerComparison"
-                name="targetRatingsPerComparison"
-                type="number"
-                min={1}
-                max={10000}
-                step={1}
-                inputMode="numeric"
-                {...invalid("targetRatingsPerComparison")}
-              />
-              {fieldError("targetRatingsPerComparison")}
-            </div>
-          </div>
+        <FieldSet
+          legend={
+            <>
+              Rating window <span className="muted">(optional)</span>
+            </>
+          }
+        >
+          <FieldRow>
+            <Field id="ratingDeadline" label="Deadline" error={errors.ratingDeadline}>
+              {(props) => <input {...props} name="ratingDeadline" type="datetime-local" />}
+            </Field>
+            <Field
+              id="targetRatingsPerComparison"
+              label="Target ratings per comparison"
+              error={errors.targetRatingsPerComparison}
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  name="targetRatingsPerComparison"
+                  type="number"
+                  min={1}
+                  max={10000}
+                  step={1}
+                  inputMode="numeric"
+                />
+              )}
+            </Field>
+          </FieldRow>
           <p className="hint">
             Human rating closes at the deadline or once every comparison has the target number of human
             ratings, whichever comes first; the evaluation then ends.
           </p>
-        </fieldset>
+        </FieldSet>
 
-        <fieldset className="field">
-          <legend>
-            Autousers <span className="muted">(optional)</span>
-          </legend>
-          <p className="hint">Persona raters that score every comparison beside your human raters.</p>
+        <FieldSet
+          legend={
+            <>
+              Autousers <span className="muted">(optional)</span>
+            </>
+          }
+          hint="Persona raters that score every comparison beside your human raters."
+          error={errors.selectedAutousers}
+        >
           {autousers.isPending && <Loading small>Loading autousers…</Loading>}
           <FormError error={autousers.error} />
           <ul className="stack autouser-picker">
             {autousers.data?.data.map((a) => {
               const chosen = agents[a.id] !== undefined;
               return (
-                <li key={a.id} className="field-row">
+                <FieldRow as="li" key={a.id}>
                   <label className="checkbox">
                     <input
                       type="checkbox"
@@ -473,12 +476,11 @@ export function EvaluationCreateForm() {
                       />
                     </label>
                   )}
-                </li>
+                </FieldRow>
               );
             })}
           </ul>
-          {fieldError("selectedAutousers")}
-        </fieldset>
+        </FieldSet>
 
         <label className="checkbox">
           <input type="checkbox" name="startNow" /> Start collecting ratings now

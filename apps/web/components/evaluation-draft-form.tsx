@@ -5,6 +5,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { Field, FormError } from "@/ui";
 
 /** One row of the form: an existing comparison (kept by id) or a new one. */
 interface Row {
@@ -101,18 +102,31 @@ export function EvaluationDraftForm({
       }}
     >
       <h2 id="draft-edit-heading">Edit draft</h2>
-      <label className="field">
-        <span>Name</span>
-        <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
-      </label>
-      <label className="field">
-        <span>Description</span>
-        <textarea value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} />
-      </label>
-      <label className="field">
-        <span>Instructions for raters</span>
-        <textarea value={instructions} onChange={(e) => setInstructions(e.target.value)} maxLength={8000} />
-      </label>
+      <Field label="Name">
+        {(props) => (
+          <input {...props} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        )}
+      </Field>
+      <Field label="Description">
+        {(props) => (
+          <textarea
+            {...props}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            maxLength={2000}
+          />
+        )}
+      </Field>
+      <Field label="Instructions for raters">
+        {(props) => (
+          <textarea
+            {...props}
+            value={instructions}
+            onChange={(e) => setInstructions(e.target.value)}
+            maxLength={8000}
+          />
+        )}
+      </Field>
       <fieldset className="stack">
         <legend>Comparisons, in the order raters see them</legend>
         <ol className="comparison-list">
@@ -194,11 +208,7 @@ export function EvaluationDraftForm({
           </button>
         </div>
       </fieldset>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
       <div className="button-row">
         <button type="submit" className="button button-primary" disabled={save.isPending}>
           Save draft

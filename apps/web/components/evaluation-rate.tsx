@@ -8,7 +8,7 @@ import { type RatingBody, type SubmitResult, toRatingTemplate } from "@/componen
 import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { Loading, PageHeader } from "@/ui";
+import { FormError, Loading, PageHeader } from "@/ui";
 
 /** Every page of a cursor-paginated list; rating screens need all comparisons, not the first hundred. */
 async function allPages<T extends { id: string }>(
@@ -82,9 +82,7 @@ export function EvaluationRate({ id }: { id: string }) {
   if (evaluation.isError) {
     return (
       <div className="stack">
-        <p className="alert alert-error" role="alert">
-          {errorMessage(evaluation.error)}
-        </p>
+        <FormError error={evaluation.error} />
         <Link href="/evaluations">Back to evaluations</Link>
       </div>
     );
@@ -142,9 +140,7 @@ export function EvaluationRate({ id }: { id: string }) {
     <>
       {header}
       {loadError ? (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(loadError)}
-        </p>
+        <FormError error={loadError} />
       ) : !loaded ? (
         <Loading>Loading comparisons…</Loading>
       ) : (

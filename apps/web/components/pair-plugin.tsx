@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { Field, FormError } from "@/ui";
 
 /** The user approves the code the design-tool plugin shows; the plugin then acts as them for 7 days. */
 export function PairPlugin({ initialCode }: { initialCode: string }) {
@@ -35,17 +35,18 @@ export function PairPlugin({ initialCode }: { initialCode: string }) {
             Enter the code the plugin shows. Approve only a code you started yourself: the plugin will act as
             you on all your teams for 7 days.
           </p>
-          <div className="field">
-            <label htmlFor="pair-code">Pairing code</label>
-            <input
-              id="pair-code"
-              className="mono"
-              autoComplete="off"
-              value={code}
-              onChange={(e) => setCode(e.target.value)}
-              placeholder="BCDF-GHJK"
-            />
-          </div>
+          <Field id="pair-code" label="Pairing code">
+            {(props) => (
+              <input
+                {...props}
+                className="mono"
+                autoComplete="off"
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+                placeholder="BCDF-GHJK"
+              />
+            )}
+          </Field>
           <FormError error={error} />
           <div className="button-row">
             <button type="submit" className="button button-primary" disabled={approve.isPending}>

@@ -7,7 +7,7 @@ import { UsageMeters } from "@/components/usage-meters";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { Badge, FormError, Loading } from "@/ui";
+import { Badge, Field, FormError, Loading } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 const PLAN_NAMES: Record<Plan, string> = {
@@ -39,24 +39,21 @@ export function PlanPanel() {
         actions={
           teams.data &&
           teams.data.data.length > 1 && (
-            <div className="field team-picker">
-              <label htmlFor="plan-team">Team</label>
-              <select id="plan-team" value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
-                {teams.data.data.map((t) => (
-                  <option key={t.id} value={t.id}>
-                    {t.name}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <Field id="plan-team" label="Team" className="team-picker">
+              {(props) => (
+                <select {...props} value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
+                  {teams.data.data.map((t) => (
+                    <option key={t.id} value={t.id}>
+                      {t.name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
           )
         }
       />
-      {(whoami.isError || teams.isError) && (
-        <p className="alert alert-error" role="alert">
-          {errorMessage(whoami.error ?? teams.error)}
-        </p>
-      )}
+      <FormError error={whoami.error ?? teams.error} />
       {teamId === null && teams.data && <p className="muted">You belong to no team yet.</p>}
       {teamId && <TeamPlan teamId={teamId} team={team} />}
     </>
@@ -82,12 +79,7 @@ function TeamPlan({ teamId, team }: { teamId: string; team: Team | undefined }) 
   );
 
   if (usage.isPending) return <Loading>Loading usage…</Loading>;
-  if (usage.isError)
-    return (
-      <p className="alert alert-error" role="alert">
-        {errorMessage(usage.error)}
-      </p>
-    );
+  if (usage.isError) return <FormError error={usage.error} />;
 
   const current = usage.data.plan;
   const isOwner = team?.role === "owner";

@@ -9,7 +9,7 @@ import { FileHref } from "@/components/rating/stimulus-view";
 import type { RatingBody, SubmitResult } from "@/components/rating/types";
 import { ApiError, apiRequest } from "@/lib/api";
 import { plural } from "@/lib/format";
-import { FormError, Loading } from "@/ui";
+import { Field, FormError, Loading } from "@/ui";
 
 /** The share API: a GET reads the link, a body is POSTed. */
 function shareFetch<T>(path: string, body?: unknown): Promise<T> {
@@ -43,9 +43,7 @@ export function ShareRater({ token }: { token: string }) {
           <ShareNotFoundCard />
         ) : (
           <div className="card share-gate stack">
-            <p className="alert alert-error" role="alert">
-              {view.error.message}
-            </p>
+            <FormError error={view.error} />
             <div>
               <button type="button" className="button" onClick={() => view.refetch()}>
                 Try again
@@ -258,14 +256,6 @@ function StartForm({ view, base, token }: { view: ShareView; base: string; token
     }
   }
 
-  const fieldError = (key: StartField) =>
-    errors[key] ? (
-      <p className="field-error" id={`${key}-error`} role="alert">
-        {errors[key]}
-      </p>
-    ) : null;
-  const invalid = (key: StartField) =>
-    errors[key] ? { "aria-invalid": true as const, "aria-describedby": `${key}-error` } : {};
   const asksAnything = ask.password || ask.name || ask.email;
 
   return (
@@ -280,32 +270,19 @@ function StartForm({ view, base, token }: { view: ShareView; base: string; token
         {ask.name || ask.email ? "The team asks who is rating; only they see your details." : ""}
       </p>
       {ask.password && (
-        <div className="field">
-          <label htmlFor="password">Password</label>
-          <input id="password" name="password" type="password" autoComplete="off" {...invalid("password")} />
-          {fieldError("password")}
-        </div>
+        <Field id="password" label="Password" error={errors.password}>
+          {(props) => <input {...props} name="password" type="password" autoComplete="off" />}
+        </Field>
       )}
       {ask.name && (
-        <div className="field">
-          <label htmlFor="name">Your name</label>
-          <input id="name" name="name" type="text" autoComplete="name" maxLength={200} {...invalid("name")} />
-          {fieldError("name")}
-        </div>
+        <Field id="name" label="Your name" error={errors.name}>
+          {(props) => <input {...props} name="name" type="text" autoComplete="name" maxLength={200} />}
+        </Field>
       )}
       {ask.email && (
-        <div className="field">
-          <label htmlFor="email">Your email</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            maxLength={320}
-            {...invalid("email")}
-          />
-          {fieldError("email")}
-        </div>
+        <Field id="email" label="Your email" error={errors.email}>
+          {(props) => <input {...props} name="email" type="email" autoComplete="email" maxLength={320} />}
+        </Field>
       )}
       <FormError error={errors.form} />
       <div>

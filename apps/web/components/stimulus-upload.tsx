@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { apiRequest } from "@/lib/api";
+import { FieldError } from "@/ui";
 
 export interface UploadedStimulus {
   id: string;
@@ -61,11 +62,7 @@ export function StimulusUpload({
           </button>
         </span>
       ) : null}
-      {state.error ? (
-        <span className="field-error" role="alert">
-          {state.error}
-        </span>
-      ) : null}
+      <FieldError>{state.error}</FieldError>
     </div>
   );
 }

@@ -12,7 +12,7 @@ import {
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type FormEvent, type ReactNode, useMemo, useState } from "react";
+import { type FormEvent, useMemo, useState } from "react";
 import { DraftFromDescription } from "@/features/catalog/draft-from-description";
 import { errorMessage, errorParam } from "@/lib/errors";
 import {
@@ -34,7 +34,7 @@ import {
   valuesFromTemplate,
 } from "@/lib/templates";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { Field, FieldRow, FieldSet, FormError } from "@/ui";
 
 type Mode =
   | { kind: "create"; teamId: string }
@@ -136,16 +136,6 @@ export function TemplateForm({ mode }: { mode: Mode }) {
 
   const errorFor = (key: string): string | undefined =>
     serverErrors[key] ?? (touched.has(key.split(".")[0] ?? key) ? validation.errors[key] : undefined);
-  const fieldError = (key: string): ReactNode => {
-    const message = errorFor(key);
-    return message ? (
-      <p className="field-error" id={`${key}-error`} role="alert">
-        {message}
-      </p>
-    ) : null;
-  };
-  const invalid = (key: string) =>
-    errorFor(key) ? { "aria-invalid": true as const, "aria-describedby": `${key}-error` } : {};
 
   const points = scalePoints(values);
   const hiddenErrors = Object.keys(validation.errors).filter((key) => !errorFor(key));
@@ -162,160 +152,161 @@ export function TemplateForm({ mode }: { mode: Mode }) {
       <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Template">
         {/* A disabled fieldset makes every control read-only at once and keeps them labelled for assistive tech. */}
         <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
-          <div className="field">
-            <label htmlFor="tpl-name">Name</label>
-            <input
-              id="tpl-name"
-              type="text"
-              value={values.name}
-              onChange={(e) => change("name", e.target.value)}
-              {...invalid("name")}
-            />
-            {fieldError("name")}
-          </div>
-
-          <div className="field">
-            <label htmlFor="tpl-description">
-              Description <span className="muted">(optional)</span>
-            </label>
-            <textarea
-              id="tpl-description"
-              rows={2}
-              value={values.description}
-              onChange={(e) => change("description", e.target.value)}
-              {...invalid("description")}
-            />
-            {fieldError("description")}
-          </div>
-
-          <div className="field-row">
-            <div className="field">
-              <label htmlFor="tpl-type">Type</label>
-              <select
-                id="tpl-type"
-                value={values.type}
-                onChange={(e) => change("type", e.target.value as TemplateType)}
-                {...invalid("type")}
-              >
-                {TEMPLATE_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {TEMPLATE_TYPE_LABELS[t]}
-                  </option>
-                ))}
-              </select>
-              {fieldError("type")}
-            </div>
-            <div className="field">
-              <label htmlFor="tpl-icon">Icon</label>
+          <Field id="tpl-name" label="Name" error={errorFor("name")}>
+            {(props) => (
               <input
-                id="tpl-icon"
+                {...props}
                 type="text"
-                value={values.icon}
-                onChange={(e) => change("icon", e.target.value)}
-                {...invalid("icon")}
+                value={values.name}
+                onChange={(e) => change("name", e.target.value)}
               />
-              {fieldError("icon")}
-            </div>
-          </div>
+            )}
+          </Field>
 
-          <fieldset className="field">
-            <legend>Scale</legend>
-            <div className="field-row">
-              <div className="field">
-                <label htmlFor="tpl-scaleType">Scale type</label>
+          <Field
+            id="tpl-description"
+            label={
+              <>
+                Description <span className="muted">(optional)</span>
+              </>
+            }
+            error={errorFor("description")}
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={2}
+                value={values.description}
+                onChange={(e) => change("description", e.target.value)}
+              />
+            )}
+          </Field>
+
+          <FieldRow>
+            <Field id="tpl-type" label="Type" error={errorFor("type")}>
+              {(props) => (
                 <select
-                  id="tpl-scaleType"
-                  value={values.scaleType}
-                  onChange={(e) => changeScaleType(e.target.value as ScaleType)}
-                  {...invalid("scaleType")}
+                  {...props}
+                  value={values.type}
+                  onChange={(e) => change("type", e.target.value as TemplateType)}
                 >
-                  {SCALE_TYPES.map((s) => (
-                    <option key={s} value={s}>
-                      {SCALE_TYPE_LABELS[s]} ({SCALE_POINTS[s]} points)
+                  {TEMPLATE_TYPES.map((t) => (
+                    <option key={t} value={t}>
+                      {TEMPLATE_TYPE_LABELS[t]}
                     </option>
                   ))}
                 </select>
-                {fieldError("scaleType")}
-              </div>
-              <div className="field">
-                <label htmlFor="tpl-scaleMin">Scale minimum</label>
+              )}
+            </Field>
+            <Field id="tpl-icon" label="Icon" error={errorFor("icon")}>
+              {(props) => (
                 <input
-                  id="tpl-scaleMin"
-                  type="number"
-                  step={1}
-                  value={values.scaleMin}
-                  onChange={(e) => change("scaleMin", e.target.value)}
-                  {...invalid("scaleMin")}
+                  {...props}
+                  type="text"
+                  value={values.icon}
+                  onChange={(e) => change("icon", e.target.value)}
                 />
-                {fieldError("scaleMin")}
-              </div>
-              <div className="field">
-                <label htmlFor="tpl-scaleMax">Scale maximum</label>
-                <input
-                  id="tpl-scaleMax"
-                  type="number"
-                  step={1}
-                  value={values.scaleMax}
-                  onChange={(e) => change("scaleMax", e.target.value)}
-                  {...invalid("scaleMax")}
-                />
-                {fieldError("scaleMax")}
-              </div>
-            </div>
+              )}
+            </Field>
+          </FieldRow>
+
+          <FieldSet legend="Scale">
+            <FieldRow>
+              <Field id="tpl-scaleType" label="Scale type" error={errorFor("scaleType")}>
+                {(props) => (
+                  <select
+                    {...props}
+                    value={values.scaleType}
+                    onChange={(e) => changeScaleType(e.target.value as ScaleType)}
+                  >
+                    {SCALE_TYPES.map((s) => (
+                      <option key={s} value={s}>
+                        {SCALE_TYPE_LABELS[s]} ({SCALE_POINTS[s]} points)
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field id="tpl-scaleMin" label="Scale minimum" error={errorFor("scaleMin")}>
+                {(props) => (
+                  <input
+                    {...props}
+                    type="number"
+                    step={1}
+                    value={values.scaleMin}
+                    onChange={(e) => change("scaleMin", e.target.value)}
+                  />
+                )}
+              </Field>
+              <Field id="tpl-scaleMax" label="Scale maximum" error={errorFor("scaleMax")}>
+                {(props) => (
+                  <input
+                    {...props}
+                    type="number"
+                    step={1}
+                    value={values.scaleMax}
+                    onChange={(e) => change("scaleMax", e.target.value)}
+                  />
+                )}
+              </Field>
+            </FieldRow>
             {points.length > 0 ? (
               <div className="scale-labels">
-                {points.map((point) => {
-                  const key = `scaleLabels.${point}`;
-                  return (
-                    <div className="field scale-label" key={point}>
-                      <label htmlFor={`tpl-label-${point}`}>Label for {point}</label>
+                {points.map((point) => (
+                  <Field
+                    key={point}
+                    id={`tpl-label-${point}`}
+                    className="scale-label"
+                    label={`Label for ${point}`}
+                    error={errorFor(`scaleLabels.${point}`)}
+                  >
+                    {(props) => (
                       <input
-                        id={`tpl-label-${point}`}
+                        {...props}
                         type="text"
                         value={values.scaleLabels[String(point)] ?? ""}
                         onChange={(e) =>
                           change("scaleLabels", { ...values.scaleLabels, [String(point)]: e.target.value })
                         }
-                        {...invalid(key)}
                       />
-                      {fieldError(key)}
-                    </div>
-                  );
-                })}
+                    )}
+                  </Field>
+                ))}
               </div>
             ) : (
               <p className="hint">Point labels appear once the scale range is valid.</p>
             )}
-          </fieldset>
+          </FieldSet>
 
-          <div className="field">
-            <label htmlFor="tpl-scaleQuestion">Scale question</label>
-            <input
-              id="tpl-scaleQuestion"
-              type="text"
-              placeholder="How good is this experience overall?"
-              value={values.scaleQuestion}
-              onChange={(e) => change("scaleQuestion", e.target.value)}
-              {...invalid("scaleQuestion")}
-            />
-            {fieldError("scaleQuestion")}
-          </div>
+          <Field id="tpl-scaleQuestion" label="Scale question" error={errorFor("scaleQuestion")}>
+            {(props) => (
+              <input
+                {...props}
+                type="text"
+                placeholder="How good is this experience overall?"
+                value={values.scaleQuestion}
+                onChange={(e) => change("scaleQuestion", e.target.value)}
+              />
+            )}
+          </Field>
 
-          <div className="field">
-            <label htmlFor="tpl-guidelines">Guidelines</label>
-            <textarea
-              id="tpl-guidelines"
-              rows={5}
-              value={values.guidelines}
-              onChange={(e) => change("guidelines", e.target.value)}
-              {...invalid("guidelines")}
-            />
-            <p className="hint">What raters should weigh when they score.</p>
-            {fieldError("guidelines")}
-          </div>
+          <Field
+            id="tpl-guidelines"
+            label="Guidelines"
+            hint="What raters should weigh when they score."
+            error={errorFor("guidelines")}
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={5}
+                value={values.guidelines}
+                onChange={(e) => change("guidelines", e.target.value)}
+              />
+            )}
+          </Field>
 
-          <fieldset className="field">
-            <legend>Contexts</legend>
+          <FieldSet legend="Contexts" error={errorFor("contexts")}>
             <div className="checkbox-row">
               {TEMPLATE_CONTEXTS.map((c) => (
                 <label key={c} className="checkbox">
@@ -336,25 +327,23 @@ export function TemplateForm({ mode }: { mode: Mode }) {
                 </label>
               ))}
             </div>
-            {fieldError("contexts")}
-          </fieldset>
+          </FieldSet>
 
-          <div className="field">
-            <label htmlFor="tpl-scoringMode">Scoring mode</label>
-            <select
-              id="tpl-scoringMode"
-              value={values.scoringMode}
-              onChange={(e) => change("scoringMode", e.target.value as ScoringMode)}
-              {...invalid("scoringMode")}
-            >
-              {SCORING_MODES.map((m) => (
-                <option key={m} value={m}>
-                  {SCORING_MODE_LABELS[m]}
-                </option>
-              ))}
-            </select>
-            {fieldError("scoringMode")}
-          </div>
+          <Field id="tpl-scoringMode" label="Scoring mode" error={errorFor("scoringMode")}>
+            {(props) => (
+              <select
+                {...props}
+                value={values.scoringMode}
+                onChange={(e) => change("scoringMode", e.target.value as ScoringMode)}
+              >
+                {SCORING_MODES.map((m) => (
+                  <option key={m} value={m}>
+                    {SCORING_MODE_LABELS[m]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
 
           <div className="stack">
             <label className="checkbox">

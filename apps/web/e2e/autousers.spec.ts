@@ -73,6 +73,8 @@ test("browse system personas, duplicate and edit one, create a persona with a ru
     await page.getByLabel("Viewport width").fill("100");
     await page.getByLabel("Viewport width").blur();
     await expect(page.getByLabel("Viewport width")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByLabel("Viewport width")).not.toHaveAccessibleDescription("");
+    await expect(page.getByLabel("Goals")).toHaveAccessibleDescription("One per line.");
     await expect(save).toBeDisabled();
     await page.getByLabel("Viewport width").fill("414");
     await page.getByLabel("Network").selectOption("slow-4g");

@@ -36,6 +36,9 @@ test("an owner saves a model key, tests and probes it, and removes it; the key i
     await form.getByRole("button", { name: "Save" }).click();
     await expect(form.getByRole("alert")).toContainText("baseUrl");
     await expect(form.getByLabel("Base URL")).toHaveAttribute("aria-invalid", "true");
+    await expect(form.getByLabel("Base URL")).toHaveAccessibleDescription(
+      "Required: the server's OpenAI-compatible address.",
+    );
   });
 
   await test.step("save an Anthropic key (a wrong one); the page shows only its last four", async () => {

@@ -37,6 +37,11 @@ test("create, edit, revert, duplicate and delete a template; system ones are rea
     await nameInput.fill("x".repeat(201));
     await expect(page.getByText("Must be at most 200 characters.")).toBeVisible();
     await expect(nameInput).toHaveAttribute("aria-invalid", "true");
+    // The error is tied to its control, so a screen reader reads it with the field.
+    await expect(nameInput).toHaveAccessibleDescription("Must be at most 200 characters.");
+    await expect(page.getByLabel("Guidelines")).toHaveAccessibleDescription(
+      "What raters should weigh when they score.",
+    );
     await expect(save).toBeDisabled();
 
     await nameInput.fill(name);
@@ -58,7 +63,11 @@ test("create, edit, revert, duplicate and delete a template; system ones are rea
   });
 
   await test.step("save the new template", async () => {
-    await page.getByLabel("Description").fill("How clear the design is.");
+    // Scoped to the form: the "Draft from a description" section above it has a label that says description too.
+    await page
+      .getByRole("form", { name: "Template" })
+      .getByLabel("Description")
+      .fill("How clear the design is.");
     await page.getByLabel("Type", { exact: true }).selectOption("TEXT_SSE");
     await page.getByLabel("Label for 1").fill("Confusing");
     await page.getByLabel("Label for 5").fill("Crystal clear");

@@ -8,7 +8,7 @@ import { ProgressBar } from "@/components/autouser-runs/run-progress";
 import { errorCode } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, FormError, Loading, PageHeader, useConfirm } from "@/ui";
+import { DataTable, Field, FormError, Loading, PageHeader, useConfirm } from "@/ui";
 
 const CALIBRATION_TEXT: Record<Autouser["calibrationStatus"], string> = {
   uncalibrated: "Not calibrated",
@@ -46,39 +46,43 @@ function CalibrationForm({
         start.mutate({ id: autouserId, rubricId, evaluationId, sampleSize });
       }}
     >
-      <label className="field">
-        <span>Rubric</span>
-        <select value={rubricId} onChange={(e) => setRubricId(e.target.value)} required>
-          <option value="">Choose a rubric</option>
-          {(rubrics.data?.data ?? []).map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.name} v{r.version}
-              {r.isFrozen ? " (frozen)" : ""}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span>Evaluation rated by humans</span>
-        <select value={evaluationId} onChange={(e) => setEvaluationId(e.target.value)} required>
-          <option value="">Choose an evaluation</option>
-          {(evaluations.data?.data ?? []).map((ev) => (
-            <option key={ev.id} value={ev.id}>
-              {ev.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span>Sample size</span>
-        <input
-          type="number"
-          min={1}
-          max={200}
-          value={sampleSize}
-          onChange={(e) => setSampleSize(Math.max(1, Math.min(200, Number(e.target.value) || 1)))}
-        />
-      </label>
+      <Field label="Rubric">
+        {(props) => (
+          <select {...props} value={rubricId} onChange={(e) => setRubricId(e.target.value)} required>
+            <option value="">Choose a rubric</option>
+            {(rubrics.data?.data ?? []).map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name} v{r.version}
+                {r.isFrozen ? " (frozen)" : ""}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Evaluation rated by humans">
+        {(props) => (
+          <select {...props} value={evaluationId} onChange={(e) => setEvaluationId(e.target.value)} required>
+            <option value="">Choose an evaluation</option>
+            {(evaluations.data?.data ?? []).map((ev) => (
+              <option key={ev.id} value={ev.id}>
+                {ev.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Sample size">
+        {(props) => (
+          <input
+            {...props}
+            type="number"
+            min={1}
+            max={200}
+            value={sampleSize}
+            onChange={(e) => setSampleSize(Math.max(1, Math.min(200, Number(e.target.value) || 1)))}
+          />
+        )}
+      </Field>
       <FormError error={start.error} />
       <div className="button-row">
         <button type="submit" className="button button-primary" disabled={start.isPending}>

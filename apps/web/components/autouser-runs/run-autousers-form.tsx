@@ -7,7 +7,7 @@ import { startAutouserRuns } from "@/lib/autouser-runs";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, Loading } from "@/ui";
+import { Field, FormError, Loading } from "@/ui";
 
 const usd = new Intl.NumberFormat("en", { style: "currency", currency: "USD", minimumFractionDigits: 2 });
 
@@ -118,16 +118,18 @@ export function RunAutousersForm({
         </fieldset>
       )}
 
-      <label className="field">
-        <span>Agents per autouser</span>
-        <input
-          type="number"
-          min={1}
-          max={50}
-          value={agentCount}
-          onChange={(e) => setAgentCount(Math.max(1, Math.min(50, Number(e.target.value) || 1)))}
-        />
-      </label>
+      <Field label="Agents per autouser">
+        {(props) => (
+          <input
+            {...props}
+            type="number"
+            min={1}
+            max={50}
+            value={agentCount}
+            onChange={(e) => setAgentCount(Math.max(1, Math.min(50, Number(e.target.value) || 1)))}
+          />
+        )}
+      </Field>
 
       <p className="small" data-testid="run-estimate">
         {plural(plannedRatings, "autouser rating")} planned

@@ -12,7 +12,7 @@ import { useActingTeam } from "@/components/webhooks/use-acting-team";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, Loading } from "@/ui";
+import { Field, FormError, Loading } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 type Provider = (typeof BYOK_PROVIDERS)[number];
@@ -158,83 +158,87 @@ function SettingsForm({ teamId, settings }: { teamId: string; settings: ByokSett
     <section className="card form-card" aria-labelledby="settings-heading">
       <h2 id="settings-heading">Your provider</h2>
       <form className="stack" onSubmit={onSubmit} noValidate>
-        <div className="field">
-          <label htmlFor="byok-provider">Provider</label>
-          <select
-            id="byok-provider"
-            value={provider}
-            aria-invalid={invalid("provider")}
-            onChange={(e) => setProvider(e.target.value as Provider)}
-          >
-            {BYOK_PROVIDERS.map((p) => (
-              <option key={p} value={p}>
-                {PROVIDER_NAMES[p]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="byok-model">Model</label>
-          <input
-            id="byok-model"
-            className="mono"
-            value={model}
-            placeholder={MODEL_EXAMPLES[provider]}
-            aria-invalid={invalid("model")}
-            onChange={(e) => setModel(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="byok-base-url">Base URL</label>
-          <input
-            id="byok-base-url"
-            type="url"
-            className="mono"
-            value={baseUrl}
-            placeholder={
-              provider === "openai-compatible"
-                ? "http://localhost:11434/v1"
-                : "Leave empty for the provider's own"
-            }
-            aria-invalid={invalid("baseUrl")}
-            aria-describedby="byok-base-url-hint"
-            onChange={(e) => setBaseUrl(e.target.value)}
-          />
-          <span id="byok-base-url-hint" className="hint">
-            {provider === "openai-compatible"
+        <Field id="byok-provider" label="Provider">
+          {(props) => (
+            <select
+              {...props}
+              value={provider}
+              aria-invalid={invalid("provider")}
+              onChange={(e) => setProvider(e.target.value as Provider)}
+            >
+              {BYOK_PROVIDERS.map((p) => (
+                <option key={p} value={p}>
+                  {PROVIDER_NAMES[p]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field id="byok-model" label="Model">
+          {(props) => (
+            <input
+              {...props}
+              className="mono"
+              value={model}
+              placeholder={MODEL_EXAMPLES[provider]}
+              aria-invalid={invalid("model")}
+              onChange={(e) => setModel(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="byok-base-url"
+          label="Base URL"
+          hint={
+            provider === "openai-compatible"
               ? "Required: the server's OpenAI-compatible address."
-              : "Optional: a proxy in front of the provider."}
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor="byok-api-key">API key</label>
-          <input
-            id="byok-api-key"
-            type="password"
-            className="mono"
-            autoComplete="off"
-            value={apiKey}
-            aria-invalid={invalid("apiKey")}
-            aria-describedby="byok-api-key-hint"
-            onChange={(e) => setApiKey(e.target.value)}
-          />
-          <span id="byok-api-key-hint" className="hint">
-            {settings.hasKey
+              : "Optional: a proxy in front of the provider."
+          }
+        >
+          {(props) => (
+            <input
+              {...props}
+              type="url"
+              className="mono"
+              value={baseUrl}
+              placeholder={
+                provider === "openai-compatible"
+                  ? "http://localhost:11434/v1"
+                  : "Leave empty for the provider's own"
+              }
+              aria-invalid={invalid("baseUrl")}
+              onChange={(e) => setBaseUrl(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="byok-api-key"
+          label="API key"
+          hint={
+            settings.hasKey
               ? `A key ending in …${settings.keyHint} is saved; leave this empty to keep it.`
               : provider === "openai-compatible"
                 ? "Optional for local servers."
-                : "Write only: it is never shown again."}
-          </span>
-        </div>
+                : "Write only: it is never shown again."
+          }
+        >
+          {(props) => (
+            <input
+              {...props}
+              type="password"
+              className="mono"
+              autoComplete="off"
+              value={apiKey}
+              aria-invalid={invalid("apiKey")}
+              onChange={(e) => setApiKey(e.target.value)}
+            />
+          )}
+        </Field>
         <label className="checkbox">
           <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
           Use this key for the team's autousers and builder
         </label>
-        {error && (
-          <p className="alert alert-error" role="alert">
-            {error.message}
-          </p>
-        )}
+        <FormError error={error?.message} />
         {notice && (
           <p className="alert alert-info" role="status">
             {notice}

@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { FormError } from "@/ui";
+import { Field, FormError } from "@/ui";
 import { PreferenceButtons, ScaleButtons } from "./scale-controls";
 import { StimulusView } from "./stimulus-view";
 import type { Comparison, EvaluationKind, RatingBody, RatingTemplate } from "./types";
@@ -137,36 +137,46 @@ export function RatingCard({ comparison, templates, kind, onSubmit }: RatingCard
           </section>
         ))}
 
-        <div className="field">
-          <label htmlFor={`${uid}-why`}>
-            Justification <span className="muted">(optional)</span>
-          </label>
-          <textarea
-            id={`${uid}-why`}
-            rows={3}
-            maxLength={10_000}
-            value={justification}
-            onChange={(e) => setJustification(e.target.value)}
-            placeholder="What made you choose these scores?"
-          />
-        </div>
+        <Field
+          id={`${uid}-why`}
+          label={
+            <>
+              Justification <span className="muted">(optional)</span>
+            </>
+          }
+        >
+          {(props) => (
+            <textarea
+              {...props}
+              rows={3}
+              maxLength={10_000}
+              value={justification}
+              onChange={(e) => setJustification(e.target.value)}
+              placeholder="What made you choose these scores?"
+            />
+          )}
+        </Field>
 
         {skipping && (
           <div className="skip-box">
-            <div className="field">
-              <label htmlFor={`${uid}-skip`}>Reason for skipping</label>
-              <textarea
-                id={`${uid}-skip`}
-                rows={2}
-                maxLength={500}
-                value={skipReason}
-                onChange={(e) => setSkipReason(e.target.value)}
-                placeholder="For example: the page did not load"
-                // biome-ignore lint/a11y/noAutofocus: the field appears because the rater just asked to skip
-                autoFocus
-              />
-              <p className="hint">Skipped comparisons are recorded but left out of the results.</p>
-            </div>
+            <Field
+              id={`${uid}-skip`}
+              label="Reason for skipping"
+              hint="Skipped comparisons are recorded but left out of the results."
+            >
+              {(props) => (
+                <textarea
+                  {...props}
+                  rows={2}
+                  maxLength={500}
+                  value={skipReason}
+                  onChange={(e) => setSkipReason(e.target.value)}
+                  placeholder="For example: the page did not load"
+                  // biome-ignore lint/a11y/noAutofocus: the field appears because the rater just asked to skip
+                  autoFocus
+                />
+              )}
+            </Field>
             <div className="button-row">
               <button type="button" className="button" onClick={skip} disabled={pending}>
                 Skip comparison

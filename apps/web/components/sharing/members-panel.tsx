@@ -5,7 +5,16 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { ACTIONS_HEADER, DataTable, FormError, PageHeader, QueryState, useConfirm } from "@/ui";
+import {
+  ACTIONS_HEADER,
+  DataTable,
+  Field,
+  FieldRow,
+  FormError,
+  PageHeader,
+  QueryState,
+  useConfirm,
+} from "@/ui";
 
 const ROLES: TeamRole[] = ["owner", "admin", "member"];
 
@@ -197,26 +206,28 @@ function TeamMembers(props: {
         )}
       </QueryState>
       {manage && (
-        <form className="field-row" onSubmit={onAdd} aria-label={`Add a member to ${teamName}`}>
-          <div className="field">
-            <label htmlFor={`add-email-${teamId}`}>Email</label>
-            <input id={`add-email-${teamId}`} name="email" type="email" required />
-          </div>
-          <div className="field">
-            <label htmlFor={`add-role-${teamId}`}>Role</label>
-            <select id={`add-role-${teamId}`} name="role" defaultValue="member">
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="form-actions">
-            <button type="submit" className="button button-primary" disabled={add.isPending}>
-              Add member
-            </button>
-          </div>
+        <form onSubmit={onAdd} aria-label={`Add a member to ${teamName}`}>
+          <FieldRow>
+            <Field id={`add-email-${teamId}`} label="Email">
+              {(props) => <input {...props} name="email" type="email" required />}
+            </Field>
+            <Field id={`add-role-${teamId}`} label="Role">
+              {(props) => (
+                <select {...props} name="role" defaultValue="member">
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <div className="form-actions">
+              <button type="submit" className="button button-primary" disabled={add.isPending}>
+                Add member
+              </button>
+            </div>
+          </FieldRow>
         </form>
       )}
     </section>

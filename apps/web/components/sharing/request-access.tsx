@@ -5,7 +5,7 @@ import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError } from "@/ui";
+import { Field, FormError } from "@/ui";
 
 /** Shown to a signed-in outsider who opened a link-shared evaluation: ask its owners for access. */
 export function RequestAccess({ id }: { id: string }) {
@@ -62,10 +62,9 @@ export function RequestAccess({ id }: { id: string }) {
               Your last request was {last.status}.
             </p>
           )}
-          <div className="field">
-            <label htmlFor="request-message">Message to the owners (optional)</label>
-            <textarea id="request-message" name="message" maxLength={500} rows={3} />
-          </div>
+          <Field id="request-message" label="Message to the owners (optional)">
+            {(props) => <textarea {...props} name="message" maxLength={500} rows={3} />}
+          </Field>
           <div className="form-actions">
             <button type="submit" className="button button-primary" disabled={ask.isPending}>
               Request access

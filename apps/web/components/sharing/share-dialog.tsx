@@ -6,7 +6,7 @@ import { type FormEvent, useRef, useState } from "react";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { ACTIONS_HEADER, DataTable, FormError } from "@/ui";
+import { ACTIONS_HEADER, DataTable, Field, FieldRow, FormError } from "@/ui";
 
 const PERMISSIONS: SharePermission[] = ["VIEWER", "EDITOR", "OWNER"];
 const LABEL: Record<SharePermission, string> = { VIEWER: "Viewer", EDITOR: "Editor", OWNER: "Owner" };
@@ -106,22 +106,24 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
   return (
     <>
       <form className="stack" onSubmit={onAdd} noValidate aria-label="Add people">
-        <div className="field-row">
-          <div className="field">
-            <label htmlFor="share-email">Email</label>
-            <input id="share-email" name="email" type="email" required placeholder="name@example.com" />
-          </div>
-          <div className="field">
-            <label htmlFor="share-permission">Permission</label>
-            <select id="share-permission" name="permission" defaultValue="VIEWER">
-              {PERMISSIONS.map((p) => (
-                <option key={p} value={p}>
-                  {LABEL[p]}
-                </option>
-              ))}
-            </select>
-          </div>
-        </div>
+        <FieldRow>
+          <Field id="share-email" label="Email">
+            {(props) => (
+              <input {...props} name="email" type="email" required placeholder="name@example.com" />
+            )}
+          </Field>
+          <Field id="share-permission" label="Permission">
+            {(props) => (
+              <select {...props} name="permission" defaultValue="VIEWER">
+                {PERMISSIONS.map((p) => (
+                  <option key={p} value={p}>
+                    {LABEL[p]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </FieldRow>
         <div className="form-actions">
           <button
             type="submit"
@@ -224,26 +226,32 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
 
       <section aria-labelledby="link-settings-heading" className="stack">
         <h3 id="link-settings-heading">Link settings</h3>
-        <div className="field">
-          <label htmlFor="share-access">Who can open the link</label>
-          <select
-            id="share-access"
-            value={evaluation.shareAccess}
-            disabled={evaluation.shareAccess === "PASSWORD_PROTECTED"}
-            onChange={(e) => update.mutate({ id, shareAccess: e.target.value as Evaluation["shareAccess"] })}
-          >
-            {SHARE_ACCESS.filter((a) => a !== "PASSWORD_PROTECTED" || evaluation.shareAccess === a).map(
-              (a) => (
-                <option key={a} value={a}>
-                  {SHARE_ACCESS_LABELS[a]}
-                </option>
-              ),
-            )}
-          </select>
-          <p className="hint">
-            With “{SHARE_ACCESS_LABELS.ANYONE_WITH_LINK}”, people outside the team can ask for access.
-          </p>
-        </div>
+        <Field
+          id="share-access"
+          label="Who can open the link"
+          hint={
+            <>With “{SHARE_ACCESS_LABELS.ANYONE_WITH_LINK}”, people outside the team can ask for access.</>
+          }
+        >
+          {(props) => (
+            <select
+              {...props}
+              value={evaluation.shareAccess}
+              disabled={evaluation.shareAccess === "PASSWORD_PROTECTED"}
+              onChange={(e) =>
+                update.mutate({ id, shareAccess: e.target.value as Evaluation["shareAccess"] })
+              }
+            >
+              {SHARE_ACCESS.filter((a) => a !== "PASSWORD_PROTECTED" || evaluation.shareAccess === a).map(
+                (a) => (
+                  <option key={a} value={a}>
+                    {SHARE_ACCESS_LABELS[a]}
+                  </option>
+                ),
+              )}
+            </select>
+          )}
+        </Field>
       </section>
     </>
   );

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, FormError, Loading, QueryState } from "@/ui";
+import { DataTable, Field, FormError, Loading, QueryState } from "@/ui";
 import { WebhookStatus } from "./status";
 import styles from "./webhooks.module.css";
 
@@ -29,21 +29,22 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
     <section className="card stack" aria-labelledby="deliveries-heading">
       <div className="section-head">
         <h2 id="deliveries-heading">Deliveries</h2>
-        <div className="field">
-          <label htmlFor="delivery-status">Status</label>
-          <select
-            id="delivery-status"
-            value={status}
-            onChange={(e) => setStatus(e.target.value as WebhookDeliveryStatus | "")}
-          >
-            <option value="">All</option>
-            {WEBHOOK_DELIVERY_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Field id="delivery-status" label="Status">
+          {(props) => (
+            <select
+              {...props}
+              value={status}
+              onChange={(e) => setStatus(e.target.value as WebhookDeliveryStatus | "")}
+            >
+              <option value="">All</option>
+              {WEBHOOK_DELIVERY_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
       </div>
       <QueryState
         query={deliveries}

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, PageHeader, QueryState } from "@/ui";
+import { DataTable, Field, PageHeader, QueryState } from "@/ui";
 import { useActingTeam } from "./use-acting-team";
 import styles from "./webhooks.module.css";
 
@@ -40,24 +40,25 @@ export function EventLog() {
       <section className="card stack" aria-labelledby="events-heading">
         <div className="section-head">
           <h2 id="events-heading">Event log</h2>
-          <div className="field">
-            <label htmlFor="event-type">Type</label>
-            <select
-              id="event-type"
-              value={type}
-              onChange={(e) => {
-                setType(e.target.value as EventType | "");
-                setCursors([]);
-              }}
-            >
-              <option value="">All types</option>
-              {EVENT_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </div>
+          <Field id="event-type" label="Type">
+            {(props) => (
+              <select
+                {...props}
+                value={type}
+                onChange={(e) => {
+                  setType(e.target.value as EventType | "");
+                  setCursors([]);
+                }}
+              >
+                <option value="">All types</option>
+                {EVENT_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
         </div>
         {teamId && (
           <QueryState

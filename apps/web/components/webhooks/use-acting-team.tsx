@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
+import { Field } from "@/ui";
 
 /**
  * The team the page works on: the personal team unless the user picks another. Webhooks and the event log
@@ -16,16 +17,17 @@ export function useActingTeam(): { teamId: string | null; picker: React.ReactNod
   const teamId = chosen ?? whoami.data?.teamId ?? teams.data?.data[0]?.id ?? null;
   const picker =
     teams.data && teams.data.data.length > 1 ? (
-      <div className="field team-picker">
-        <label htmlFor="acting-team">Team</label>
-        <select id="acting-team" value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
-          {teams.data.data.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <Field id="acting-team" label="Team" className="team-picker">
+        {(props) => (
+          <select {...props} value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
+            {teams.data.data.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
     ) : null;
   return { teamId, picker };
 }

@@ -7,7 +7,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { FormError, Loading, PageHeader } from "@/ui";
+import { Field, FormError, Loading, PageHeader } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { DeliveryLog } from "./delivery-log";
 import { SecretReveal } from "./secret-reveal";
@@ -51,12 +51,7 @@ export function WebhookDetail({ id }: { id: string }) {
   );
 
   if (endpoint.isPending) return <Loading>Loading endpoint…</Loading>;
-  if (endpoint.isError)
-    return (
-      <p className="alert alert-error" role="alert">
-        {errorMessage(endpoint.error)}
-      </p>
-    );
+  if (endpoint.isError) return <FormError error={endpoint.error} />;
   const e = endpoint.data;
 
   return (
@@ -75,10 +70,9 @@ export function WebhookDetail({ id }: { id: string }) {
       />
 
       {e.disabled_reason && (
-        <p className="alert alert-error" role="alert">
-          Disabled automatically on {formatDateTime(e.disabledAt)}: {e.disabled_reason} Fix the receiver, then
-          enable the endpoint again.
-        </p>
+        <FormError
+          error={`Disabled automatically on ${formatDateTime(e.disabledAt)}: ${e.disabled_reason} Fix the receiver, then enable the endpoint again.`}
+        />
       )}
       {rotated && (
         <SecretReveal
@@ -134,20 +128,21 @@ export function WebhookDetail({ id }: { id: string }) {
           >
             Rotate secret
           </button>
-          <div className="field">
-            <label htmlFor="test-type">Test event type</label>
-            <select
-              id="test-type"
-              value={testType}
-              onChange={(ev) => setTestType(ev.target.value as EventType)}
-            >
-              {EVENT_TYPES.map((type) => (
-                <option key={type} value={type}>
-                  {type}
-                </option>
-              ))}
-            </select>
-          </div>
+          <Field id="test-type" label="Test event type">
+            {(props) => (
+              <select
+                {...props}
+                value={testType}
+                onChange={(ev) => setTestType(ev.target.value as EventType)}
+              >
+                {EVENT_TYPES.map((type) => (
+                  <option key={type} value={type}>
+                    {type}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
           <button
             type="button"
             className="button button-primary"

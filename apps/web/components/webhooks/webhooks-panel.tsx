@@ -7,7 +7,7 @@ import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, FormError, PageHeader, QueryState } from "@/ui";
+import { DataTable, Field, FieldSet, FormError, PageHeader, QueryState } from "@/ui";
 import { SecretReveal } from "./secret-reveal";
 import { WebhookStatus } from "./status";
 import { useActingTeam } from "./use-acting-team";
@@ -158,22 +158,21 @@ function CreateEndpointForm({
     <section className="card" aria-labelledby="create-endpoint-heading">
       <h2 id="create-endpoint-heading">Add an endpoint</h2>
       <form className="stack" onSubmit={onSubmit} noValidate>
-        <div className="field">
-          <label htmlFor="endpoint-url">Endpoint URL</label>
-          <input
-            id="endpoint-url"
-            name="url"
-            type="url"
-            maxLength={2048}
-            placeholder="https://example.com/webhooks/rubricon"
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="endpoint-description">Description</label>
-          <input id="endpoint-description" name="description" type="text" maxLength={500} />
-        </div>
-        <fieldset className="field">
-          <legend>Events to send</legend>
+        <Field id="endpoint-url" label="Endpoint URL">
+          {(props) => (
+            <input
+              {...props}
+              name="url"
+              type="url"
+              maxLength={2048}
+              placeholder="https://example.com/webhooks/rubricon"
+            />
+          )}
+        </Field>
+        <Field id="endpoint-description" label="Description">
+          {(props) => <input {...props} name="description" type="text" maxLength={500} />}
+        </Field>
+        <FieldSet legend="Events to send">
           <label className="checkbox">
             <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
             <span>All events, including types added later</span>
@@ -196,7 +195,7 @@ function CreateEndpointForm({
               ))}
             </div>
           )}
-        </fieldset>
+        </FieldSet>
         <FormError error={error} />
         <div>
           <button type="submit" className="button button-primary" disabled={create.isPending}>

@@ -4,7 +4,7 @@ import "@scalar/api-reference-react/style.css";
 import type { AnyApiReferenceConfiguration } from "@scalar/api-reference-react";
 import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
-import { Loading } from "@/ui";
+import { FormError, Loading } from "@/ui";
 import { type OpenApiDocument, withSdkSamples } from "./code-samples";
 
 // The renderer touches `window` as it loads, so it runs in the browser only.
@@ -61,12 +61,7 @@ export function ApiReference() {
     };
   }, []);
 
-  if (failed)
-    return (
-      <p className="alert alert-error" role="alert">
-        {failed}
-      </p>
-    );
+  if (failed) return <FormError error={failed} />;
   if (!content) return <Loading page>Loading the API reference…</Loading>;
   const configuration = {
     content,

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { apiResponse, readEventStream } from "@/lib/api";
 import { errorMessage } from "@/lib/errors";
-import { FormError } from "@/ui";
+import { Field, FormError } from "@/ui";
 
 /**
  * "Draft from a description": streams a draft from `POST /api/v1/{autousers|templates}/draft-from-prompt` and hands
@@ -47,15 +47,17 @@ export function DraftFromDescription<D>({
   return (
     <section className="card stack" aria-labelledby="draft-heading">
       <h2 id="draft-heading">Draft from a description</h2>
-      <label className="field">
-        <span>Describe it in a paragraph</span>
-        <textarea
-          rows={3}
-          value={description}
-          maxLength={2000}
-          onChange={(event) => setDescription(event.target.value)}
-        />
-      </label>
+      <Field label="Describe it in a paragraph">
+        {(props) => (
+          <textarea
+            {...props}
+            rows={3}
+            value={description}
+            maxLength={2000}
+            onChange={(event) => setDescription(event.target.value)}
+          />
+        )}
+      </Field>
       <div className="button-row">
         <button
           type="button"
