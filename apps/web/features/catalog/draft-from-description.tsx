@@ -45,7 +45,7 @@ export function DraftFromDescription<D>({
   }
 
   return (
-    <section className="card stack" aria-labelledby="draft-heading">
+    <section className="card stack draft-from-description" aria-labelledby="draft-heading">
       <h2 id="draft-heading">Draft from a description</h2>
       <Field label="Describe it in a paragraph">
         {(props) => (
