@@ -4,10 +4,11 @@ import { PLAN_LIMITS, type Plan, SELF_SERVICE_PLANS, type Team } from "@rubricon
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { UsageMeters } from "@/components/usage-meters";
+import { useActingTeam } from "@/components/webhooks/use-acting-team";
 import { errorMessage } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { Badge, Field, FormError, Loading } from "@/ui";
+import { Badge, FormError, Loading } from "@/ui";
 import { PageHeader } from "@/ui/page-header";
 
 const PLAN_NAMES: Record<Plan, string> = {
@@ -27,8 +28,8 @@ export function PlanPanel() {
   const trpc = useTRPC();
   const whoami = useQuery(trpc.auth.whoami.queryOptions({}));
   const teams = useQuery(trpc.teams.list.queryOptions({ limit: 100 }));
-  const [chosen, setChosen] = useState<string | null>(null);
-  const teamId = chosen ?? whoami.data?.teamId ?? teams.data?.data[0]?.id ?? null;
+  // The same two queries as the hook's, so they are fetched once.
+  const { teamId, picker } = useActingTeam();
   const team = teams.data?.data.find((t) => t.id === teamId);
 
   return (
@@ -36,22 +37,7 @@ export function PlanPanel() {
       <PageHeader
         title="Plan and usage"
         description="Limits for requests per minute and monthly quotas, and this month's usage."
-        actions={
-          teams.data &&
-          teams.data.data.length > 1 && (
-            <Field id="plan-team" label="Team" className="team-picker">
-              {(props) => (
-                <select {...props} value={teamId ?? ""} onChange={(e) => setChosen(e.target.value)}>
-                  {teams.data.data.map((t) => (
-                    <option key={t.id} value={t.id}>
-                      {t.name}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
-          )
-        }
+        actions={picker}
       />
       <FormError error={whoami.error ?? teams.error} />
       {teamId === null && teams.data && <p className="muted">You belong to no team yet.</p>}
