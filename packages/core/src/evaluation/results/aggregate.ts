@@ -68,9 +68,13 @@ function rowsOf<T>(result: unknown): T[] {
  * counts and first rating; per rater and template the values' count and sum. Ratings without a rater id (their
  * user was deleted) are grouped per rating for counting raters and merged per kind for `perRater`.
  */
-export async function loadStatsTally(db: DbOrTx, row: EvaluationRow): Promise<StatsTally> {
+export async function loadStatsTally(
+  db: DbOrTx,
+  row: EvaluationRow,
+  knownTemplates?: StatsTemplate[],
+): Promise<StatsTally> {
   const [templates, comparisons] = await Promise.all([
-    loadStatsTemplates(db, row),
+    knownTemplates ?? loadStatsTemplates(db, row),
     loadStatsComparisons(db, row),
   ]);
   const ids = templates.map((t) => t.id);
@@ -78,58 +82,61 @@ export async function loadStatsTally(db: DbOrTx, row: EvaluationRow): Promise<St
     ids.map((id) => sql`${id}`),
     sql`, `,
   )}]::text[]`;
+  const idArray = ids.length > 0 ? idList : sql`array[]::text[]`;
+  // One row per rating and template (a rating with no template still gives one, its value null), so that one
+  // hashed pass answers every grouping at once: each rating is read, filtered and its jsonb taken apart once,
+  // where grouping each part separately materialized the ratings and read them four times.
   const result = await db.execute(sql`
-    with r as materialized (
+    with x as (
       select ${ratings.id} as id, ${ratings.createdAt} as created_at, ${ratings.comparisonId} as comparison_id,
         ${ratings.raterType} as rater_type,
         coalesce(${ratings.userId}, ${ratings.publicRaterId}, ${ratings.autouserId}) as rater_id,
-        ${ratings.skipReason} is not null as skipped, ${ratings.dimensionRatings} as d
+        ${ratings.skipReason} is not null as skipped, t.idx::int as idx,
+        case when ${ratings.skipReason} is null then (${ratings.dimensionRatings} -> t.id)::float8 end as value,
+        ${ratings.skipReason} is null and ${ratings.dimensionRatings} ?| ${idArray} as valued
       from ${ratings}
+        cross join unnest(${ids.length > 0 ? idList : sql`array[null]::text[]`}) with ordinality as t(id, idx)
       where ${ratings.evaluationId} = ${row.id}
         and not exists (select 1 from ${publicRaters} where ${publicRaters.id} = ${ratings.publicRaterId}
           and ${publicRaters.excludedAt} is not null)
     ),
-    v as (
-      select r.id, r.comparison_id, r.rater_type, r.rater_id, t.idx::int as idx, (r.d -> t.id)::float8 as value
-      from r cross join unnest(${ids.length > 0 ? idList : sql`array[]::text[]`}) with ordinality as t(id, idx)
-      where not r.skipped and r.d ? t.id
-    ),
-    -- First ratings without joins: per group and instant the smallest id, then per group the earliest instant.
-    ci as (
-      select comparison_id, created_at, count(*) as n, count(*) filter (where skipped) as skipped, min(id) as id
-      from r group by comparison_id, created_at
+    -- Per rating counts come from its first template's row; values from every row that has one. First ratings
+    -- without joins: per group and instant the smallest id here, then per group the earliest instant below.
+    a as materialized (
+      select case grouping(comparison_id, rater_type, rater_id, created_at, idx, value)
+          when 27 then 'ci' when 35 then 'ri' when 28 then 'u' when 37 then 'd' end as part,
+        comparison_id, rater_type, rater_id, created_at, idx, value, rater_type = 'autouser' as autouser,
+        count(*) filter (where idx = 1) as n, count(*) filter (where idx = 1 and skipped) as skipped,
+        count(*) filter (where idx = 1 and valued) as valued, count(value) as nv, sum(value) as sv, min(id) as id
+      from x
+      group by grouping sets ((comparison_id, created_at), (rater_type, rater_id, created_at),
+        (idx, comparison_id, rater_type = 'autouser', value), (rater_type, rater_id, idx))
     ),
     c as (
       select comparison_id, sum(n) as n, sum(skipped) as skipped,
         (array_agg(created_at order by created_at))[1] as first_at, (array_agg(id order by created_at))[1] as first_id
-      from ci group by comparison_id
-    ),
-    ri as (
-      select rater_type, rater_id, created_at, count(*) as n, count(*) filter (where skipped) as skipped,
-        count(*) filter (where not skipped and d ?| ${ids.length > 0 ? idList : sql`array[]::text[]`}) as valued,
-        min(id) as id
-      from r group by rater_type, rater_id, created_at
+      from a where part = 'ci' group by comparison_id
     ),
     g as (
       select rater_type, rater_id, sum(n) as n, sum(skipped) as skipped, sum(valued) as valued,
         (array_agg(created_at order by created_at))[1] as first_at, (array_agg(id order by created_at))[1] as first_id
-      from ri group by rater_type, rater_id
+      from a where part = 'ri' group by rater_type, rater_id
     )
     select 'c' as part, null::int as idx, comparison_id, null::text as rater_type, null::text as rater_id,
       null::float8 as value, n, skipped, null::numeric as valued, null::float8 as sum,
       row_number() over (order by first_at, first_id) as ord
     from c
     union all
-    select 'u', idx, comparison_id, case when rater_type = 'autouser' then 'autouser' else 'human' end, null,
-      value, count(*), null, null, null, null
-    from v group by idx, comparison_id, rater_type = 'autouser', value
+    select 'u', idx, comparison_id, case when autouser then 'autouser' else 'human' end, null, value, nv, null,
+      null, null, null
+    from a where part = 'u' and value is not null
     union all
     select 'r', null, null, rater_type, rater_id, null, n, skipped, valued, null,
       row_number() over (order by first_at, first_id)
     from g
     union all
-    select 'd', idx, null, rater_type, rater_id, null, count(*), null, null, sum(value), null
-    from v group by rater_type, rater_id, idx`);
+    select 'd', idx, null, rater_type, rater_id, null, nv, null, null, sv, null
+    from a where part = 'd' and nv > 0`);
   const rows = rowsOf<Row>(result);
 
   const ratedComparisons: string[] = [];

@@ -24,6 +24,61 @@ export async function statsFingerprint(
   return `${row.ratingsRevision}.${counted?.n ?? "0"}|${row.updatedAt.toISOString()}|${versions}`;
 }
 
+/**
+ * The few most recently used values per key in this process, each valid for one fingerprint. A fingerprint only
+ * names one state of an evaluation's ratings, so a value kept under it is the one any process would compute or
+ * find stored; other processes and a restart simply start without it.
+ */
+class FingerprintMemo<V> {
+  private readonly entries = new Map<string, { fingerprint: string; value: V }>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: string, fingerprint: string): V | undefined {
+    const hit = this.entries.get(key);
+    if (!hit || hit.fingerprint !== fingerprint) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit.value;
+  }
+
+  set(key: string, fingerprint: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, { fingerprint, value });
+    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** Forgets `key` only while it still holds `value` (a newer one stays). */
+  drop(key: string, value: V): void {
+    if (this.entries.get(key)?.value === value) this.entries.delete(key);
+  }
+}
+
+/**
+ * Tallies by evaluation, in flight or done: results and each agreement metric are computed from the same tally,
+ * so the first read of one after another (or both at once) scans the ratings once. A tally of a million ratings
+ * is a few megabytes (its size follows comparisons and raters, not ratings); four are kept.
+ */
+const tallies = new FingerprintMemo<Promise<unknown>>(4);
+
+export function sharedTally<T>(
+  evaluationId: string,
+  fingerprint: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  const hit = tallies.get(evaluationId, fingerprint);
+  if (hit) return hit as Promise<T>;
+  const loading = load();
+  tallies.set(evaluationId, fingerprint, loading);
+  loading.catch(() => tallies.drop(evaluationId, loading));
+  return loading;
+}
+
+/**
+ * Payloads last answered, so a fresh read skips fetching and parsing the stored JSON (hundreds of kilobytes for
+ * thousands of comparisons). The fingerprint is still read from Postgres on every request.
+ */
+const payloads = new FingerprintMemo<object>(16);
+
 /** Answers the cached payload of `kind` while it is fresh, otherwise computes, stores and answers it. */
 export async function cachedStats<T extends object>(
   db: DbOrTx,
@@ -32,12 +87,18 @@ export async function cachedStats<T extends object>(
   fingerprint: string,
   compute: () => Promise<T>,
 ): Promise<T> {
+  const key = `${evaluationId}\u0000${kind}`;
+  const remembered = payloads.get(key, fingerprint);
+  if (remembered) return remembered as T;
   const [hit] = await db
     .select({ fingerprint: evaluationStats.fingerprint, payload: evaluationStats.payload })
     .from(evaluationStats)
     .where(and(eq(evaluationStats.evaluationId, evaluationId), eq(evaluationStats.kind, kind)))
     .limit(1);
-  if (hit && hit.fingerprint === fingerprint) return hit.payload as T;
+  if (hit && hit.fingerprint === fingerprint) {
+    payloads.set(key, fingerprint, hit.payload);
+    return hit.payload as T;
+  }
   const payload = await compute();
   await db
     .insert(evaluationStats)
@@ -46,5 +107,6 @@ export async function cachedStats<T extends object>(
       target: [evaluationStats.evaluationId, evaluationStats.kind],
       set: { fingerprint, payload: payload as Record<string, unknown>, computedAt: new Date() },
     });
+  payloads.set(key, fingerprint, payload);
   return payload;
 }
