@@ -1,4 +1,4 @@
-import { evaluations } from "@rubricon/db";
+import { evaluationStats, evaluations } from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ import {
   computeResults,
   computeResultsOfTally,
   createEvaluation,
+  getAgreement,
+  getResults,
   loadRatingsForStats,
   loadStatsTally,
   systemClock,
@@ -156,5 +158,27 @@ describe("results and agreement from Postgres' counts", () => {
     const id = await evaluation("SSE", ["overall"]);
     const old = await compare(id);
     expect(old.ratingCount).toBe(0);
+  }, 60_000);
+
+  it("are stored for other processes after answering, each under the fingerprint it was computed for", async () => {
+    const id = await evaluation("SSE", ["overall"]);
+    await database.db.execute(sql`insert into comparisons (id, evaluation_id, name, position, stimulus)
+      values (${`cmp_store_${id}`}, ${id}, null, 1, '{"kind": "single", "url": "https://example.com/s", "fileId": null, "stimulusType": "URL"}')`);
+    await database.db.execute(sql`insert into ratings (id, evaluation_id, comparison_id, team_id, rater_type,
+        autouser_id, dimension_ratings, template_versions, open_text_responses, factors)
+      select 'rat_store_' || r, ${id}, ${`cmp_store_${id}`}, ${teamId}, 'autouser', 'auto_store_' || r,
+        jsonb_build_object('overall', r), '{"overall": 1}', '{}', '[]'
+      from generate_series(1, 5) r`);
+    const results = await getResults(ctx, actor, id);
+    const agreement = await getAgreement(ctx, actor, id);
+    expect(results.ratingCount).toBe(5);
+    const stored = async () =>
+      database.db.select().from(evaluationStats).where(eq(evaluationStats.evaluationId, id));
+    for (let i = 0; i < 100 && (await stored()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    const rows = await stored();
+    expect(rows.map((r) => r.kind).sort()).toEqual(["agreement:ordinal", "results"]);
+    expect(new Set(rows.map((r) => r.fingerprint)).size).toBe(1);
+    expect(rows.find((r) => r.kind === "results")!.payload).toEqual(results);
+    expect(rows.find((r) => r.kind === "agreement:ordinal")!.payload).toEqual(agreement);
   }, 60_000);
 });

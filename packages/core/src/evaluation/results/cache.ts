@@ -79,7 +79,10 @@ export function sharedTally<T>(
  */
 const payloads = new FingerprintMemo<object>(16);
 
-/** Answers the cached payload of `kind` while it is fresh, otherwise computes, stores and answers it. */
+/**
+ * Answers the cached payload of `kind` while it is fresh, otherwise computes, stores and answers it. `db` is the
+ * pool, not a transaction: the store may finish after the answer.
+ */
 export async function cachedStats<T extends object>(
   db: DbOrTx,
   evaluationId: string,
@@ -100,13 +103,16 @@ export async function cachedStats<T extends object>(
     return hit.payload as T;
   }
   const payload = await compute();
-  await db
-    .insert(evaluationStats)
+  payloads.set(key, fingerprint, payload);
+  // Stored after answering: the row is written with the fingerprint it was computed for, so a late or lost
+  // write never makes another state's read answer it, and this process already keeps it. Writing hundreds of
+  // kilobytes of JSON was a tenth of the first read.
+  db.insert(evaluationStats)
     .values({ evaluationId, kind, fingerprint, payload: payload as Record<string, unknown> })
     .onConflictDoUpdate({
       target: [evaluationStats.evaluationId, evaluationStats.kind],
       set: { fingerprint, payload: payload as Record<string, unknown>, computedAt: new Date() },
-    });
-  payloads.set(key, fingerprint, payload);
+    })
+    .catch(() => {});
   return payload;
 }
