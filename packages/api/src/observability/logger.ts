@@ -47,10 +47,8 @@ function build(
     ...(pretty && !destination ? { transport: { target: "pino-pretty", options: { colorize: true } } } : {}),
   };
   if (destination) return pino(options, destination);
-  // JSON lines go out asynchronously: the lines written while one write is under way leave together in the next,
-  // instead of one blocking write call per request (a tenth of a hot request's CPU, beside its two database round
-  // trips and its answer). What is still buffered is written synchronously when the process exits.
-  if (!pretty) return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: false }), 1));
+  // JSON lines leave once per event-loop turn, in one write to stdout (see `linesPerTurn`).
+  if (!pretty) return pino(options, linesPerTurn(1));
   try {
     return pino(options);
   } catch {
@@ -59,54 +57,80 @@ function build(
   }
 }
 
-type SonicBoom = ReturnType<typeof pino.destination>;
-
-function writeAllSync(fd: number, text: string): void {
-  for (let bytes = Buffer.from(text); bytes.length > 0; ) {
-    try {
-      bytes = bytes.subarray(writeSync(fd, bytes));
-    } catch (err) {
-      // stdout is a non-blocking pipe whose reader is behind: wait for it, as pino's own exit flush does.
-      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-    }
-  }
+/** Waits without the event loop (at exit), as pino's own exit flush does when the pipe is full. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+const RETRY_MS = 10;
+
 /**
- * Hands the lines of one event-loop turn to `out` together, once the turn's I/O callbacks have run. Each write
- * `out` starts is a round trip through libuv's thread pool (queue, write on a worker thread, wake the loop, run
- * the callback); under load the responses finished in one turn each started one, and those writes were the
- * largest part of the request log's cost (in a CPU profile of `GET /evaluations/{id}` under load, 11% of the
- * main thread's busy time went to starting writes, the line itself 0.3%). A line waits at most for the end of
- * its turn, so an idle server still writes each line at once.
+ * The lines written during one event-loop turn, written to `fd` together in one synchronous call once the turn's
+ * I/O callbacks have run. A line waits at most for the end of its turn, so an idle server still writes each line
+ * at once, and a busy one writes once per turn rather than once per request. pino's asynchronous destination
+ * (SonicBoom) made each write a round trip through libuv's thread pool (queue, write on a worker thread, wake the
+ * loop, run the callback), which under load cost several times the line itself; Node writes to stdout
+ * synchronously on Linux pipes and files too. When the pipe is full (a non-blocking stdout whose reader is behind),
+ * what it did not take is kept, in order, and retried shortly, so a slow reader never blocks the server; a closed
+ * pipe (EPIPE) drops the lines, as pino does. What is left is written synchronously when the process exits.
  */
-function linesPerTurn(out: SonicBoom, fd: number): pino.DestinationStream {
+function linesPerTurn(fd: number): pino.DestinationStream {
   let pending = "";
+  let backlog: Buffer | null = null;
   let scheduled = false;
-  const release = () => {
+  let broken = false;
+  const writeOut = () => {
     scheduled = false;
-    const lines = pending;
-    pending = "";
-    if (lines !== "") out.write(lines);
+    if (broken || (pending === "" && backlog === null)) return;
+    try {
+      if (backlog === null) {
+        const text = pending;
+        pending = "";
+        const written = writeSync(fd, text);
+        if (written < Buffer.byteLength(text)) backlog = Buffer.from(text).subarray(written);
+      } else {
+        const bytes = pending === "" ? backlog : Buffer.concat([backlog, Buffer.from(pending)]);
+        pending = "";
+        const written = writeSync(fd, bytes);
+        backlog = written < bytes.length ? bytes.subarray(written) : null;
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") {
+        broken = true;
+        pending = "";
+        backlog = null;
+        return;
+      }
+    }
+    if (backlog !== null && !scheduled) {
+      scheduled = true;
+      setTimeout(writeOut, RETRY_MS);
+    }
   };
-  // After `out`'s own exit hook (registered when it was made), which has written what `out` held: these are newer.
   process.once("exit", () => {
-    writeAllSync(fd, pending);
-    pending = "";
+    if (broken) return;
+    let bytes = Buffer.concat([backlog ?? Buffer.alloc(0), Buffer.from(pending)]);
+    while (bytes.length > 0) {
+      try {
+        bytes = bytes.subarray(writeSync(fd, bytes));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return;
+        pause(RETRY_MS);
+      }
+    }
   });
   return {
     write(line: string) {
       pending += line;
       if (!scheduled) {
         scheduled = true;
-        setImmediate(release);
+        setImmediate(writeOut);
       }
     },
-    // `logger.flush()` (the worker before it exits): what this turn wrote, then what `out` holds.
+    // `logger.flush()` (the worker before it exits): what is pending now, as far as the pipe takes it.
     flush(cb?: (err?: Error) => void) {
-      release();
-      out.flush(cb);
+      writeOut();
+      cb?.();
     },
   } as pino.DestinationStream;
 }
