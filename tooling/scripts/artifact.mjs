@@ -125,12 +125,17 @@ async function bundle(name, path) {
   });
 }
 
-// `--admin-only`: just the operator CLI, into an artifact already built (its bundle needs only the externals there).
-if (process.argv.includes("--admin-only")) {
+// `--admin-only` / `--server-only`: just the operator CLI or the web server, into an artifact already built (their
+// bundles need only the externals there), after a change to the API's sources.
+for (const [flag, name, path] of [
+  ["--admin-only", "admin", "packages/api/src/admin/cli.ts"],
+  ["--server-only", "server", "apps/web/server.ts"],
+]) {
+  if (!process.argv.includes(flag)) continue;
   if (!existsSync(join(OUT, "node_modules")))
     throw new Error(`${relative(ROOT, OUT)} is missing: run \`pnpm build\` first`);
-  await bundle("admin", "packages/api/src/admin/cli.ts");
-  log(`admin bundled into ${relative(ROOT, APP)}`);
+  await bundle(name, path);
+  log(`${name} bundled into ${relative(ROOT, APP)}`);
   process.exit(0);
 }
 

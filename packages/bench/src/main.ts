@@ -41,6 +41,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Node CPU a list page may cost Rubricon's server. */
 const LIST_CPU_TARGET_MS = 1;
 const EVALUATIONS = 200;
+/** `BENCH_ROUTES=GET /evaluations/{id}` (comma-separated parts of route names) times only the routes named. */
+const ONLY_ROUTES = (process.env.BENCH_ROUTES ?? "")
+  .split(",")
+  .map((part) => part.trim())
+  .filter(Boolean);
 const LOAD: LoadOptions = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
   durationS: Number(process.env.BENCH_DURATION_S ?? 10),
@@ -158,7 +163,7 @@ async function benchApi(): Promise<number> {
     const laterCursor = seeded.evaluationIds[99]!;
     await Promise.all([
       waitReady("rubricon", web, `${webUrl}/api/v1/evaluations/${firstId}`, auth, 120_000),
-      waitReady("yardstick", yardstick, `${yardstickUrl}/api/v1/evaluations/${firstId}`, auth, 30_000),
+      waitReady("yardstick", yardstick, `${yardstickUrl}/api/v1/evaluations/${firstId}`, auth, 120_000),
     ]);
     log("both servers ready");
     const cpuOf = {
@@ -192,7 +197,9 @@ async function benchApi(): Promise<number> {
         route: "POST /evaluations (SSE, 1 url)",
         probe: { method: "POST", path: "/api/v1/evaluations", body: createBody, status: 201 },
       },
-    ].map(({ route, probe }) => ({ route, probe: { route, ...probe } as Probe }));
+    ]
+      .map(({ route, probe }) => ({ route, probe: { route, ...probe } as Probe }))
+      .filter(({ route }) => ONLY_ROUTES.length === 0 || ONLY_ROUTES.some((part) => route.includes(part)));
     const target = (base: string, probe: Probe): LoadTarget => ({
       url: `${base}${probe.path}`,
       method: probe.method,

@@ -126,7 +126,11 @@ export function serverEnv(databaseUrl: string, dataDir: string): Record<string, 
 
 /** Rubricon's production server (`pnpm start`: `/api/v1` on node:http, the rest through Next.js). */
 export function startRubricon(env: Record<string, string | undefined>, port: number): ChildProcess {
-  return startServer("rubricon (pnpm start)", process.execPath, [SERVER_ENTRY], WEB_DIR, {
+  // BENCH_PROFILE_DIR: a V8 CPU profile of the server for the whole run, written there when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${resolve(process.env.BENCH_PROFILE_DIR)}`]
+    : [];
+  return startServer("rubricon (pnpm start)", process.execPath, [...profile, SERVER_ENTRY], WEB_DIR, {
     ...env,
     NODE_ENV: "production",
     PORT: String(port),
