@@ -5,12 +5,14 @@
  * reader.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { RUN_PHASE_CHANNEL, type RunPhase } from "@rubricon/agents";
 import { autouserRunLoop, loadEnv } from "@rubricon/api";
 import { EvaluationCreateInput } from "@rubricon/contracts";
 import {
@@ -23,13 +25,15 @@ import {
   streamRunEvents,
   systemClock,
 } from "@rubricon/core";
-import { autousers, newId } from "@rubricon/db";
-import { atLeast, below, type Figure, info } from "./figures";
+import { autousers, files, newId } from "@rubricon/db";
+import { eq, sql } from "drizzle-orm";
+import { atLeast, atMost, below, type Figure, info } from "./figures";
 import type { BenchDatabase } from "./seed";
 
 const RUNS = Number(process.env.BENCH_AUTOUSER_RUNS ?? 40);
-const TARGET_RUNS_PER_MINUTE = 20;
-const TARGET_STREAM_P99_MS = 500;
+const TARGET_RUNS_PER_MINUTE = 90;
+const TARGET_STREAM_P99_MS = 250;
+const TARGET_CONTEXT_MB = 150;
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench shop</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head><body><header><nav aria-label="Main">
@@ -45,8 +49,12 @@ async function startSite(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
 }
 
-/** Resident memory (kB) of every Chromium process below this one. */
-function browserRssKb(): number {
+/**
+ * Memory (kB) of every Chromium process below this one: resident (RSS, which counts the pages Chromium's
+ * processes share once per process) and proportional (PSS from /proc/<pid>/smaps_rollup, which splits each
+ * shared page among its sharers, so the sum is what the browser really holds).
+ */
+function browserMemoryKb(): { rss: number; pss: number } {
   const table = execFileSync("ps", ["-eo", "pid=,ppid=,rss=,comm="], { encoding: "utf8" });
   const rows = table
     .trim()
@@ -69,9 +77,17 @@ function browserRssKb(): number {
       }
     }
   }
-  return rows
-    .filter((r) => below.has(r.pid) && r.pid !== process.pid && /chrom/i.test(r.comm))
-    .reduce((n, r) => n + r.rss, 0);
+  const chromium = rows.filter((r) => below.has(r.pid) && r.pid !== process.pid && /chrom/i.test(r.comm));
+  let pss = 0;
+  for (const r of chromium) {
+    try {
+      const rollup = readFileSync(`/proc/${r.pid}/smaps_rollup`, "utf8");
+      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+    } catch {
+      // The process ended between `ps` and the read.
+    }
+  }
+  return { rss: chromium.reduce((n, r) => n + r.rss, 0), pss };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -135,7 +151,7 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
     // Warm-up: the browser launches once.
     await runAutousers(ctx, actor, { id: evaluation.id, autouserIds: [autouserId], agentCount: 1 });
     await loop.run();
-    const idle = browserRssKb();
+    const idle = browserMemoryKb();
 
     const latencies: number[] = [];
     const reader = (async () => {
@@ -146,21 +162,59 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
       }
     })();
     await runAutousers(ctx, actor, { id: evaluation.id, autouserIds: [autouserId], agentCount: RUNS });
-    let peak = idle;
+    const phases = new Map<string, { ms: number; count: number }>();
+    const onPhase = (message: unknown) => {
+      const { phase, ms } = message as RunPhase;
+      const p = phases.get(phase) ?? { ms: 0, count: 0 };
+      p.ms += ms;
+      p.count++;
+      phases.set(phase, p);
+      if (process.env.BENCH_TRACE) log(`phase ${phase} ${ms.toFixed(0)} ms`);
+    };
+    subscribe(RUN_PHASE_CHANNEL, onPhase);
+    const peak = { ...idle };
     const sampler = setInterval(() => {
-      peak = Math.max(peak, browserRssKb());
+      const now = browserMemoryKb();
+      peak.rss = Math.max(peak.rss, now.rss);
+      peak.pss = Math.max(peak.pss, now.pss);
     }, 250);
     const started = performance.now();
     log(`autousers: ${RUNS} runs, concurrency ${env.autouserConcurrency}`);
     await loop.run();
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
+    unsubscribe(RUN_PHASE_CHANNEL, onPhase);
     await reader;
     const perMinute = (RUNS / seconds) * 60;
-    const perContextMb = (peak - idle) / 1024 / env.autouserConcurrency;
+    const perContext = (kb: number) => kb / 1024 / env.autouserConcurrency;
     const sorted = latencies.slice(1).sort((a, b) => a - b);
     const p50 = percentile(sorted, 0.5);
     const p99 = percentile(sorted, 0.99);
+
+    // Where a run's time goes: each phase's mean per run. Runs overlap (the concurrency), so the phases of
+    // one run add up to more than the wall time per run.
+    log(
+      `autousers: ${seconds.toFixed(1)} s wall, ${((seconds * 1000) / RUNS).toFixed(0)} ms per run; ` +
+        `idle browser ${(idle.rss / 1024).toFixed(0)} MB RSS / ${(idle.pss / 1024).toFixed(0)} MB PSS`,
+    );
+    const phaseFigures: Figure[] = [];
+    for (const [phase, p] of [...phases.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
+      log(`  ${phase.padEnd(20)} ${(p.ms / RUNS).toFixed(1).padStart(8)} ms/run  (${p.count}×)`);
+      phaseFigures.push(info(`time per run: ${phase}`, p.ms / RUNS, "ms"));
+    }
+    const [shots] = await db
+      .select({
+        count: sql<number>`count(*)`.mapWith(Number),
+        bytes: sql<number>`coalesce(sum(${files.size}), 0)`.mapWith(Number),
+        type: sql<string>`string_agg(distinct ${files.contentType}, ',')`,
+      })
+      .from(files)
+      .where(eq(files.evaluationId, evaluation.id));
+    const runsIncludingWarmUp = RUNS + 1;
+    log(
+      `autousers: screenshots ${shots!.type ?? "none"}, ${(shots!.count / runsIncludingWarmUp).toFixed(2)} per run, ` +
+        `${(shots!.bytes / Math.max(1, shots!.count) / 1024).toFixed(1)} kB each`,
+    );
     return [
       atLeast(
         "single-comparison runs per minute (one worker)",
@@ -168,9 +222,18 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
         "runs/min",
         TARGET_RUNS_PER_MINUTE,
       ),
-      info("browser memory per context, peak", perContextMb, "MB"),
+      atMost(
+        "browser memory per context, peak (PSS)",
+        perContext(peak.pss - idle.pss),
+        "MB",
+        TARGET_CONTEXT_MB,
+      ),
+      info("browser memory per context, peak (RSS)", perContext(peak.rss - idle.rss), "MB"),
       info("event → stream latency p50", p50, "ms"),
       below("event → stream latency p99", p99, "ms", TARGET_STREAM_P99_MS),
+      info("screenshots per run", shots!.count / runsIncludingWarmUp, "files"),
+      info("screenshot size", shots!.bytes / Math.max(1, shots!.count) / 1024, "kB"),
+      ...phaseFigures,
     ];
   } finally {
     loop.close?.();

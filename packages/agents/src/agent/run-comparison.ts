@@ -1,3 +1,4 @@
+import { timedPhase } from "../observability/phases";
 import type {
   ActionOutcome,
   AgentAction,
@@ -147,7 +148,7 @@ export async function runComparison(opts: RunComparisonOptions): Promise<JudgeRe
   }
   throwIfAborted(opts.signal);
   const started = performance.now();
-  const result = await opts.judge.rate(input, { signal: opts.signal });
+  const result = await timedPhase("judge", () => opts.judge.rate(input, { signal: opts.signal }));
   await opts.onTurn({
     side: null,
     action: { type: "rate" },

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, Request, Route } from "playwright-core";
 import { publicUrlsOnly } from "../network/url-policy";
+import { timedPhase } from "../observability/phases";
 import {
   type ActionOutcome,
   type AgentAction,
@@ -251,12 +252,14 @@ export async function openAgentPage(browser: Browser, options: OpenPageOptions):
         );
       }
       try {
-        const response = await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
-        if (blocked.length > 0) throw translate(new Error("blocked"), url);
-        if (response === null && page.url() === "about:blank") {
-          throw new PageError("navigation_failed", `Could not load ${url}.`);
-        }
-        await settle();
+        await timedPhase("navigate", async () => {
+          const response = await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+          if (blocked.length > 0) throw translate(new Error("blocked"), url);
+          if (response === null && page.url() === "about:blank") {
+            throw new PageError("navigation_failed", `Could not load ${url}.`);
+          }
+          await settle();
+        });
       } catch (err) {
         throw translate(err, url);
       }

@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
+import { timedPhase, timedPhaseSync } from "../observability/phases";
 import type { AxeImpact, PageCapture, PageSignals } from "../types";
 import { largestContentfulPaint, measureDom } from "./measure";
 import { countWords, fleschReadingEase } from "./readability";
@@ -33,8 +34,13 @@ function cut(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}\n…`;
 }
 
-async function axeViolations(page: Page): Promise<PageSignals["axeViolations"]> {
-  const results = await new AxeBuilder({ page }).analyze();
+export async function axeViolations(page: Page): Promise<PageSignals["axeViolations"]> {
+  const builder = new AxeBuilder({ page });
+  // A page without frames is checked by `axe.run` in the page itself: the same rules on the same document. The
+  // default path runs each frame's part and merges the parts in a blank tab it opens in the context, which costs
+  // a second renderer process per run (the browser's peak memory) and a second injection of axe's source.
+  if (page.frames().length === 1) builder.setLegacyMode();
+  const results = await builder.analyze();
   return results.violations
     .map((v) => ({
       id: v.id,
@@ -59,8 +65,12 @@ export async function capturePage(
   page: Page,
   opts: { requestedUrl: string; consoleErrors: number },
 ): Promise<PageCapture> {
-  const dom = await page.evaluate(measureDom, { textChars: VISIBLE_TEXT_LIMIT });
-  const rendering = await page.evaluate(measureRendering).catch(() => null);
+  const dom = await timedPhase("capture.dom", () =>
+    page.evaluate(measureDom, { textChars: VISIBLE_TEXT_LIMIT }),
+  );
+  const rendering = await timedPhase("capture.rendering", () =>
+    page.evaluate(measureRendering).catch(() => null),
+  );
   // A sandboxed document (an image served with `Content-Security-Policy: sandbox`) never fires a timer, and the
   // paint figure and axe both wait on timers: such a page is measured without them.
   const timersRun = await within(
@@ -68,15 +78,27 @@ export async function capturePage(
     TIMER_PROBE_MS,
     false,
   );
-  const paint = timersRun ? await within(page.evaluate(largestContentfulPaint), LCP_WAIT_MS, null) : null;
-  const violations = timersRun ? await within(axeViolations(page), AXE_TIMEOUT_MS, null) : null;
-  const tree = await page
-    .locator("body")
-    .ariaSnapshot({ timeout: 10_000 })
-    .catch(() => "");
-  const screenshot = await page.screenshot({ type: "png", timeout: 10_000 }).catch(() => null);
+  const paint = timersRun
+    ? await timedPhase("capture.paint", () =>
+        within(page.evaluate(largestContentfulPaint), LCP_WAIT_MS, null),
+      )
+    : null;
+  const violations = timersRun
+    ? await timedPhase("capture.axe", () => within(axeViolations(page), AXE_TIMEOUT_MS, null))
+    : null;
+  const tree = await timedPhase("capture.aria", () =>
+    page
+      .locator("body")
+      .ariaSnapshot({ timeout: 10_000 })
+      .catch(() => ""),
+  );
+  const screenshot = await timedPhase("capture.screenshot", () =>
+    page.screenshot({ type: "png", timeout: 10_000 }).catch(() => null),
+  );
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
-  const visual = screenshot ? screenshotMeasures(screenshot, viewport.width) : null;
+  const visual = screenshot
+    ? timedPhaseSync("capture.visual", () => screenshotMeasures(screenshot, viewport.width))
+    : null;
   const signals: PageSignals = {
     axeViolations: violations ?? [],
     axeChecked: violations !== null,

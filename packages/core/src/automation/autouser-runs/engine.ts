@@ -1,5 +1,11 @@
 import { setMaxListeners } from "node:events";
-import type { ActionPlanner, AgentBrowser, Judge, ModelConfig } from "@rubricon/agents";
+import {
+  type ActionPlanner,
+  type AgentBrowser,
+  type Judge,
+  type ModelConfig,
+  timedPhase,
+} from "@rubricon/agents";
 import type { Db } from "@rubricon/db";
 import type { FileStorage, RunEventWaker } from "../../evaluation";
 import type { PlatformModel } from "../../identity";
@@ -102,7 +108,9 @@ export class AutouserRunEngine {
       const room = this.opts.concurrency - this.inFlight.size;
       const claimed =
         room > 0
-          ? await claimRuns(this.opts.db, this.opts.clock.now(), this.run.leaseMs, randomToken(12), room)
+          ? await timedPhase("claim", () =>
+              claimRuns(this.opts.db, this.opts.clock.now(), this.run.leaseMs, randomToken(12), room),
+            )
           : [];
       for (const run of claimed) {
         const task = executeRun(this.run, run, signal)

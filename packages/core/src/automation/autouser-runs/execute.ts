@@ -10,6 +10,7 @@ import {
   JudgeError,
   type ModelConfig,
   runComparison,
+  timedPhase,
 } from "@rubricon/agents";
 import { autouserRuns, autouserRunTurns, ratings } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
@@ -99,28 +100,32 @@ async function drive(o: RunExecution, claimed: RunRow, span: Span, outer?: Abort
   }, o.heartbeatMs);
   let page: AgentPage | null = null;
   try {
-    const ctx = await loadRunContext(o.db, claimed);
+    const ctx = await timedPhase("load", () => loadRunContext(o.db, claimed));
     if (!ctx) throw new Error("The autouser or the evaluation no longer exists.");
-    const config = await resolveModelConfig(o.db, claimed.teamId, {
-      encryptionKey: o.encryptionKey,
-      platform: o.platformModel,
-    });
+    const config = await timedPhase("load", () =>
+      resolveModelConfig(o.db, claimed.teamId, {
+        encryptionKey: o.encryptionKey,
+        platform: o.platformModel,
+      }),
+    );
     const judge = o.judgeFor(config);
     judgeKind = judge.kind;
     if (judge.kind === "llm" && config) provider = config.provider;
     span.setAttribute("rubricon.run.judge", judge.kind);
     const planner = config && o.plannerFor ? o.plannerFor(config) : null;
     const source: CredentialSource = judge.kind === "heuristic" || !config ? "heuristic" : config.source;
-    const run = await start(o, claimed, token, ctx, source, config);
-    const browser = await o.browser();
-    page = await browser.open({
-      device: ctx.persona.device,
-      pageTimeoutMs: o.pageTimeoutMs,
-      signal,
-      isAllowedUrl: o.isAllowedUrl,
-    });
-    const rated = await ratedComparisons(o, run);
-    let turn = await lastTurn(o, run.id, run.attemptCount);
+    const run = await timedPhase("write.start", () => start(o, claimed, token, ctx, source, config));
+    const browser = await timedPhase("browser", () => o.browser());
+    page = await timedPhase("context.open", () =>
+      browser.open({
+        device: ctx.persona.device,
+        pageTimeoutMs: o.pageTimeoutMs,
+        signal,
+        isAllowedUrl: o.isAllowedUrl,
+      }),
+    );
+    const rated = await timedPhase("load", () => ratedComparisons(o, run));
+    let turn = await timedPhase("load", () => lastTurn(o, run.id, run.attemptCount));
     for (const comparison of ctx.comparisons) {
       if (rated.has(comparison.id)) continue;
       if (signal.aborted) throw signal.reason;
@@ -161,14 +166,14 @@ async function drive(o: RunExecution, claimed: RunRow, span: Span, outer?: Abort
             latency_ms: record.latencyMs,
           });
           o.observer?.turn(provider, record.usage);
-          await recordTurn(o, run, token, turn, comparison.id, record);
+          await timedPhase("write.turn", () => recordTurn(o, run, token, turn, comparison.id, record));
         },
       });
-      await recordRating(o, run, token, ctx, comparison.id, judged);
+      await timedPhase("write.rating", () => recordRating(o, run, token, ctx, comparison.id, judged));
     }
-    await page.close().catch(() => {});
+    await timedPhase("context.close", () => page!.close().catch(() => {}));
     page = null;
-    await settle(o, run, token, "completed", null);
+    await timedPhase("write.settle", () => settle(o, run, token, "completed", null));
     settledAs("completed", "ok");
     return "completed";
   } catch (err) {

@@ -1,4 +1,4 @@
-import type { TurnRecord } from "@rubricon/agents";
+import { type TurnRecord, timedPhase } from "@rubricon/agents";
 import { autouserRuns, autouserRunTurns, newId } from "@rubricon/db";
 import { eq, sql } from "drizzle-orm";
 import { appendRunEvent, type RunRow, storeGeneratedFile, toTurn } from "../../evaluation";
@@ -16,20 +16,24 @@ export async function recordTurn(
   let screenshot: string | null = null;
   let screenshotFileId: string | null = null;
   if (record.screenshot) {
-    screenshot = `turn-${run.attemptCount}-${turn}.png`;
+    const name = `turn-${run.attemptCount}-${turn}.png`;
+    const bytes = record.screenshot;
+    screenshot = name;
     // Kept as an `artifact` file of the evaluation, in the same storage as uploads and removed with it.
-    const file = await storeGeneratedFile(
-      deps.db,
-      deps.storage,
-      {
-        teamId: run.teamId,
-        evaluationId: run.evaluationId,
-        filename: screenshot,
-        contentType: "image/png",
-        bytes: record.screenshot,
-        kind: "artifact",
-      },
-      deps.clock,
+    const file = await timedPhase("write.screenshot", () =>
+      storeGeneratedFile(
+        deps.db,
+        deps.storage,
+        {
+          teamId: run.teamId,
+          evaluationId: run.evaluationId,
+          filename: name,
+          contentType: "image/png",
+          bytes,
+          kind: "artifact",
+        },
+        deps.clock,
+      ),
     );
     screenshotFileId = file.id;
   }
