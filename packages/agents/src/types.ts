@@ -152,9 +152,24 @@ export interface RenderingSignals {
      */
     firstScreenControls?: number;
     obscuredControls?: number;
+    /**
+     * A layout collapsed around its content: the share of visible text (by characters) broken inside its words
+     * (more lines than words, three at least), text fields narrower than 48 CSS px, and controls or fields laid
+     * over another one's box anywhere on the page. Absent in captures made before they were measured.
+     */
+    brokenWordShare?: number;
+    collapsedFields?: number;
+    overlappingControls?: number;
   };
   /** Visible controls to activate (links, buttons, ARIA widgets; form fields are `unlabelledFields`), those without an accessible name, and elements with a positive tabindex. */
-  controls: { total: number; unnamed: number; fields: number; positiveTabindex: number };
+  controls: {
+    total: number;
+    unnamed: number;
+    fields: number;
+    positiveTabindex: number;
+    /** Fields (of `unlabelledFields`) whose only name is a placeholder; absent in older captures. */
+    placeholderOnly?: number;
+  };
 }
 
 /** Measures of the viewport screenshot, read at about one sample per CSS pixel. */
@@ -229,7 +244,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v4` (formerly `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v5` (formerly `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

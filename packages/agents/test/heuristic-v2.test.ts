@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentBrowser,
+  collapsedSeverity,
   componentScoresV2,
   createHeuristicJudge,
   HEURISTIC_MODEL,
@@ -108,6 +109,18 @@ const TWINS: Record<string, (html: string) => string> = {
     h
       .replace(/\s(alt|aria-label|aria-labelledby)="[^"]*"/g, "")
       .replace(/<label[^>]*>[\s\S]*?<\/label>/g, ""),
+  // The form's labels turned into placeholders: still a name while the field is empty, gone once it is typed in.
+  // Not one of the degraded twins; a smaller defect than no name at all.
+  placeholders: (h) =>
+    h
+      .replace(
+        '<label for="name">Your name</label><input id="name"',
+        '<input id="name" placeholder="Your name"',
+      )
+      .replace(
+        '<label for="email">Email address</label><input id="email"',
+        '<input id="email" placeholder="Email address"',
+      ),
   // One name lost: the hero image's alt text. Not one of the degraded twins; a much smaller defect.
   "one-alt-missing": (h) => h.replace(' alt="Tea terraces on a misty hillside at sunrise"', ""),
   // Content kept in the flow but invisible, as when an animation script never runs: holes in the layout.
@@ -122,7 +135,7 @@ const TWINS: Record<string, (html: string) => string> = {
   empty: (h) =>
     h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
 };
-const DEGRADED = Object.keys(TWINS).filter((t) => t !== "intact" && t !== "one-alt-missing");
+const DEGRADED = Object.keys(TWINS).filter((t) => !["intact", "one-alt-missing", "placeholders"].includes(t));
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
 const SHOTS: Record<string, Uint8Array> = {};
 
@@ -439,6 +452,62 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
       const rated = await rate(captureFor(who, "stacked"), who);
       expect(rated.evidence.join("; ")).toMatch(/first-screen controls covered by other content/);
     }
+  });
+
+  it("finds a layout collapsed around its content (words broken, fields squeezed, controls stacked) and gates it", async () => {
+    for (const device of ["desktop", "phone"]) {
+      const intact = captures[`${device}/intact`]!.signals.rendering!;
+      const stacked = captures[`${device}/stacked`]!.signals.rendering!;
+      expect(intact.layout, device).toMatchObject({
+        brokenWordShare: 0,
+        collapsedFields: 0,
+        overlappingControls: 0,
+      });
+      expect(collapsedSeverity(intact), device).toBe(0);
+      expect(collapsedSeverity(stacked), device).toBeGreaterThan(0.3);
+    }
+    for (const who of SYSTEM_PERSONAS) {
+      const signals = captureFor(who, "stacked").signals;
+      const gate = qualityV2(signals, TEMPLATES[0]!, who).gates.find((g) => g.name === "collapsed");
+      const k =
+        who.device.kind === "mobile" || who.accessibilityNeeds.includes("low-vision")
+          ? 0.7
+          : who.accessibilityNeeds.includes("screen-reader")
+            ? 0.5
+            : 0.6;
+      expect(gate?.factor, who.name).toBeCloseTo(
+        Math.max(0.3, 1 - k * collapsedSeverity(signals.rendering!)),
+        2,
+      );
+      expect(gate?.reason, who.name).toMatch(/^the layout has collapsed: /);
+      expect(
+        qualityV2(captureFor(who, "intact").signals, TEMPLATES[0]!, who).gates.map((g) => g.name),
+      ).not.toContain("collapsed");
+    }
+  });
+
+  it("reports fields named only by their placeholder, and counts them unlabelled", async () => {
+    const at = (twin: string) => captures[`desktop/${twin}`]!.signals;
+    expect(at("placeholders").unlabelledFields).toBe(2);
+    expect(at("placeholders").rendering!.controls.placeholderOnly).toBe(2);
+    expect(at("no-labels").rendering!.controls.placeholderOnly).toBe(0);
+    expect(at("intact").rendering!.controls.placeholderOnly).toBe(0);
+    expect(namesSeverity(at("placeholders"), at("placeholders").rendering!)).toBeGreaterThan(0);
+    const who = SYSTEM_PERSONAS[2]!;
+    const rated = await rate(captureFor(who, "placeholders"), who);
+    expect(rated.evidence[0]).toBe("2 form fields without a label (2 named only by a placeholder)");
+    const intact = await rate(captureFor(who, "intact"), who);
+    for (const t of TEMPLATES) expect(intact.ratings[t.id]!).toBeGreaterThan(rated.ratings[t.id]!);
+  });
+
+  it("sees content in a page that is only a screenshot for a screen-reader user with low vision, not without", () => {
+    const shot = captures["desktop/shot-designed"]!.signals;
+    const auditor = SYSTEM_PERSONAS.find((p) => p.name === "Accessibility auditor")!;
+    const blind = SYSTEM_PERSONAS.find((p) => p.name === "Screen-reader user")!;
+    expect(qualityV2(shot, TEMPLATES[0]!, auditor).gates.map((g) => g.name)).not.toContain("content");
+    expect(qualityV2(shot, TEMPLATES[0]!, blind).gates.find((g) => g.name === "content")?.reason).toMatch(
+      /^almost nothing to hear/,
+    );
   });
 
   it("scores axe as unknown (0.5) when its checks did not finish, instead of passing the page", async () => {

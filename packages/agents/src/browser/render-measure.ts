@@ -359,6 +359,89 @@ export function measureRendering(): RenderingSignals {
     }
   }
 
+  // A layout collapsed around its content (blocks stacked or squeezed into shrink-to-fit boxes): text broken inside
+  // its words, one letter per line, and text fields too narrow to show what is typed. Neither happens on a page laid
+  // out as designed; both make the page unreadable or unusable for anyone who sees it, whatever covers what.
+  let brokenWordChars = 0;
+  let wordChars = 0;
+  if (body) {
+    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      const text = node.textContent ?? "";
+      const chars = text.replace(/\s+/g, "").length;
+      if (!parent || chars === 0) continue;
+      if (["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "OPTION"].includes(parent.tagName)) continue;
+      if (!shown(parent)) continue;
+      range.selectNodeContents(node);
+      const rect = range.getBoundingClientRect();
+      if (rect.width < 2 || rect.height < 2) continue;
+      wordChars += chars;
+      const words = text.trim().split(/\s+/).length;
+      const lines = new Set<number>();
+      for (const r of range.getClientRects()) if (r.width > 0) lines.add(Math.round(r.top));
+      // More lines than words: the box is narrower than a word. Three lines at least, so a long address wrapped
+      // once in a narrow cell does not count.
+      if (lines.size >= 3 && lines.size > words) brokenWordChars += chars;
+    }
+  }
+  const TEXT_FIELDS =
+    'input:not([type="hidden"]):not([type="checkbox"]):not([type="radio"]):not([type="submit"]):not([type="button"]):not([type="reset"]):not([type="image"]):not([type="range"]):not([type="color"]):not([type="file"]), select, textarea';
+  // A text field under 48 CSS px shows three or four characters of what is typed into it (WCAG 1.4.10 reflow,
+  // 2.5.8 target size: a field squeezed to a sliver cannot be read back or hit).
+  const collapsedFields = body
+    ? [...body.querySelectorAll(TEXT_FIELDS)].filter(
+        (el) => shown(el) && el.getBoundingClientRect().width < 48,
+      ).length
+    : 0;
+  // Controls laid over each other anywhere on the page (blocks positioned on top of each other): pairs whose boxes
+  // overlap by more than a quarter of the smaller, neither inside the other. Focus and a pointer land on one of two
+  // things drawn in one place (WCAG 2.4.11, 1.3.2).
+  const boxes: { el: Element; r: DOMRect }[] = [];
+  if (body) {
+    for (const el of [...controls, ...body.querySelectorAll(fieldSelector)]) {
+      if (boxes.length >= 400) break;
+      if (!shown(el)) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width >= 2 && r.height >= 2) boxes.push({ el, r });
+    }
+  }
+  let overlappingControls = 0;
+  for (let i = 0; i < boxes.length; i++) {
+    const a = boxes[i]!;
+    for (let j = i + 1; j < boxes.length; j++) {
+      const b = boxes[j]!;
+      if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+      const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+      const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+      if (w <= 0 || h <= 0) continue;
+      const smaller = Math.min(a.r.width * a.r.height, b.r.width * b.r.height);
+      const la = a.el.closest("label");
+      const lb = b.el.closest("label");
+      if (la && la === lb) continue;
+      if (w * h > 0.25 * smaller) {
+        overlappingControls++;
+        break;
+      }
+    }
+  }
+  // Fields whose only name is their placeholder: browsers expose it as the name, but it is gone once the visitor
+  // types, so it is no label (WCAG 3.3.2; W3C WAI forms tutorial).
+  const placeholderOnly = body
+    ? [
+        ...body.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
+          'input:not([type="hidden"]):not([type="submit"]):not([type="button"]):not([type="reset"]):not([type="image"]), textarea',
+        ),
+      ].filter(
+        (f) =>
+          (f.labels?.length ?? 0) === 0 &&
+          !f.getAttribute("aria-label")?.trim() &&
+          !f.getAttribute("aria-labelledby") &&
+          !f.getAttribute("title")?.trim() &&
+          Boolean((f.getAttribute("placeholder") ?? f.getAttribute("aria-placeholder"))?.trim()),
+      ).length
+    : 0;
+
   let covered = 0;
   for (const c of cells) covered += c;
   let hidden = 0;
@@ -396,7 +479,10 @@ export function measureRendering(): RenderingSignals {
       hiddenShare: share(hidden, COLS * ROWS),
       firstScreenControls: reachable,
       obscuredControls: obscured,
+      brokenWordShare: share(brokenWordChars, wordChars),
+      collapsedFields,
+      overlappingControls,
     },
-    controls: { total: controls.length, unnamed, fields, positiveTabindex },
+    controls: { total: controls.length, unnamed, fields, positiveTabindex, placeholderOnly },
   };
 }

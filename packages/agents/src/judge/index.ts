@@ -12,6 +12,7 @@ export {
   sxsScore,
 } from "./heuristic-judge";
 export {
+  collapsedSeverity,
   componentScoresV2,
   type Gate,
   gatesFor,

@@ -95,6 +95,23 @@ export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
 }
 
 /**
+ * How badly the layout has collapsed around its content, 0..1: text broken inside its words (a box narrower than a
+ * word: one letter per line), text fields squeezed under 48 px, and controls drawn over one another anywhere on the
+ * page. Each is a share; they combine as independent chances of meeting the defect. 0 on captures made before
+ * these were measured.
+ */
+export function collapsedSeverity(r: RenderingSignals): number {
+  const words = clamp01((r.layout.brokenWordShare ?? 0) / 0.1);
+  const textFields = r.controls.fields ?? 0;
+  const fields = textFields === 0 ? 0 : clamp01((r.layout.collapsedFields ?? 0) / textFields);
+  const all = r.controls.total + (r.controls.fields ?? 0);
+  const over = all === 0 ? 0 : clamp01((r.layout.overlappingControls ?? 0) / all);
+  // A couple of controls sharing a box (an icon over its button) is ordinary: a twentieth is allowed for.
+  const overlap = over <= 0.05 ? 0 : clamp01((over - 0.05) / 0.25);
+  return round3(1 - (1 - words) * (1 - fields) * (1 - overlap));
+}
+
+/**
  * How badly controls on the first screen are covered, 0..1: half the share covered, half the count n as
  * n / (n + 4), so a page whose only two buttons sit under a banner weighs like one with twenty covered links.
  * 0 when only one control is covered or at most one in twenty: a sticky header over one link is ordinary.
@@ -163,6 +180,7 @@ export interface Gate {
     | "layout"
     | "hidden"
     | "obscured"
+    | "collapsed"
     | "names"
     | "appeal";
   factor: number;
@@ -173,7 +191,9 @@ export interface Gate {
 /** How much of a page there is for this reader, 0..1 (1: a full page's worth). */
 function contentAmount(s: PageSignals, r: RenderingSignals, reader: Reader): number {
   const heard = clamp01((s.wordCount + 5 * (r.images.loaded - s.imagesWithoutAlt)) / 60);
-  if (reader.screenReader) return heard;
+  // A screen-reader user with low vision also sees the page in part (appeal applies to them too): a page that is
+  // one picture holds content for them, where a screen reader alone finds nothing in it.
+  if (reader.screenReader && !reader.lowVision) return heard;
   return Math.max(heard, clamp01(r.firstScreenCoverage / 0.2));
 }
 
@@ -192,9 +212,10 @@ export function gatesFor(
     gates.push({
       name: "content",
       factor: 0.25 + 0.75 * amount ** 0.7,
-      reason: reader.screenReader
-        ? `almost nothing to hear: ${words(s.wordCount)}`
-        : `${share1(r.firstScreenCoverage)} of the first screen holds content and the page has ${words(s.wordCount)}`,
+      reason:
+        reader.screenReader && !reader.lowVision
+          ? `almost nothing to hear: ${words(s.wordCount)}`
+          : `${share1(r.firstScreenCoverage)} of the first screen holds content and the page has ${words(s.wordCount)}`,
     });
   }
 
@@ -287,13 +308,40 @@ export function gatesFor(
     });
   }
 
+  // A layout collapsed around its content (WCAG 1.4.10 reflow, 1.3.2 meaningful sequence): words broken letter by
+  // letter, fields squeezed to a sliver, controls drawn over each other. A screen-reader user hears the text
+  // intact, but focus jumps about a screen that shows nothing where it lands, which a sighted colleague helping
+  // and the many screen-reader users with some sight meet; fields are still operable by keyboard, so it bites
+  // least for them.
+  const collapsed = collapsedSeverity(r);
+  if (collapsed > 0) {
+    const k = reader.phone || reader.lowVision ? 0.7 : reader.screenReader ? 0.5 : 0.6;
+    const parts: string[] = [];
+    if ((r.layout.brokenWordShare ?? 0) > 0)
+      parts.push(`${pct(r.layout.brokenWordShare ?? 0)} of the text broken inside its words`);
+    if ((r.layout.collapsedFields ?? 0) > 0)
+      parts.push(`${r.layout.collapsedFields} of ${r.controls.fields} fields squeezed under 48 px`);
+    if ((r.layout.overlappingControls ?? 0) > 0)
+      parts.push(`${r.layout.overlappingControls} controls drawn over another`);
+    gates.push({
+      name: "collapsed",
+      factor: Math.max(0.3, 1 - k * collapsed),
+      reason: `the layout has collapsed: ${parts.join(", ")}`,
+    });
+  }
+
   const missing = s.imagesWithoutAlt + s.unlabelledFields + r.controls.unnamed;
   if (missing > 0) {
     const severityNames = namesSeverity(s, r);
     const k = reader.screenReader ? 1 : reader.keyboard ? 0.85 : 0.8;
     const parts: string[] = [];
     if (s.imagesWithoutAlt > 0) parts.push(`${s.imagesWithoutAlt} images without a text alternative`);
-    if (s.unlabelledFields > 0) parts.push(`${s.unlabelledFields} form fields without a label`);
+    if (s.unlabelledFields > 0) {
+      const ph = Math.min(s.unlabelledFields, r.controls.placeholderOnly ?? 0);
+      parts.push(
+        `${s.unlabelledFields} form fields without a label${ph > 0 ? ` (${ph} named only by a placeholder)` : ""}`,
+      );
+    }
     if (r.controls.unnamed > 0)
       parts.push(`${r.controls.unnamed} of ${r.controls.total} controls without a name`);
     gates.push({ name: "names", factor: 1 - k * severityNames, reason: parts.join(", ") });

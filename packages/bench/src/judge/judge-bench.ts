@@ -16,6 +16,7 @@ import { join } from "node:path";
 import {
   type AgentBrowser,
   createHeuristicJudge,
+  HEURISTIC_MODEL,
   type Judge,
   launchAgentBrowser,
   type PageCapture,
@@ -28,6 +29,17 @@ import { renderTable } from "../table";
 import { type CorpusName, installCorpus, PACKAGES, packageDir, prefixOf } from "./corpus";
 import { DEGRADATION_LABELS, DEGRADATIONS, type Degradation } from "./degrade";
 import { loadSystemPersonas, type SystemPersona } from "./personas";
+import {
+  deviceFor,
+  distinctScores,
+  type SavedCapture,
+  SCREENSHOT_TWINS,
+  type ShotScore,
+  screenshotFigures,
+  shotPages,
+  shotPairs,
+  startShotSite,
+} from "./screenshots";
 import { type CorpusSite, startCorpusSite } from "./site";
 import { type Figure, figuresOf, type PairResult, tally } from "./summary";
 
@@ -53,6 +65,11 @@ export interface JudgeBenchOptions {
   saveCaptures: string | null;
   /** Rate the captures of this file (written by `saveCaptures`) instead of browsing. */
   replay: string | null;
+  /**
+   * The screenshot-only section: serve the screenshots saved with this captures file as pages that are only the
+   * image, and rate those (`replay` and `saveCaptures` then hold those pages' captures).
+   */
+  screenshots: string | null;
 }
 
 export function judgeBenchOptions(flags: Record<string, string>): JudgeBenchOptions {
@@ -85,7 +102,13 @@ export function judgeBenchOptions(flags: Record<string, string>): JudgeBenchOpti
     concurrency: Math.max(1, Math.min(8, Math.floor(concurrency) || 3)),
     saveCaptures: flags["save-captures"] ?? null,
     replay: flags.replay ?? null,
+    screenshots: flags.screenshots ?? null,
   };
+}
+
+/** Where `--save-captures <file>` keeps the captures' screenshots: `<file>.shots/`. */
+export function shotsDirOf(capturesFile: string): string {
+  return `${capturesFile}.shots`;
 }
 
 /** Where the corpus packages are installed; kept between runs. */
@@ -252,6 +275,7 @@ export async function benchJudge(
   const browser = opts.replay ? null : await launchAgentBrowser({ chromiumPath: process.env.CHROMIUM_PATH });
   const sites: CorpusSite[] = [];
   try {
+    if (opts.screenshots) return await rateScreenshots(opts, personas, judge, browser, log);
     if (opts.url) {
       if (!browser) throw new Error("--url rates a live page; it does not combine with --replay");
       await rateOneUrl(opts, personas, judge, browser, log);
@@ -325,7 +349,7 @@ export async function benchJudge(
     const replayed: Record<string, PageCapture> = opts.replay
       ? (JSON.parse(readFileSync(opts.replay, "utf8")) as { captures: Record<string, PageCapture> }).captures
       : {};
-    const saved: Record<string, PageCapture & { fingerprint: string }> = {};
+    const saved: Record<string, PageCapture & { fingerprint: string; shotFile: string | null }> = {};
     // What the visitor gets, per capture: the screenshot's pixels and the accessibility tree. A twin that renders
     // exactly like its intact page (its change hit nothing on screen or in the tree) is not a worse page.
     const fingerprints = new Map<string, string>();
@@ -365,7 +389,17 @@ export async function benchJudge(
           .update(shot.accessibilityTree)
           .digest("hex");
         fingerprints.set(key, fingerprint);
-        if (opts.saveCaptures) saved[key] = { ...shot, screenshot: null, fingerprint };
+        if (opts.saveCaptures) {
+          // The screenshot goes beside the file, for the screenshot-only section to serve it again.
+          const shotFile = shot.screenshot
+            ? `${createHash("sha256").update(key).digest("hex").slice(0, 20)}.png`
+            : null;
+          if (shotFile && shot.screenshot) {
+            mkdirSync(shotsDirOf(opts.saveCaptures), { recursive: true });
+            writeFileSync(join(shotsDirOf(opts.saveCaptures), shotFile), shot.screenshot);
+          }
+          saved[key] = { ...shot, screenshot: null, fingerprint, shotFile };
+        }
       }
       for (const p of raters) {
         if (deviceKey(deviceOf(p)) !== deviceKey(device)) continue;
@@ -460,4 +494,126 @@ export async function benchJudge(
     await browser?.close();
     await Promise.all(sites.map((s) => s.close()));
   }
+}
+
+/** Who sees the screenshot: everyone but a screen-reader user without low vision. */
+function sees(p: SystemPersona): boolean {
+  const needs = p.persona.accessibilityNeeds;
+  return !needs.includes("screen-reader") || needs.includes("low-vision");
+}
+
+async function rateScreenshots(
+  opts: JudgeBenchOptions,
+  personas: SystemPersona[],
+  judge: Judge,
+  browser: AgentBrowser | null,
+  log: (line: string) => void,
+): Promise<{ figures: Figure[]; pass: boolean }> {
+  const source = opts.screenshots!;
+  const saved = (JSON.parse(readFileSync(source, "utf8")) as { captures: Record<string, SavedCapture> })
+    .captures;
+  let shots = shotPages(saved).filter((s) => opts.corpus === "all" || s.corpus === opts.corpus);
+  if (opts.page) shots = shots.filter((s) => s.page.includes(opts.page!));
+  if (opts.twins.length > 0)
+    shots = shots.filter((s) => s.variant === "intact" || opts.twins.includes(s.variant));
+  if (shots.length === 0) throw new Error(`no screenshots in ${shotsDirOf(source)} match the options`);
+  const raters =
+    opts.personas.length > 0 ? personas.filter((p) => opts.personas.some((s) => p.id.includes(s))) : personas;
+  const taken = new Set(shots.map((s) => s.device));
+  const firstDesktop = [...taken].find((k) => k.startsWith("desktop:"));
+  // Captures made with --one-desktop hold one desktop viewport: the desktop personas share it.
+  const deviceKeyOf = (p: SystemPersona) =>
+    taken.has(deviceKey(p.persona.device)) || p.persona.device.kind !== "desktop"
+      ? deviceKey(p.persona.device)
+      : (firstDesktop ?? deviceKey(p.persona.device));
+  const devices = raters.map((p) => p.persona.device);
+  const wanted = shots.filter((s) => raters.some((p) => deviceKeyOf(p) === s.device));
+  const replayed: Record<string, PageCapture> = opts.replay
+    ? (JSON.parse(readFileSync(opts.replay, "utf8")) as { captures: Record<string, PageCapture> }).captures
+    : {};
+  const site = opts.replay ? null : await startShotSite(shotsDirOf(source));
+  const kept: Record<string, PageCapture> = {};
+  const scores: ShotScore[] = [];
+  const failures: string[] = [];
+  log(`${wanted.length} screenshots served as pages that show only the image, for ${raters.length} personas`);
+  try {
+    let done = 0;
+    await pool(wanted, opts.replay ? 1 : opts.concurrency, async (shot) => {
+      let page: PageCapture | undefined;
+      if (opts.replay) page = replayed[shot.key];
+      else {
+        const device = deviceFor(shot.device, devices);
+        if (!device || !browser || !site) return;
+        try {
+          page = await capture(browser, device, `${site.url}/page/${shot.file}`, loopbackOnly([site.url]));
+        } catch (err) {
+          failures.push(`${shot.key}: ${(err as Error).message}`);
+          return;
+        }
+        kept[shot.key] = { ...page, screenshot: null };
+      }
+      if (!page) {
+        failures.push(`${shot.key}: not in ${opts.replay}`);
+        return;
+      }
+      for (const p of raters) {
+        if (deviceKeyOf(p) !== shot.device) continue;
+        scores.push({ shot, persona: short(p.id), score: (await rate(judge, p, page)).score });
+      }
+      done++;
+      if (!opts.replay && (done % 20 === 0 || done === wanted.length))
+        log(`${done} of ${wanted.length} screenshot pages`);
+    });
+  } finally {
+    await site?.close();
+  }
+  if (opts.saveCaptures) {
+    writeFileSync(opts.saveCaptures, JSON.stringify({ captures: kept }));
+    log(`${Object.keys(kept).length} screenshot-page captures saved to ${opts.saveCaptures}`);
+  }
+  for (const f of failures) log(`capture failed: ${f}`);
+  const ids = raters.map((p) => short(p.id));
+  for (const corpus of ["tuning", "heldout"] as const) {
+    const inCorpus = scores.filter((s) => s.shot.corpus === corpus);
+    if (inCorpus.length === 0) continue;
+    const pairs = shotPairs(inCorpus);
+    const header = ["", ...ids.map((_, i) => `P${i + 1}`), "all", "ties"];
+    const row = (label: string, ps: PairResult[]) => [
+      label,
+      ...ids.map((id) => fmt(tally(ps.filter((p) => p.persona === id)).accuracy)),
+      fmt(tally(ps).accuracy),
+      fmt(tally(ps).ties),
+    ];
+    const body = [
+      ["distinct scores, intact", ...ids.map((id) => String(distinctScores(inCorpus, id).intact)), "", ""],
+      ["distinct scores, all", ...ids.map((id) => String(distinctScores(inCorpus, id).all)), "", ""],
+      ...SCREENSHOT_TWINS.map((d) =>
+        row(
+          DEGRADATION_LABELS[d],
+          pairs.filter((p) => p.degradation === d),
+        ),
+      ),
+      row("all twins", pairs),
+    ];
+    const pages = new Set(inCorpus.map((s) => s.shot.page)).size;
+    process.stdout.write(
+      `\nSCREENSHOT-ONLY, ${corpus === "tuning" ? "tuning" : "held-out"} corpus: ${pages} pages, each screenshot ` +
+        `served as a page that is only that image; distinct scores per persona, then the share of pairs where the ` +
+        `intact page's screenshot scored higher (a tie counts half)\n${renderTable(header, body)}\n` +
+        ids.map((p, i) => `P${i + 1} = ${p}`).join(", ") +
+        "\n",
+    );
+  }
+  const figures = screenshotFigures(
+    scores,
+    raters.map((p) => ({ id: short(p.id), sees: sees(p) })),
+  );
+  writeFigures("judge-screenshots", figures, {
+    judge: HEURISTIC_MODEL,
+    source,
+    shots: wanted.length,
+    captureFailures: failures,
+  });
+  log(`results in ${join(BENCH_DIR, "results", "judge-screenshots.json")}`);
+  return { figures, pass: figures.every((f) => f.pass !== false) && failures.length === 0 };
 }
