@@ -1,7 +1,7 @@
-import { EvaluationCreateResult, Usage } from "@rubricon/contracts";
+import { EvaluationCreateResult, Rating, Usage } from "@rubricon/contracts";
 import { billingPeriod, fixedClock } from "@rubricon/core";
 import { evaluations, usageCounters } from "@rubricon/db";
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import { bearer, call, mintApiKey, signUp } from "./helpers/clients";
@@ -97,6 +97,55 @@ describe("monthly evaluation quota", () => {
       limits: { rpm: 600, autouser_ratings_mo: 2000, human_ratings_mo: 20000, evals_mo: -1 },
       used: { evals_mo: 8 },
       remaining: { evals_mo: -1 },
+    });
+  });
+});
+
+describe("monthly human rating quota", () => {
+  it("takes concurrent ratings exactly up to the quota, on the connections' shards far from it and exactly near it", async () => {
+    // Pro: 20,000 human ratings a month, and a rate limit the burst stays under.
+    const { user, key } = await teamKey(server, "rating-quota", "pro");
+    const quota = 20_000;
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true },
+    });
+    // A rating is counted on its connection's shard while the total it reads plus every transaction that could
+    // be open at once stays within the quota; past that, every shard is held and counted exactly.
+    const answer = (await server.database.db.execute(
+      sql`select current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int as open`,
+    )) as unknown as { open: number }[] | { rows: { open: number }[] };
+    const open = Number((Array.isArray(answer) ? answer : answer.rows)[0]!.open);
+    const used = quota - open - 3;
+    await server.database.db.insert(usageCounters).values({
+      teamId: user.teamId,
+      periodStart: billingPeriod(T0).start,
+      metric: "human_ratings_mo",
+      count: used,
+    });
+    const left = quota - used;
+    const results = await Promise.all(
+      Array.from({ length: left + 7 }, () =>
+        call(Rating, `${server.api}/evaluations/${evaluation.id}/ratings`, {
+          method: "POST",
+          headers: bearer(key),
+          body: { comparisonId: comparisonIds[0], dimensionRatings: { overall: 4 } },
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(left);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(7);
+    for (const res of refused) expectError(res, 429, { type: "rate_limit_error", code: "quota_exceeded" });
+    const counters = await server.database.db
+      .select()
+      .from(usageCounters)
+      .where(and(eq(usageCounters.teamId, user.teamId), eq(usageCounters.metric, "human_ratings_mo")));
+    expect(counters.reduce((n, c) => n + c.count, 0)).toBe(quota);
+    // Both ways were taken: some ratings landed on connection shards, the last ones on shard 0.
+    expect(counters.filter((c) => c.shard !== 0 && c.count > 0).length).toBeGreaterThan(0);
+    expect(await usage(server, key)).toMatchObject({
+      used: { human_ratings_mo: quota },
+      remaining: { human_ratings_mo: 0 },
     });
   });
 });

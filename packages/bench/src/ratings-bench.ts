@@ -15,6 +15,7 @@ import {
   loadStatsTally,
   setTeamLimits,
   systemClock,
+  USAGE_SHARDS,
 } from "@rubricon/core";
 import { evaluations } from "@rubricon/db";
 import { eq, sql } from "drizzle-orm";
@@ -100,8 +101,8 @@ function percentile(sorted: number[], p: number): number {
 
 /**
  * The floor beside the API: the same number of raters, each looping over the rows a rating writes (the rating, its
- * event and the team's monthly count) in one transaction straight from postgres.js on a pool of Rubricon's size,
- * no HTTP, no checks. What Rubricon reaches of it is the share its HTTP, auth, validation and locks leave.
+ * event and the team's monthly count on the connection's shard) in one transaction straight from postgres.js on a
+ * pool of Rubricon's size, no HTTP, no checks. What Rubricon reaches of it is the share its HTTP, auth, validation and locks leave.
  */
 async function ratingsFloor(
   url: string,
@@ -123,9 +124,10 @@ async function ratingsFloor(
           '{}', '[]')`;
       await tx`insert into events (id, team_id, type, api_version, object_id, object, payload)
         values (${`evt_floor_${id}`}, ${teamId}, 'rating.created', 'v1', ${id}, '{}', '{}')`;
-      await tx`insert into usage_counters (team_id, period_start, metric, count)
-        values (${teamId}, ${period}, 'human_ratings_mo', 1)
-        on conflict (team_id, period_start, metric) do update set count = usage_counters.count + 1`;
+      // On the connection's shard of the counter, as Rubricon counts a rating far from the quota.
+      await tx`insert into usage_counters (team_id, period_start, metric, shard, count)
+        values (${teamId}, ${period}, 'human_ratings_mo', 1 + pg_backend_pid() % ${USAGE_SHARDS}, 1)
+        on conflict (team_id, period_start, metric, shard) do update set count = usage_counters.count + 1`;
     });
   };
   try {

@@ -417,7 +417,7 @@ export async function startYardstick(opts: {
       ), usage as (
         insert into usage_counters (team_id, period_start, metric, count)
         select team.id, ${periodStart}, 'evals_mo', 1 from team, evaluation
-        on conflict (team_id, period_start, metric) do update set count = usage_counters.count + 1
+        on conflict (team_id, period_start, metric, shard) do update set count = usage_counters.count + 1
           where (select quota from team) is null or usage_counters.count + 1 <= (select quota from team)
         returning count
       )

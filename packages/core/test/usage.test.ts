@@ -1,5 +1,6 @@
-import { newId, teams } from "@rubricon/db";
+import { newId, teams, usageCounters } from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   ApiError,
@@ -12,6 +13,7 @@ import {
   setTeamLimits,
   systemClock,
   teamUsage,
+  UsageNearLimit,
 } from "../src/index";
 
 let database: TestDatabase;
@@ -83,6 +85,30 @@ describe("recordUsage", () => {
     for (const r of refused)
       expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "quota_exceeded" });
     expect((await teamUsage(database.db, id, NOW)).used.autouser_ratings_mo).toBe(50);
+  });
+
+  it("counts one-by-one increments on shards exactly up to the quota, each way", async () => {
+    const id = await team("free");
+    // As a rating counts: on the connection's shard, again with every shard held when the quota is near.
+    const spread = (way: "fast" | "exact"): Promise<number> =>
+      database.db
+        .transaction((tx) => recordUsage(tx, id, "human_ratings_mo", NOW, 1, { spread: way }))
+        .catch((err: unknown) => {
+          if (err instanceof UsageNearLimit) return spread("exact");
+          throw err;
+        });
+    const outcomes = await Promise.allSettled(Array.from({ length: 270 }, () => spread("fast")));
+    const refused = outcomes.filter((o) => o.status === "rejected");
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(250);
+    expect(refused).toHaveLength(20);
+    for (const r of refused)
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "quota_exceeded" });
+    expect((await teamUsage(database.db, id, NOW)).used.human_ratings_mo).toBe(250);
+    const rows = await database.db.select().from(usageCounters).where(eq(usageCounters.teamId, id));
+    // Far from the quota (more left than the server's possible open transactions) on the connections' shards,
+    // near it on shard 0.
+    expect(rows.filter((r) => r.shard > 0).reduce((n, r) => n + r.count, 0)).toBeGreaterThan(0);
+    expect(rows.find((r) => r.shard === 0)?.count ?? 0).toBeGreaterThan(0);
   });
 
   it("refuses a batch that does not fit whole, and counts one that does", async () => {

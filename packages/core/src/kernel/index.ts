@@ -6,4 +6,5 @@ export * from "./errors";
 export * from "./idempotency";
 export * from "./limit-policy";
 export * from "./paginate";
+export * from "./together";
 export * from "./url-guard";

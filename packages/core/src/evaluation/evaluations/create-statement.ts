@@ -77,7 +77,7 @@ const createEvaluationStatement = hotStatement("create_evaluation", (db, $: Para
     sql`insert into ${u} (${identifiers(u.teamId, u.periodStart, u.metric, u.count)})
       select ${$.teamId}, ${bound(u.periodStart, $.periodStart)}, 'evals_mo', 1 from gate
       where gate.endpoints <= cardinality(${$.deliveryIds}::text[])
-      on conflict (${identifiers(u.teamId, u.periodStart, u.metric)}) do update set ${sql.identifier(u.count.name)} = ${u.count} + 1
+      on conflict (${identifiers(u.teamId, u.periodStart, u.metric, u.shard)}) do update set ${sql.identifier(u.count.name)} = ${u.count} + 1
         where ${$.within}::int is null or ${u.count} + 1 <= ${$.within}::int
       returning ${u.count}`,
   );

@@ -9,8 +9,8 @@ import {
 } from "@rubricon/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
-import { ApiError, paginate, recordTombstone } from "../../kernel";
-import { emitEvent, recordUsage } from "../../platform";
+import { ApiError, paginate, recordTombstone, together } from "../../kernel";
+import { emitEvent, recordUsage, teamPlan, UsageNearLimit } from "../../platform";
 import { evaluationNotFound, loadVisibleEvaluation } from "../evaluations/access";
 import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
 import type { EvaluationRow } from "../evaluations/serialize";
@@ -102,21 +102,27 @@ export async function submitRating(
   // one evaluation queue for as short a time as possible; status and template selection are checked again under
   // the lock.
   if (before.status !== "Running") throw notRunning(before);
-  const [comparison] = await ctx.db
-    .select({ id: comparisons.id })
-    .from(comparisons)
-    .where(and(eq(comparisons.id, input.comparisonId), eq(comparisons.evaluationId, evaluationId)))
-    .limit(1);
+  // Independent reads, sent together rather than one after another. The plan's limits are read here, outside the
+  // transaction: read inside it they would be no fresher (the team row is not locked there either).
+  const [[comparison], loadedTemplates, plan] = await Promise.all([
+    ctx.db
+      .select({ id: comparisons.id })
+      .from(comparisons)
+      .where(and(eq(comparisons.id, input.comparisonId), eq(comparisons.evaluationId, evaluationId)))
+      .limit(1),
+    loadStatsTemplates(ctx.db, before),
+    rater.type === "autouser" ? null : teamPlan(ctx.db, before.teamId),
+  ]);
   if (!comparison) {
     throw ApiError.invalid(
       "comparisonId",
       `No such comparison in evaluation ${evaluationId}: ${input.comparisonId}.`,
     );
   }
-  let templates = await loadStatsTemplates(ctx.db, before);
+  let templates = loadedTemplates;
   validateDimensionRatings(before, templates, input);
 
-  const attempt = (exclusive: boolean) =>
+  const attempt = (exclusive: boolean, usage: "fast" | "exact") =>
     ctx.db.transaction(async (tx) => {
       const row = await lockForRating(tx, evaluationId, exclusive);
       if (row.status !== "Running") throw notRunning(row);
@@ -162,26 +168,46 @@ export async function submitRating(
         .returning();
       if (!inserted) throw await alreadyRated(tx, comparison.id, key);
       const rating = toRating(inserted);
-      await emitEvent(tx, ctx, {
-        type: "rating.created",
+      const event = {
+        type: "rating.created" as const,
         teamId: row.teamId,
         object: { ...rating, rubricVersion: null },
-      });
-      if (rater.type !== "autouser" && (await targetReached(tx, row)) && !(await hasActiveRuns(tx, row.id))) {
-        await endEvaluation(tx, ctx, row);
+      };
+      // A transfer between the read and the lock moves the rating to another team: its plan is read here.
+      const team = plan && row.teamId === before.teamId ? { id: row.teamId, ...plan } : row.teamId;
+      const count = () =>
+        recordUsage(tx, team, "human_ratings_mo", now, 1, { policy: ctx.limits, spread: usage });
+      if (exclusive) {
+        await emitEvent(tx, ctx, event);
+        if (
+          rater.type !== "autouser" &&
+          (await targetReached(tx, row)) &&
+          !(await hasActiveRuns(tx, row.id))
+        ) {
+          await endEvaluation(tx, ctx, row);
+        }
+        // The exclusive lock already bumped the evaluation's own revision. Counted last; a refusal rolls the
+        // rating back.
+        if (rater.type !== "autouser") await count();
+      } else {
+        // Nothing left here depends on another's answer: sent together on the transaction's connection, they
+        // cost one round trip instead of five. The shard rows (revision, usage) are held from here to the commit.
+        await together(
+          emitEvent(tx, ctx, event),
+          countRating(tx, evaluationId),
+          rater.type !== "autouser" ? count() : null,
+        );
       }
-      // The exclusive lock already bumped the evaluation's own revision.
-      if (!exclusive) await countRating(tx, evaluationId);
-      // Last, so the team's counter row (shared by all its raters) stays locked only until the commit; a refusal
-      // rolls the rating back.
-      if (rater.type !== "autouser")
-        await recordUsage(tx, row.teamId, "human_ratings_mo", now, 1, { policy: ctx.limits });
       return { rating, closedAt: null };
     });
-  const outcome = await attempt(mayEnd(before, now)).catch((err: unknown) => {
-    if (err instanceof NeedsExclusiveLock) return attempt(true);
-    throw err;
-  });
+  const run = (exclusive: boolean, usage: "fast" | "exact"): ReturnType<typeof attempt> =>
+    attempt(exclusive, usage).catch((err: unknown) => {
+      if (err instanceof NeedsExclusiveLock) return run(true, usage);
+      // Near the quota: again, counting exactly (every shard of the team's counter held).
+      if (err instanceof UsageNearLimit) return run(exclusive, "exact");
+      throw err;
+    });
+  const outcome = await run(mayEnd(before, now), "fast");
   if (outcome.closedAt) {
     throw new ApiError(
       "evaluation_not_running",

@@ -1,6 +1,6 @@
 import { API_VERSION, type EventEnvelope, type EventType } from "@rubricon/contracts";
 import { type DbOrTx, events, hotStatement, newId, type Params } from "@rubricon/db";
-import type { CoreContext } from "../../kernel";
+import { type CoreContext, together } from "../../kernel";
 import { enqueueDeliveries } from "../webhooks/outbox";
 
 export interface EmitInput {
@@ -46,8 +46,11 @@ export async function emitEvent(tx: DbOrTx, ctx: CoreContext, input: EmitInput):
   };
   const envelope = toEventEnvelope(row);
   // Serialised once, so every delivery and every read of the log carries the same bytes.
-  await insertEvent(tx, { ...row, payload: JSON.stringify(envelope) });
-  await enqueueDeliveries(tx, { id, teamId: input.teamId, type: input.type, createdAt });
+  // Sent together: the endpoints' read does not wait for the event's insert (any deliveries follow both).
+  await together(
+    insertEvent(tx, { ...row, payload: JSON.stringify(envelope) }),
+    enqueueDeliveries(tx, { id, teamId: input.teamId, type: input.type, createdAt }),
+  );
   return envelope;
 }
 

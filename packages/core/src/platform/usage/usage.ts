@@ -20,7 +20,8 @@ export function billingPeriod(now: Date): { start: Date; end: Date } {
   return { start, end };
 }
 
-async function teamPlan(db: DbOrTx, teamId: string): Promise<TeamPlan> {
+/** The team's plan and custom limits, which its quotas follow. */
+export async function teamPlan(db: DbOrTx, teamId: string): Promise<TeamPlan> {
   const [team] = await db
     .select({ plan: teams.plan, customLimits: teams.customLimits })
     .from(teams)
@@ -55,7 +56,7 @@ function usageUpsert(withinLimit: boolean) {
       .insert(usageCounters)
       .values({ teamId: $.teamId, periodStart: $.periodStart, metric: $.metric, count: $.amount })
       .onConflictDoUpdate({
-        target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric],
+        target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric, usageCounters.shard],
         set: { count: sql`${usageCounters.count} + ${$.amount}::int` },
         ...(withinLimit
           ? { setWhere: sql`${usageCounters.count} + ${$.amount}::int <= ${$.limit}::int` }
@@ -96,8 +97,123 @@ export async function recordUsage(
     amount,
     limit: terms.within ?? 0,
   };
+  if (opts.spread && amount === 1) {
+    if (opts.spread === "fast" && !nearLimit.has(nearKey(terms))) return addSpread(tx, terms, values);
+    if (terms.within !== null) return addExact(tx, terms, values);
+    return addSpread(tx, terms, values);
+  }
   const [row] = await (terms.within !== null ? addUsageWithin : addUsage)(tx, values);
   return settleUsage(terms, row?.count ?? null);
+}
+
+/**
+ * Shards a spread count lands on besides shard 0: the connection's own (`pg_backend_pid()`), so one team's raters
+ * on different connections update different rows, as the evaluation revision shards do.
+ */
+export const USAGE_SHARDS = 64;
+
+/**
+ * Thrown by a spread increment that finds the quota too near to be sure of its count without taking every shard
+ * of the counter: the caller runs its transaction again with `spread: "exact"`.
+ */
+export class UsageNearLimit extends Error {
+  constructor() {
+    super("usage is near the quota; count it exactly");
+  }
+}
+
+/**
+ * Counters (team, month, metric, quota) this process saw near their quota: their increments go straight to the exact way,
+ * not the fast one first. A hint only (forgetting it costs one retried transaction, never a wrong count).
+ */
+const nearLimit = new Set<string>();
+const NEAR_LIMIT_REMEMBERED = 10_000;
+
+function nearKey(terms: UsageTerms): string {
+  // With the quota: a team whose quota is raised counts the fast way again.
+  return `${terms.teamId}\u0000${terms.periodStart.getTime()}\u0000${terms.metric}\u0000${terms.within}`;
+}
+
+// Raw SQL binds no column encoder: the period goes as text, typed in SQL.
+const period = (v: UsageValues) => sql`${v.periodStart.toISOString()}::timestamptz`;
+
+function counterKey(v: UsageValues) {
+  const u = usageCounters;
+  return sql`${u.teamId} = ${v.teamId} and ${u.periodStart} = ${period(v)} and ${u.metric} = ${v.metric}`;
+}
+
+/** One on the connection's shard; locks that shard row only. */
+function bumpShard(tx: DbOrTx, v: UsageValues) {
+  return tx.execute(sql`insert into ${usageCounters} (team_id, period_start, metric, shard, count)
+    values (${v.teamId}, ${period(v)}, ${v.metric}, 1 + pg_backend_pid() % ${USAGE_SHARDS}::int, 1)
+    on conflict (team_id, period_start, metric, shard) do update set count = ${usageCounters.count} + 1`);
+}
+
+/**
+ * The period's total as this statement sees it (committed counts and this transaction's own), and how many
+ * transactions can be open at once on the server: every open transaction holds a connection, or is prepared.
+ */
+function spreadTotal(tx: DbOrTx, v: UsageValues) {
+  return tx.execute(sql`select coalesce(sum(${usageCounters.count}), 0)::int as total,
+      (current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int) as open
+    from ${usageCounters} where ${counterKey(v)}`);
+}
+
+/**
+ * Takes every shard row of the counter (creating the missing ones) in shard order: it waits for every open
+ * transaction that has counted on a shard, and every later one waits for it.
+ */
+function lockAllShards(tx: DbOrTx, v: UsageValues) {
+  return tx.execute(sql`insert into ${usageCounters} (team_id, period_start, metric, shard, count)
+    select ${v.teamId}, ${period(v)}, ${v.metric}, g, 0 from generate_series(0, ${USAGE_SHARDS}::int) g
+    on conflict (team_id, period_start, metric, shard) do update set count = ${usageCounters.count}`);
+}
+
+/** Adds to shard 0 when the total (exact: every shard is held) stays within the limit; no row past it. */
+function addWithinHeld(tx: DbOrTx, v: UsageValues) {
+  return tx.execute(sql`with total as (
+      select coalesce(sum(${usageCounters.count}), 0)::int as t from ${usageCounters} where ${counterKey(v)})
+    update ${usageCounters} set count = ${usageCounters.count} + ${v.amount}::int from total
+    where ${counterKey(v)} and ${usageCounters.shard} = 0 and total.t + ${v.amount}::int <= ${v.limit}::int
+    returning (total.t + ${v.amount}::int) as count`);
+}
+
+/**
+ * The fast way for a spread count: one on the connection's shard, then the total read by a later statement (so
+ * after the shard row is held). Exact although concurrent increments cannot see one another: an increment is let
+ * through only when the total it read plus every transaction that could be open at once stays within the limit.
+ * Of the increments that commit, take the one whose read came last; every one committed after that read was open
+ * at it, so the final total is at most that read plus the open transactions. Nearer the limit it throws
+ * `UsageNearLimit` for the exact way.
+ */
+async function addSpread(tx: DbOrTx, terms: UsageTerms, values: UsageValues): Promise<number> {
+  // One after the other: the total must be read once the shard row is held (sent together, nothing would
+  // guarantee the order in which the two leave).
+  await bumpShard(tx, values);
+  const read = await spreadTotal(tx, values);
+  const [row] = rowsOf<{ total: number; open: number }>(read);
+  const total = Number(row!.total);
+  if (terms.within !== null && total - values.amount + Number(row!.open) > terms.within) {
+    if (nearLimit.size >= NEAR_LIMIT_REMEMBERED) nearLimit.clear();
+    nearLimit.add(nearKey(terms));
+    throw new UsageNearLimit();
+  }
+  return settleUsage(terms, total);
+}
+
+/**
+ * The exact way: every shard held, the total read, one added to shard 0 only within the limit. Increments of the
+ * counter queue one after another until this transaction ends; used only near the limit.
+ */
+async function addExact(tx: DbOrTx, terms: UsageTerms, values: UsageValues): Promise<number> {
+  await lockAllShards(tx, values);
+  const added = await addWithinHeld(tx, values);
+  const [row] = rowsOf<{ count: number }>(added);
+  return settleUsage(terms, row ? Number(row.count) : null);
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
 }
 
 /** How `amount` of `metric` is counted for a team now, before the increment is sent. */
@@ -118,6 +234,11 @@ export interface UsageOptions {
   allowOver?: boolean;
   /** The request's policy (`CoreContext.limits`); without one the quota is enforced. */
   policy?: LimitPolicy;
+  /**
+   * Count one on the connection's own shard of the counter (for a metric many transactions of one team count at
+   * once): `fast` may throw `UsageNearLimit` near the quota, then the caller retries its transaction with `exact`.
+   */
+  spread?: "fast" | "exact";
 }
 
 /**
@@ -168,7 +289,8 @@ async function usedThisPeriod(db: DbOrTx, teamId: string, now: Date): Promise<Re
     .from(usageCounters)
     .where(and(eq(usageCounters.teamId, teamId), eq(usageCounters.periodStart, billingPeriod(now).start)));
   const used = { autouser_ratings_mo: 0, human_ratings_mo: 0, evals_mo: 0 };
-  for (const r of rows) used[r.metric] = r.count;
+  // A metric's count is the sum of its shards.
+  for (const r of rows) used[r.metric] += r.count;
   return used;
 }
 
