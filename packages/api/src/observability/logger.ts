@@ -82,25 +82,22 @@ function linesPerTurn(fd: number): pino.DestinationStream {
   const writeOut = () => {
     scheduled = false;
     if (broken || (pending === "" && backlog === null)) return;
+    // Most turns write a string as is; only a turn after a partial write joins bytes.
+    const out: string | Buffer =
+      backlog === null ? pending : pending === "" ? backlog : Buffer.concat([backlog, Buffer.from(pending)]);
+    pending = "";
+    backlog = null;
     try {
-      if (backlog === null) {
-        const text = pending;
-        pending = "";
-        const written = writeSync(fd, text);
-        if (written < Buffer.byteLength(text)) backlog = Buffer.from(text).subarray(written);
-      } else {
-        const bytes = pending === "" ? backlog : Buffer.concat([backlog, Buffer.from(pending)]);
-        pending = "";
-        const written = writeSync(fd, bytes);
-        backlog = written < bytes.length ? bytes.subarray(written) : null;
-      }
+      const written = typeof out === "string" ? writeSync(fd, out) : writeSync(fd, out);
+      const size = typeof out === "string" ? Buffer.byteLength(out) : out.length;
+      if (written < size) backlog = (typeof out === "string" ? Buffer.from(out) : out).subarray(written);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EAGAIN") {
         broken = true;
-        pending = "";
-        backlog = null;
         return;
       }
+      // Nothing was taken: all of it waits for the retry, ahead of what later turns add.
+      backlog = typeof out === "string" ? Buffer.from(out) : out;
     }
     if (backlog !== null && !scheduled) {
       scheduled = true;
