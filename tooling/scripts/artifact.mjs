@@ -30,6 +30,7 @@ const EXTERNAL = {
   "@electric-sql/pglite": "packages/db",
   "playwright-core": "packages/agents",
   "@axe-core/playwright": "packages/agents",
+  "axe-core": "packages/agents",
 };
 /** Served by Next's standalone output (apps/web/node_modules there). */
 const FROM_STANDALONE = ["next", "react", "react-dom"];
@@ -164,6 +165,8 @@ log("server, worker, migrate and admin bundled");
 cpSync(join(ROOT, "packages/db/drizzle"), join(APP, "drizzle"), { recursive: true });
 const seen = new Set(FROM_STANDALONE);
 for (const [name, from] of Object.entries(EXTERNAL)) {
+  // Copied already, whole, as another external's dependency (axe-core with @axe-core/playwright).
+  if (seen.has(name)) continue;
   // Next may have traced part of a package already; the whole package replaces it.
   const target = join(OUT, "node_modules", name);
   if (existsSync(target) || isLink(target)) rmSync(target, { recursive: true, force: true });

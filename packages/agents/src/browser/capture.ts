@@ -1,4 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
+import axeCore, { type AxeResults } from "axe-core";
 import type { Page } from "playwright-core";
 import { timedPhase, timedPhaseSync } from "../observability/phases";
 import type { AxeImpact, PageCapture, PageSignals } from "../types";
@@ -34,13 +35,33 @@ function cut(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}\n…`;
 }
 
+/** What `AxeBuilder`'s single-document path configures before its run (same origin only, its branding). */
+const AXE_CONFIGURE = `;axe.configure({ allowedOrigins: ["<same_origin>"], branding: { application: "playwright" } })`;
+
+/**
+ * `axe.run` on the page's own document, axe's source evaluated once. `AxeBuilder`'s single-document path
+ * evaluates the 650 kB source twice (once to probe the version, once per frame), and evaluating it is most of a
+ * check's cost on a small page: about a second under load against tens of milliseconds for the run itself.
+ */
+async function axeInPage(page: Page): Promise<AxeResults> {
+  await page.evaluate(axeCore.source);
+  await page.evaluate(AXE_CONFIGURE);
+  const outcome = await page.evaluate(() =>
+    (window as unknown as { axe: typeof axeCore }).axe.run(document, {}).then(
+      (results) => ({ error: null, results }),
+      (err: Error) => ({ error: err.message, results: null }),
+    ),
+  );
+  if (!outcome.results) throw new Error(outcome.error ?? "axe did not answer");
+  return outcome.results;
+}
+
 export async function axeViolations(page: Page): Promise<PageSignals["axeViolations"]> {
-  const builder = new AxeBuilder({ page });
   // A page without frames is checked by `axe.run` in the page itself: the same rules on the same document. The
   // default path runs each frame's part and merges the parts in a blank tab it opens in the context, which costs
   // a second renderer process per run (the browser's peak memory) and a second injection of axe's source.
-  if (page.frames().length === 1) builder.setLegacyMode();
-  const results = await builder.analyze();
+  const results =
+    page.frames().length === 1 ? await axeInPage(page) : await new AxeBuilder({ page }).analyze();
   return results.violations
     .map((v) => ({
       id: v.id,
