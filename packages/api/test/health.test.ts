@@ -95,7 +95,13 @@ async function probe(
   url: string,
 ): Promise<{ status: number; body: Record<string, unknown>; ms: number; text: string }> {
   const started = Date.now();
-  const res = await fetch(url);
+  const res = await fetch(url).catch((err: unknown) => {
+    // A refused probe means a process died: say what each one printed, or the failure cannot be read.
+    const said = [web, worker].map(
+      (p) => `exit ${p.child.exitCode}:\n${p.stdout().slice(-4000)}${p.stderr().slice(-4000)}`,
+    );
+    throw new Error(`${url}: ${String(err)}; web ${said[0]}\nworker ${said[1]}`);
+  });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), ms: Date.now() - started, text };
 }

@@ -52,13 +52,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+// Each test starts Node processes that compile TypeScript as they load; on a busy CI machine that alone takes tens
+// of seconds, so the limits only catch a start that hangs.
 describe("start-up failures", () => {
   it("names a database that does not exist", async () => {
     const line = await failure(SERVER_MAIN, { DATABASE_URL: withDb("postgres://x/rubricon_no_such_db") });
     expect(line).toBe(
       'server failed to start: opening the database (DATABASE_URL): database "rubricon_no_such_db" does not exist',
     );
-  }, 60_000);
+  }, 240_000);
 
   it("names a closed port, without the password", async () => {
     const port = await closedPort();
@@ -70,7 +72,7 @@ describe("start-up failures", () => {
     );
     expect(line).toContain(`127.0.0.1:${port}`);
     expect(line).not.toContain("hunter2secret");
-  }, 60_000);
+  }, 240_000);
 
   it("refuses production without secrets in one line", async () => {
     const line = await failure(SERVER_MAIN, {
@@ -84,7 +86,7 @@ describe("start-up failures", () => {
     expect(line).toMatch(
       /^server failed to start: Refusing to start in production .* without OAUTH_JWT_SECRET/,
     );
-  }, 60_000);
+  }, 240_000);
 
   it("checks at start that the file store can be written", async () => {
     // /sys refuses new directories even to root, as a read-only mount refuses everyone.
@@ -94,7 +96,7 @@ describe("start-up failures", () => {
         /failed to start: the file store \(DATA_DIR\/files\) at \/sys\/rubricon-data\/files is not writable: .*EPERM/,
       );
     }
-  }, 60_000);
+  }, 240_000);
 
   it("names a malformed setting and an unknown one", async () => {
     expect(await failure(SERVER_MAIN, { DATABASE_URL: database.url!, PORT: "eighty" })).toMatch(
@@ -106,7 +108,7 @@ describe("start-up failures", () => {
     expect(await failure(WORKER_MAIN, { DATABASE_URL: database.url!, AUTOUSER_CONCURENCY: "4" })).toBe(
       "worker failed to start: Invalid configuration: AUTOUSER_CONCURENCY: not a setting (see docs/operations.md for the list).",
     );
-  }, 60_000);
+  }, 240_000);
 
   it("names a port already in use", async () => {
     const taken = createServer();
@@ -118,7 +120,7 @@ describe("start-up failures", () => {
     } finally {
       taken.close();
     }
-  }, 60_000);
+  }, 240_000);
 });
 
 describe(".env", () => {
@@ -151,5 +153,5 @@ describe(".env", () => {
       proc.child.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
     }
-  }, 60_000);
+  }, 240_000);
 });

@@ -114,7 +114,7 @@ async function processWorker(databaseUrl: string): Promise<RunningWorker> {
   };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
-  await until(() => output.includes("ready") || child.exitCode !== null, 30_000, "worker start");
+  await until(() => output.includes("ready") || child.exitCode !== null, 120_000, "worker start");
   if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
   return {
     crash: () =>
@@ -165,7 +165,7 @@ const mode = process.env.DATABASE_URL ? "worker processes killed with SIGKILL" :
 
 describe(`no delivery is lost (${mode})`, () => {
   it("delivers every event at least once through random failures and repeated crashes", {
-    timeout: 180_000,
+    timeout: 600_000,
   }, async () => {
     const user = await signUp(server, "chaos");
     const key = await mintApiKey(server, user, ["*"]);

@@ -35,7 +35,7 @@ function startWorker() {
   // "close" rather than "exit": only then has everything the process wrote been read from its pipes.
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const waitFor = async (text: string) => {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 120_000;
     while (!output.includes(text)) {
       if (Date.now() > deadline) throw new Error(`worker never printed "${text}":\n${output}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -53,7 +53,7 @@ describe("the worker process", () => {
     expect(await worker.exited).toBe(0);
     expect(worker.output()).toContain("SIGTERM received, stopping");
     expect(worker.output()).toContain("stopped");
-  }, 60_000);
+  }, 240_000);
 
   it("stops quietly on Ctrl-C (SIGINT)", async () => {
     const worker = startWorker();
@@ -61,5 +61,5 @@ describe("the worker process", () => {
     worker.child.kill("SIGINT");
     expect(await worker.exited).toBe(0);
     expect(worker.output()).not.toMatch(/error|ELIFECYCLE/i);
-  }, 60_000);
+  }, 240_000);
 });

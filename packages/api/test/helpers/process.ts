@@ -43,7 +43,7 @@ export function startProcess(
     exited,
     stdout: () => out,
     stderr: () => err,
-    async waitFor(text, timeoutMs = 30_000) {
+    async waitFor(text, timeoutMs = 120_000) {
       const deadline = Date.now() + timeoutMs;
       const seen = () => {
         const all = out + err;
