@@ -58,12 +58,22 @@ export async function runLoad(
   const cpuAfter = serverCpuMs?.();
   // The requests still in flight when the run stops add their CPU but not their count: about one percent here.
   const answered = r.requests.total;
+  const failures = r.non2xx + r.errors + r.timeouts;
+  if (failures > 0) {
+    // Which failures, so that a failed figure can be told from a refused request (a status) or a lost socket.
+    const statuses = Object.entries(r.statusCodeStats ?? {})
+      .filter(([code]) => !code.startsWith("2"))
+      .map(([code, { count }]) => `${count}×${code}`);
+    process.stderr.write(
+      `load: ${failures} failed (${[...statuses, `${r.errors} errors`, `${r.timeouts} timeouts`].join(", ")})\n`,
+    );
+  }
   return {
     requestsPerSec: r.requests.average,
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
     requests: answered,
-    failures: r.non2xx + r.errors + r.timeouts,
+    failures,
     ...(cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
       ? { cpuMsPerRequest: (cpuAfter - cpuBefore) / answered }
       : {}),

@@ -2,6 +2,9 @@
  * The ratings part of `pnpm bench`: ratings submitted per second over HTTP, and results and agreement for an
  * evaluation holding 100,000 ratings (the compute alone, the first read, and cached reads).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createRubricon, listen, loadEnv } from "@rubricon/api";
 import {
@@ -23,6 +26,15 @@ import postgres from "postgres";
 import { atLeast, atMost, below, type Figure, info } from "./figures";
 import { type LoadResult, runLoad } from "./load";
 import type { BenchDatabase } from "./seed";
+import {
+  ensureWebBuild,
+  freePort,
+  serverCpu,
+  serverEnv,
+  startRubricon,
+  stopServer,
+  waitReady,
+} from "./servers";
 
 /** `BENCH_RATINGS=1000000` measures results at a million ratings. */
 export const RATINGS = Number(process.env.BENCH_RATINGS ?? 100_000);
@@ -159,6 +171,36 @@ async function ratingsFloor(
   }
 }
 
+/**
+ * The burst, against the production server in its own process (`dist/apps/web/server.mjs`, as `pnpm start` runs
+ * it, with its own pool of Rubricon's size): the load generator and the floor's raters run in this process, as
+ * clients would on other machines. Answers the load with the server's CPU time per rating.
+ */
+async function burstOnServer(
+  bench: BenchDatabase,
+  evaluationId: string,
+  body: string,
+  headers: Record<string, string>,
+  durationS: number,
+): Promise<LoadResult> {
+  await ensureWebBuild();
+  const dataDir = mkdtempSync(join(tmpdir(), "rubricon-bench-"));
+  const port = await freePort();
+  const server = startRubricon(serverEnv(bench.url, dataDir), port);
+  try {
+    const api = `http://127.0.0.1:${port}/api/v1`;
+    await waitReady("rubricon", server, `${api}/evaluations/${evaluationId}`, headers, 120_000);
+    return await runLoad(
+      { url: `${api}/evaluations/${evaluationId}/ratings`, method: "POST", headers, body },
+      { connections: RATERS, durationS, warmupS: 2 },
+      serverCpu(server, "server.mjs"),
+    );
+  } finally {
+    await stopServer(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchRatings(bench: BenchDatabase, log: (m: string) => void): Promise<Figure[]> {
   const { db } = bench.database;
   const ctx = { db, clock: systemClock, baseUrl: "http://127.0.0.1" };
@@ -216,14 +258,12 @@ export async function benchRatings(bench: BenchDatabase, log: (m: string) => voi
     }[];
     const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
     log(`ratings: ${RATERS} raters submitting at once, then the floor`);
-    const load = await runLoad(
-      {
-        url: `${api}/evaluations/${live.id}/ratings`,
-        method: "POST",
-        headers,
-        body: JSON.stringify({ comparisonId: first!.id, dimensionRatings: { overall: 5 } }),
-      },
-      { connections: RATERS, durationS, warmupS: 2 },
+    const load = await burstOnServer(
+      bench,
+      live.id,
+      JSON.stringify({ comparisonId: first!.id, dimensionRatings: { overall: 5 } }),
+      headers,
+      durationS,
     );
     const floor = await ratingsFloor(bench.url, live.id, first!.id, teamId, durationS);
     const [counted] = (await db.execute(
@@ -238,6 +278,7 @@ export async function benchRatings(bench: BenchDatabase, log: (m: string) => voi
         TARGET_RATINGS_PER_S,
       ),
       info("POST /evaluations/{id}/ratings p50", load.p50Ms, "ms"),
+      info("server CPU per rating", load.cpuMsPerRequest ?? Number.NaN, "ms"),
       atMost("POST /evaluations/{id}/ratings p99", load.p99Ms, "ms", TARGET_RATING_P99_MS),
       atMost("POST /evaluations/{id}/ratings failed", load.failures, "", 0),
       // Every answered rating is a row and counted once in the revision that keeps cached results exact.

@@ -39,8 +39,14 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
   });
 }
 
-/** The production server as `pnpm start` runs it: the deployable folder `pnpm build` assembles under dist/. */
-export const SERVER_ENTRY = join(REPO_ROOT, "dist/apps/web/server.mjs");
+/**
+ * The production server as `pnpm start` runs it: the deployable folder `pnpm build` assembles under dist/.
+ * `BENCH_SERVER_ENTRY` names another one (`node tooling/scripts/artifact.mjs --out <dir>` assembles one), to
+ * measure two builds one after the other.
+ */
+export const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY
+  ? resolve(process.env.BENCH_SERVER_ENTRY)
+  : join(REPO_ROOT, "dist/apps/web/server.mjs");
 
 /** The production server needs the build; one is made when there is none. */
 export async function ensureWebBuild(): Promise<void> {

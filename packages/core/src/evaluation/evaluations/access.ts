@@ -9,16 +9,6 @@ export function evaluationNotFound(id: string): ApiError {
   return ApiError.notFound("evaluation_not_found", `No such evaluation: ${id}.`);
 }
 
-/**
- * How the actor reaches an evaluation, computed in the same query as the row: `TEAM` when it may act on the
- * evaluation's team (as `findMembership` decides it), else the permission of a direct share, else null. A bound
- * credential (API key, OAuth token) acts only on its team, which exists while the evaluation does (foreign key),
- * even if its creator has since left the team; shares are for people, so only user principals read them.
- */
-function accessOf(actor: Actor): SQL<AccessLevel | null> {
-  return actor.boundTeamId ? boundToTeam(actor.boundTeamId) : memberOrShare(actor.userId);
-}
-
 // Written as plain SQL on purpose: in a single-table select Drizzle renders column references unqualified, which
 // inside a subquery would bind to the subquery's own table rather than to the outer evaluations row.
 function boundToTeam(teamId: string | SQLWrapper): SQL<AccessLevel | null> {
@@ -95,18 +85,58 @@ export interface AccessOptions {
  * except for a signed-in user opening a link-shared evaluation of another team: 403 evaluation_no_access, so they
  * can ask for access. Seen through a share too weak for the action: 403 insufficient_permission.
  */
+function evaluationAccess(db: Db, id: SQLWrapper, visible: SQL<AccessLevel | null>) {
+  return db
+    .select({ ...getTableColumns(evaluations), visible })
+    .from(evaluations)
+    .where(eq(evaluations.id, id))
+    .limit(1);
+}
+
+/**
+ * How the actor reaches an evaluation, computed in the same query as the row: `TEAM` when it may act on the
+ * evaluation's team (as `findMembership` decides it), else the permission of a direct share, else null. A bound
+ * credential (API key, OAuth token) acts only on its team, which exists while the evaluation does (foreign key),
+ * even if its creator has since left the team; shares are for people, so only user principals read them.
+ *
+ * Every request on an evaluation but the single read (which reads its extras too) starts with one of these,
+ * so they are hot statements, built once.
+ */
+type AccessValues = { id: string; teamId: string; userId: string };
+const evaluationAccessForTeam = hotStatement("evaluation_access_for_team", (db, $: Params<AccessValues>) =>
+  evaluationAccess(db, $.id, boundToTeam($.teamId)),
+);
+const evaluationAccessForMember = hotStatement(
+  "evaluation_access_for_member",
+  (db, $: Params<AccessValues>) => evaluationAccess(db, $.id, memberOrShare($.userId)),
+);
+const evaluationAccessForTeamForUpdate = hotStatement(
+  "evaluation_access_for_team_for_update",
+  (db, $: Params<AccessValues>) => evaluationAccess(db, $.id, boundToTeam($.teamId)).for("update"),
+);
+const evaluationAccessForMemberForUpdate = hotStatement(
+  "evaluation_access_for_member_for_update",
+  (db, $: Params<AccessValues>) => evaluationAccess(db, $.id, memberOrShare($.userId)).for("update"),
+);
+
 export async function loadEvaluationAccess(
   db: DbOrTx,
   actor: Actor,
   id: string,
   opts: AccessOptions = {},
 ): Promise<{ row: EvaluationRow; access: AccessLevel }> {
-  const query = db
-    .select({ ...getTableColumns(evaluations), visible: accessOf(actor) })
-    .from(evaluations)
-    .where(eq(evaluations.id, id))
-    .limit(1);
-  const [found] = opts.forUpdate ? await query.for("update") : await query;
+  const statement = actor.boundTeamId
+    ? opts.forUpdate
+      ? evaluationAccessForTeamForUpdate
+      : evaluationAccessForTeam
+    : opts.forUpdate
+      ? evaluationAccessForMemberForUpdate
+      : evaluationAccessForMember;
+  const [found] = await statement(db, {
+    id,
+    teamId: actor.boundTeamId ?? "",
+    userId: actor.userId,
+  });
   const { visible, ...row } = await checkVisible(db, actor, id, found, opts.need ?? "OWNER");
   return { row, access: visible };
 }

@@ -4,8 +4,11 @@ import {
   type DbOrTx,
   evaluationRatingRevisions,
   evaluations,
+  hotStatement,
   newId,
+  type Params,
   ratings,
+  templates as templatesTable,
 } from "@rubricon/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
@@ -15,7 +18,7 @@ import { evaluationNotFound, loadVisibleEvaluation } from "../evaluations/access
 import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
 import type { EvaluationRow } from "../evaluations/serialize";
 import { REVISION_SHARDS } from "../results/cache";
-import { loadStatsTemplates } from "../results/load";
+import type { StatsTemplate } from "../results/load";
 import { hasActiveRuns } from "../run-queue/finish";
 import { type RatingRow, toRating } from "./serialize";
 import { validateDimensionRatings } from "./validate";
@@ -66,7 +69,7 @@ async function lockForRatingChange(tx: DbOrTx, evaluationId: string): Promise<Ev
  */
 async function lockForRating(tx: DbOrTx, evaluationId: string, exclusive: boolean): Promise<EvaluationRow> {
   if (exclusive) return lockForRatingChange(tx, evaluationId);
-  const [row] = await tx.select().from(evaluations).where(eq(evaluations.id, evaluationId)).for("share");
+  const [row] = await evaluationForRating(tx, { id: evaluationId });
   if (!row) throw evaluationNotFound(evaluationId);
   return row;
 }
@@ -77,10 +80,102 @@ async function lockForRating(tx: DbOrTx, evaluationId: string, exclusive: boolea
  * connections seldom meet on a shard.
  */
 async function countRating(tx: DbOrTx, evaluationId: string): Promise<void> {
-  await tx.execute(sql`insert into ${evaluationRatingRevisions} (evaluation_id, shard, revision)
-    values (${evaluationId}, pg_backend_pid() % ${REVISION_SHARDS}, 1)
-    on conflict (evaluation_id, shard) do update set revision = ${evaluationRatingRevisions}.revision + 1`);
+  await countOnShard(tx, { evaluationId });
 }
+
+// Every new rating runs these: hot statements, built once (building one costs about as much as running it).
+
+const evaluationForRating = hotStatement("evaluation_for_rating", (db, $: Params<{ id: string }>) =>
+  db.select().from(evaluations).where(eq(evaluations.id, $.id)).for("share"),
+);
+
+const comparisonOfEvaluation = hotStatement(
+  "comparison_of_evaluation",
+  (db, $: Params<{ id: string; evaluationId: string }>) =>
+    db
+      .select({ id: comparisons.id })
+      .from(comparisons)
+      .where(and(eq(comparisons.id, $.id), eq(comparisons.evaluationId, $.evaluationId)))
+      .limit(1),
+);
+
+const templatesByIds = hotStatement("templates_by_ids", (db, $: Params<{ ids: string[] }>) =>
+  db
+    .select({
+      id: templatesTable.id,
+      name: templatesTable.name,
+      version: templatesTable.version,
+      body: templatesTable.body,
+    })
+    .from(templatesTable)
+    .where(sql`${templatesTable.id} = any(${$.ids}::text[])`),
+);
+
+/** The evaluation's templates a rating is checked against, as `loadStatsTemplates` reads them. */
+async function ratedTemplates(db: DbOrTx, row: EvaluationRow): Promise<StatsTemplate[]> {
+  if (row.selectedDimensionIds.length === 0) return [];
+  const found = await templatesByIds(db, { ids: row.selectedDimensionIds });
+  const byId = new Map(found.map((t) => [t.id, t]));
+  return row.selectedDimensionIds.flatMap((id) => {
+    const t = byId.get(id);
+    if (!t) return [];
+    const body = t.body as Record<string, unknown>;
+    return [
+      {
+        id,
+        name: t.name,
+        version: t.version,
+        scaleMin: typeof body.scaleMin === "number" ? body.scaleMin : 1,
+        scaleMax: typeof body.scaleMax === "number" ? body.scaleMax : 7,
+      },
+    ];
+  });
+}
+
+type NewRating = Omit<typeof ratings.$inferSelect, "rubricVersion">;
+
+const insertRating = hotStatement("insert_rating", (db, $: Params<NewRating>) =>
+  db
+    .insert(ratings)
+    .values({
+      id: $.id,
+      evaluationId: $.evaluationId,
+      comparisonId: $.comparisonId,
+      teamId: $.teamId,
+      raterType: $.raterType,
+      userId: $.userId,
+      publicRaterId: $.publicRaterId,
+      autouserId: $.autouserId,
+      autouserRunId: $.autouserRunId,
+      singleRaterKey: $.singleRaterKey,
+      dimensionRatings: $.dimensionRatings,
+      templateVersions: $.templateVersions,
+      openTextResponses: $.openTextResponses,
+      factors: $.factors,
+      justification: $.justification,
+      skipReason: $.skipReason,
+      timeSpentSeconds: $.timeSpentSeconds,
+      createdAt: $.createdAt,
+      updatedAt: $.updatedAt,
+    })
+    // A second rating by the same rater waits here for the first to commit, then inserts nothing.
+    .onConflictDoNothing({ target: [ratings.comparisonId, ratings.singleRaterKey] })
+    .returning(),
+);
+
+const countOnShard = hotStatement("count_rating_on_shard", (db, $: Params<{ evaluationId: string }>) =>
+  db
+    .insert(evaluationRatingRevisions)
+    .values({
+      evaluationId: $.evaluationId,
+      shard: sql`pg_backend_pid() % ${sql.raw(String(REVISION_SHARDS))}`,
+      revision: 1,
+    })
+    .onConflictDoUpdate({
+      target: [evaluationRatingRevisions.evaluationId, evaluationRatingRevisions.shard],
+      set: { revision: sql`${evaluationRatingRevisions.revision} + 1` },
+    }),
+);
 
 /** Thrown inside a shared-lock attempt that finds the rating may end the evaluation; the attempt is retried. */
 class NeedsExclusiveLock extends Error {}
@@ -105,12 +200,8 @@ export async function submitRating(
   // Independent reads, sent together rather than one after another. The plan's limits are read here, outside the
   // transaction: read inside it they would be no fresher (the team row is not locked there either).
   const [[comparison], loadedTemplates, plan] = await Promise.all([
-    ctx.db
-      .select({ id: comparisons.id })
-      .from(comparisons)
-      .where(and(eq(comparisons.id, input.comparisonId), eq(comparisons.evaluationId, evaluationId)))
-      .limit(1),
-    loadStatsTemplates(ctx.db, before),
+    comparisonOfEvaluation(ctx.db, { id: input.comparisonId, evaluationId }),
+    ratedTemplates(ctx.db, before),
     rater.type === "autouser" ? null : teamPlan(ctx.db, before.teamId),
   ]);
   if (!comparison) {
@@ -134,38 +225,33 @@ export async function submitRating(
         return { rating: null, closedAt: row.ratingDeadline! };
       }
       if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
-        templates = await loadStatsTemplates(tx, row);
+        templates = await ratedTemplates(tx, row);
         validateDimensionRatings(row, templates, input);
       }
 
       const key = raterKey(rater);
       const rated = input.skipReason === undefined ? templates : [];
-      const [inserted] = await tx
-        .insert(ratings)
-        .values({
-          id: newId("rating"),
-          evaluationId,
-          comparisonId: comparison.id,
-          teamId: row.teamId,
-          raterType: rater.type,
-          userId: rater.type === "user" ? rater.userId : null,
-          publicRaterId: rater.type === "public" ? rater.publicRaterId : null,
-          autouserId: rater.type === "autouser" ? rater.autouserId : null,
-          autouserRunId: rater.type === "autouser" ? rater.autouserRunId : null,
-          singleRaterKey: row.allowMultipleRatings ? null : key,
-          dimensionRatings: input.dimensionRatings,
-          templateVersions: Object.fromEntries(rated.map((t) => [t.id, t.version])),
-          openTextResponses: input.openTextResponses,
-          factors: input.factors,
-          justification: input.justification ?? null,
-          skipReason: input.skipReason ?? null,
-          timeSpentSeconds: input.timeSpentSeconds ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        // A second rating by the same rater waits here for the first to commit, then inserts nothing.
-        .onConflictDoNothing({ target: [ratings.comparisonId, ratings.singleRaterKey] })
-        .returning();
+      const [inserted] = await insertRating(tx, {
+        id: newId("rating"),
+        evaluationId,
+        comparisonId: comparison.id,
+        teamId: row.teamId,
+        raterType: rater.type,
+        userId: rater.type === "user" ? rater.userId : null,
+        publicRaterId: rater.type === "public" ? rater.publicRaterId : null,
+        autouserId: rater.type === "autouser" ? rater.autouserId : null,
+        autouserRunId: rater.type === "autouser" ? rater.autouserRunId : null,
+        singleRaterKey: row.allowMultipleRatings ? null : key,
+        dimensionRatings: input.dimensionRatings,
+        templateVersions: Object.fromEntries(rated.map((t) => [t.id, t.version])),
+        openTextResponses: input.openTextResponses,
+        factors: input.factors,
+        justification: input.justification ?? null,
+        skipReason: input.skipReason ?? null,
+        timeSpentSeconds: input.timeSpentSeconds ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
       if (!inserted) throw await alreadyRated(tx, comparison.id, key);
       const rating = toRating(inserted);
       const event = {

@@ -20,13 +20,18 @@ export function billingPeriod(now: Date): { start: Date; end: Date } {
   return { start, end };
 }
 
-/** The team's plan and custom limits, which its quotas follow. */
-export async function teamPlan(db: DbOrTx, teamId: string): Promise<TeamPlan> {
-  const [team] = await db
+// Read by every rating and create.
+const planOfTeam = hotStatement("team_plan", (db, $: Params<{ teamId: string }>) =>
+  db
     .select({ plan: teams.plan, customLimits: teams.customLimits })
     .from(teams)
-    .where(eq(teams.id, teamId))
-    .limit(1);
+    .where(eq(teams.id, $.teamId))
+    .limit(1),
+);
+
+/** The team's plan and custom limits, which its quotas follow. */
+export async function teamPlan(db: DbOrTx, teamId: string): Promise<TeamPlan> {
+  const [team] = await planOfTeam(db, { teamId });
   if (!team) throw ApiError.notFound("team_not_found", `No such team: ${teamId}.`);
   return team;
 }
@@ -142,22 +147,48 @@ function counterKey(v: UsageValues) {
   return sql`${u.teamId} = ${v.teamId} and ${u.periodStart} = ${period(v)} and ${u.metric} = ${v.metric}`;
 }
 
-/** One on the connection's shard; locks that shard row only. */
-function bumpShard(tx: DbOrTx, v: UsageValues) {
-  return tx.execute(sql`insert into ${usageCounters} (team_id, period_start, metric, shard, count)
-    values (${v.teamId}, ${period(v)}, ${v.metric}, 1 + pg_backend_pid() % ${USAGE_SHARDS}::int, 1)
-    on conflict (team_id, period_start, metric, shard) do update set count = ${usageCounters.count} + 1`);
-}
+type CounterValues = Pick<UsageValues, "teamId" | "periodStart" | "metric">;
+
+/**
+ * One on the connection's shard; locks that shard row only. Every human rating runs it, so it is a hot statement
+ * (built once), as is the total read after it.
+ */
+const bumpShard = hotStatement("add_usage_on_shard", (db, $: Params<CounterValues>) =>
+  db
+    .insert(usageCounters)
+    .values({
+      teamId: $.teamId,
+      periodStart: $.periodStart,
+      metric: $.metric,
+      shard: sql`1 + pg_backend_pid() % ${sql.raw(String(USAGE_SHARDS))}`,
+      count: 1,
+    })
+    .onConflictDoUpdate({
+      target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.metric, usageCounters.shard],
+      set: { count: sql`${usageCounters.count} + 1` },
+    }),
+);
 
 /**
  * The period's total as this statement sees it (committed counts and this transaction's own), and how many
  * transactions can be open at once on the server: every open transaction holds a connection, or is prepared.
  */
-function spreadTotal(tx: DbOrTx, v: UsageValues) {
-  return tx.execute(sql`select coalesce(sum(${usageCounters.count}), 0)::int as total,
-      (current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int) as open
-    from ${usageCounters} where ${counterKey(v)}`);
-}
+const spreadTotal = hotStatement("usage_total_and_open", (db, $: Params<CounterValues>) =>
+  db
+    .select({
+      total: sql<number>`coalesce(sum(${usageCounters.count}), 0)::int`,
+      open: sql<number>`(current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int)`,
+    })
+    .from(usageCounters)
+    .where(
+      and(
+        eq(usageCounters.teamId, $.teamId),
+        // A placeholder compared in a condition is not encoded by the column as a value to insert is.
+        eq(usageCounters.periodStart, sql.param($.periodStart, usageCounters.periodStart)),
+        eq(usageCounters.metric, $.metric),
+      ),
+    ),
+);
 
 /**
  * Takes every shard row of the counter (creating the missing ones) in shard order: it waits for every open
@@ -190,8 +221,7 @@ async function addSpread(tx: DbOrTx, terms: UsageTerms, values: UsageValues): Pr
   // One after the other: the total must be read once the shard row is held (sent together, nothing would
   // guarantee the order in which the two leave).
   await bumpShard(tx, values);
-  const read = await spreadTotal(tx, values);
-  const [row] = rowsOf<{ total: number; open: number }>(read);
+  const [row] = await spreadTotal(tx, values);
   const total = Number(row!.total);
   if (terms.within !== null && total - values.amount + Number(row!.open) > terms.within) {
     if (nearLimit.size >= NEAR_LIMIT_REMEMBERED) nearLimit.clear();
