@@ -125,6 +125,64 @@ describe("results", () => {
   });
 });
 
+/**
+ * Results and agreement are answered without parsing them again (`trustedOutput`), and a cached payload's text is
+ * sent again: the body must be byte for byte what parsing it with the route's schema and serializing answers.
+ */
+async function schemaBytes(schema: typeof EvaluationResults | typeof EvaluationAgreement, path: string) {
+  const res = await fetch(`${server.api}${path}`, { headers: bearer(key) });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  expect(text).toBe(JSON.stringify(schema.parse(JSON.parse(text))));
+  return text;
+}
+
+describe("trusted outputs", () => {
+  it("answer the schemas' bytes when computed, cached in the process and read back from Postgres", async () => {
+    const sse = await runningEvaluation(server, bearer(key), { extra: { allowMultipleRatings: true } });
+    const sxs = await runningEvaluation(server, bearer(key), {
+      type: "SxS",
+      extra: { allowMultipleRatings: true },
+    });
+    for (const [i, v] of [3, 4, 4, 6].entries()) {
+      await rate(sse.evaluation.id, {
+        comparisonId: sse.comparisonIds[i % 2],
+        dimensionRatings: { overall: v },
+      });
+    }
+    await rate(sse.evaluation.id, { comparisonId: sse.comparisonIds[1], skipReason: "Did not load" });
+    await rate(sxs.evaluation.id, { comparisonId: sxs.comparisonIds[0], dimensionRatings: { overall: 2 } });
+    const paths = [
+      [EvaluationResults, `/evaluations/${sse.evaluation.id}/results`],
+      [EvaluationAgreement, `/evaluations/${sse.evaluation.id}/agreement`],
+      [EvaluationAgreement, `/evaluations/${sse.evaluation.id}/agreement?metric=interval`],
+      [EvaluationResults, `/evaluations/${sxs.evaluation.id}/results`],
+      [EvaluationAgreement, `/evaluations/${sxs.evaluation.id}/agreement`],
+    ] as const;
+    const computed: string[] = [];
+    for (const [schema, path] of paths) computed.push(await schemaBytes(schema, path));
+    // Answered again from the process's cache: the same text.
+    for (const [i, [schema, path]] of paths.entries())
+      expect(await schemaBytes(schema, path)).toBe(computed[i]);
+    // Other payloads push these out of the process's cache (it keeps 16), so the next reads come back from
+    // Postgres, whose jsonb keeps keys in an order of its own.
+    for (let i = 0; i < 4; i++) {
+      const other = await runningEvaluation(server, bearer(key));
+      for (const metric of ["nominal", "ordinal", "interval", "ratio"]) {
+        const res = await fetch(
+          `${server.api}/evaluations/${other.evaluation.id}/agreement?metric=${metric}`,
+          {
+            headers: bearer(key),
+          },
+        );
+        expect(res.status).toBe(200);
+      }
+    }
+    for (const [i, [schema, path]] of paths.entries())
+      expect(await schemaBytes(schema, path)).toBe(computed[i]);
+  });
+});
+
 /** Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", example C: four observers, twelve units. */
 const EXAMPLE_C: (number | null)[][] = [
   [1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null],

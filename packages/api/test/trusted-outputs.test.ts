@@ -8,8 +8,15 @@ import { bearer, mintApiKey, sessionHeaders, signUp, type TestUser } from "./hel
 import { startTestServer, type TestServer } from "./helpers/server";
 import { shareWith } from "./helpers/sharing";
 
-// Routes that answer without parsing their output again (`trustedOutput`); each is checked below.
-const TRUSTED = ["evaluations.create", "evaluations.get", "evaluations.list"];
+// Routes that answer without parsing their output again (`trustedOutput`); each is checked below, results and
+// agreement in results.test.ts.
+const TRUSTED = [
+  "evaluations.create",
+  "evaluations.get",
+  "evaluations.list",
+  "results.agreement",
+  "results.results",
+];
 
 let server: TestServer;
 let owner: TestUser;

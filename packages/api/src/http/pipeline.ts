@@ -59,12 +59,30 @@ export function jsonReply(
   status: number,
   body: unknown,
   extra?: Record<string, string>,
+  /** The body's JSON text when it is already known (`serializedOnce`). */
+  text?: string,
 ): Reply {
   const headers: Record<string, string | string[]> = { ...ex.headers, ...extra };
   if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
   if (status === 204) return { status, headers, body: null };
   headers["Content-Type"] = "application/json; charset=utf-8";
-  return { status, headers, body: JSON.stringify(body) };
+  return { status, headers, body: text ?? JSON.stringify(body) };
+}
+
+/** JSON texts of bodies answered again unchanged, by the body object: dropped with it. */
+const serializedBodies = new WeakMap<object, string>();
+
+/**
+ * The JSON text of a body a route answers again as the same object (`ResponseState.reused`), serialized on its
+ * first answer only. Such a body must never be changed after it was first answered.
+ */
+export function serializedOnce(body: object): string {
+  let text = serializedBodies.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    serializedBodies.set(body, text);
+  }
+  return text;
 }
 
 /** 302 to `location`; a redirect to a signed, short-lived URL must never be cached. */

@@ -26,6 +26,7 @@ import {
   type Exchange,
   jsonReply,
   redirectReply,
+  serializedOnce,
   streamReply,
 } from "./pipeline";
 import type { Reply, ServerSentEvent } from "./reply";
@@ -146,7 +147,11 @@ function answer(ex: Exchange, result: { status: number; body: unknown }): Reply 
       body: result.body,
     };
   }
-  return jsonReply(ex, result.status, result.status < 300 ? versionedBody(ex.ctx, result.body) : result.body);
+  if (result.status >= 300) return jsonReply(ex, result.status, result.body);
+  const body = versionedBody(ex.ctx, result.body);
+  // A version that reshapes the body answers a new object, serialized as usual.
+  const reused = ex.ctx.response.reused && body === result.body && typeof body === "object" && body !== null;
+  return jsonReply(ex, result.status, body, undefined, reused ? serializedOnce(body) : undefined);
 }
 
 /**

@@ -79,10 +79,14 @@ export const resultsRouter = router({
           "SSE: distribution, mean, standard deviation and 95% interval per template. SxS: wins, ties, mean preference with its 95% interval and a winner. Skipped ratings are excluded and counted.",
       },
       scope: "evaluations:read",
+      trustedOutput: true,
     })
     .input(z.object({ id: IdParam }))
     .output(EvaluationResults)
-    .query(({ ctx, input }) => core.getResults(ctx.core, ctx.actor, input.id)),
+    .query(({ ctx, input }) => {
+      ctx.response.reused = true;
+      return core.getResults(ctx.core, ctx.actor, input.id);
+    }),
 
   // GET /evaluations/{id}/agreement — Krippendorff's alpha with a bootstrap interval
   agreement: apiProcedure
@@ -96,10 +100,14 @@ export const resultsRouter = router({
           "Krippendorff's alpha overall and per template, for all raters, humans, autousers, and humans against autousers, with a seeded bootstrap 95% interval.",
       },
       scope: "evaluations:read",
+      trustedOutput: true,
     })
     .input(AgreementQuery.extend({ id: IdParam }))
     .output(EvaluationAgreement)
-    .query(({ ctx, input }) => core.getAgreement(ctx.core, ctx.actor, input.id, input.metric)),
+    .query(({ ctx, input }) => {
+      ctx.response.reused = true;
+      return core.getAgreement(ctx.core, ctx.actor, input.id, input.metric);
+    }),
 
   // GET /evaluations/{id}/export — every rating, as JSON or as CSV (one row per rating and template)
   export: apiProcedure

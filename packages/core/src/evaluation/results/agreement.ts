@@ -143,10 +143,11 @@ function groupStats(
   return {
     overall,
     dimensions: data.templates.map((t, i) => ({
-      templateId: t.id,
-      name: t.name,
       // With a single template the dimension is the whole evaluation: same units, same figures.
       ...(data.templates.length === 1 ? overall : alphaStat(unitsOf(cells, [i], group), metric, seed)),
+      // After the figures, in the schema's order: the payload is answered without parsing it again.
+      templateId: t.id,
+      name: t.name,
     })),
   };
 }

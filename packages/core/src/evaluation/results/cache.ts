@@ -1,10 +1,24 @@
 import { type DbOrTx, evaluationRatingRevisions, evaluationStats } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
 import type { EvaluationRow } from "../evaluations/serialize";
-import type { StatsTemplate } from "./load";
+import { loadStatsTemplates, type StatsTemplate } from "./load";
 
 /** Shards of an evaluation's count of new ratings (`evaluation_rating_revisions`), at least the connections. */
 export const REVISION_SHARDS = 64;
+
+/** The sum of the evaluation's new-rating shards: how many ratings were ever added to it. */
+async function ratingsCounted(db: DbOrTx, evaluationId: string): Promise<string> {
+  const [counted] = await db
+    .select({ n: sql<string>`coalesce(sum(${evaluationRatingRevisions.revision}), 0)::text` })
+    .from(evaluationRatingRevisions)
+    .where(eq(evaluationRatingRevisions.evaluationId, evaluationId));
+  return counted?.n ?? "0";
+}
+
+function fingerprintOf(row: EvaluationRow, counted: string, templates: StatsTemplate[]): string {
+  const versions = templates.map((t) => `${t.id}@${t.version}`).join(",");
+  return `${row.ratingsRevision}.${counted}|${row.updatedAt.toISOString()}|${versions}`;
+}
 
 /**
  * What computed statistics depend on: the ratings (the evaluation's own revision for deletes and exclusions, and
@@ -16,12 +30,19 @@ export async function statsFingerprint(
   row: EvaluationRow,
   templates: StatsTemplate[],
 ): Promise<string> {
-  const [counted] = await db
-    .select({ n: sql<string>`coalesce(sum(${evaluationRatingRevisions.revision}), 0)::text` })
-    .from(evaluationRatingRevisions)
-    .where(eq(evaluationRatingRevisions.evaluationId, row.id));
-  const versions = templates.map((t) => `${t.id}@${t.version}`).join(",");
-  return `${row.ratingsRevision}.${counted?.n ?? "0"}|${row.updatedAt.toISOString()}|${versions}`;
+  return fingerprintOf(row, await ratingsCounted(db, row.id), templates);
+}
+
+/**
+ * The evaluation's templates and its fingerprint, both read at once: a cached read spends its time on these
+ * round trips, not on the payload.
+ */
+export async function statsState(
+  db: DbOrTx,
+  row: EvaluationRow,
+): Promise<{ templates: StatsTemplate[]; fingerprint: string }> {
+  const [templates, counted] = await Promise.all([loadStatsTemplates(db, row), ratingsCounted(db, row.id)]);
+  return { templates, fingerprint: fingerprintOf(row, counted, templates) };
 }
 
 /**
@@ -79,9 +100,21 @@ export function sharedTally<T>(
  */
 const payloads = new FingerprintMemo<object>(16);
 
+/** A stored payload its schema no longer accepts (written by an older release) is computed again. */
+function restoredOrNull<T>(restore: (stored: unknown) => T, stored: unknown): T | null {
+  try {
+    return restore(stored);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Answers the cached payload of `kind` while it is fresh, otherwise computes, stores and answers it. `db` is the
- * pool, not a transaction: the store may finish after the answer.
+ * pool, not a transaction: the store may finish after the answer. A payload is answered again as the same object
+ * and must not be changed: the API keeps its serialized text with it. One read back from Postgres goes through
+ * `restore` (the payload's schema), since jsonb keeps its keys in an order of its own and the API answers the
+ * payload without parsing it.
  */
 export async function cachedStats<T extends object>(
   db: DbOrTx,
@@ -89,6 +122,7 @@ export async function cachedStats<T extends object>(
   kind: string,
   fingerprint: string,
   compute: () => Promise<T>,
+  restore: (stored: unknown) => T,
 ): Promise<T> {
   const key = `${evaluationId}\u0000${kind}`;
   const remembered = payloads.get(key, fingerprint);
@@ -98,9 +132,10 @@ export async function cachedStats<T extends object>(
     .from(evaluationStats)
     .where(and(eq(evaluationStats.evaluationId, evaluationId), eq(evaluationStats.kind, kind)))
     .limit(1);
-  if (hit && hit.fingerprint === fingerprint) {
-    payloads.set(key, fingerprint, hit.payload);
-    return hit.payload as T;
+  const restored = hit && hit.fingerprint === fingerprint ? restoredOrNull(restore, hit.payload) : null;
+  if (restored) {
+    payloads.set(key, fingerprint, restored);
+    return restored;
   }
   const payload = await compute();
   payloads.set(key, fingerprint, payload);

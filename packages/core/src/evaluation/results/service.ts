@@ -1,27 +1,51 @@
-import type { AlphaMetric, EvaluationAgreement, EvaluationResults } from "@rubricon/contracts";
+import { type AlphaMetric, EvaluationAgreement, EvaluationResults } from "@rubricon/contracts";
 import type { Actor, CoreContext } from "../../kernel";
 import { loadVisibleEvaluation } from "../evaluations/access";
 import type { EvaluationRow } from "../evaluations/serialize";
 import { computeAgreementOfTally, computeResultsOfTally, loadStatsTally, type StatsTally } from "./aggregate";
 import { defaultMetric } from "./agreement";
-import { cachedStats, sharedTally, statsFingerprint } from "./cache";
-import { loadStatsTemplates } from "./load";
+import { cachedStats, sharedTally, statsState } from "./cache";
 
 /** The evaluation's fingerprint, and its tally shared by results and every agreement metric of that state. */
 async function statsSource(ctx: CoreContext, row: EvaluationRow) {
-  const templates = await loadStatsTemplates(ctx.db, row);
-  const fingerprint = await statsFingerprint(ctx.db, row, templates);
+  const { templates, fingerprint } = await statsState(ctx.db, row);
   const tally = (): Promise<StatsTally> =>
     sharedTally(row.id, fingerprint, () => loadStatsTally(ctx.db, row, templates));
   return { fingerprint, tally };
+}
+
+/**
+ * Results read back from Postgres, in the order a fresh computation gives: jsonb keeps an object's keys shortest
+ * first, so a distribution's negative points and the templates in each cell come back reordered. Their order
+ * carries no meaning, but a reread should answer the same bytes as the first read.
+ */
+function restoreResults(stored: unknown): EvaluationResults {
+  const results = EvaluationResults.parse(stored);
+  const inOrder = <V>(record: Record<string, V>, keys: string[]) =>
+    Object.fromEntries(keys.filter((k) => k in record).map((k) => [k, record[k]!]));
+  for (const d of results.dimensions) {
+    d.distribution = inOrder(
+      d.distribution,
+      Object.keys(d.distribution).sort((a, b) => Number(a) - Number(b)),
+    );
+  }
+  const templates = results.dimensions.map((d) => d.templateId);
+  for (const row of [...results.perComparison, ...results.perRater])
+    row.dimensions = inOrder(row.dimensions, templates);
+  return results;
 }
 
 /** `GET /evaluations/{id}/results`, recomputed only when the ratings, the evaluation or its templates change. */
 export async function getResults(ctx: CoreContext, actor: Actor, id: string): Promise<EvaluationResults> {
   const row = await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
   const { fingerprint, tally } = await statsSource(ctx, row);
-  return cachedStats(ctx.db, id, "results", fingerprint, async () =>
-    computeResultsOfTally(await tally(), ctx.clock.now()),
+  return cachedStats(
+    ctx.db,
+    id,
+    "results",
+    fingerprint,
+    async () => computeResultsOfTally(await tally(), ctx.clock.now()),
+    restoreResults,
   );
 }
 
@@ -35,7 +59,12 @@ export async function getAgreement(
   const row = await loadVisibleEvaluation(ctx.db, actor, id, { need: "VIEWER" });
   const m = metric ?? defaultMetric(row.type);
   const { fingerprint, tally } = await statsSource(ctx, row);
-  return cachedStats(ctx.db, id, `agreement:${m}`, fingerprint, async () =>
-    computeAgreementOfTally(await tally(), ctx.clock.now(), m),
+  return cachedStats(
+    ctx.db,
+    id,
+    `agreement:${m}`,
+    fingerprint,
+    async () => computeAgreementOfTally(await tally(), ctx.clock.now(), m),
+    (stored) => EvaluationAgreement.parse(stored),
   );
 }
