@@ -169,6 +169,14 @@ export interface RenderingSignals {
     positiveTabindex: number;
     /** Fields (of `unlabelledFields`) whose only name is a placeholder; absent in older captures. */
     placeholderOnly?: number;
+    /**
+     * Shown fields with no visible text naming them (WCAG 3.3.2, 1.3.1): no shown label with text, and no text
+     * just before them on their row or just above them in their column (beside a checkbox or radio, just after
+     * it). What a sighted visitor loses when labels go, whatever the accessible name says. `visibleUnlabelled`
+     * of `visibleFields`; absent in older captures.
+     */
+    visibleFields?: number;
+    visibleUnlabelled?: number;
   };
 }
 
