@@ -601,6 +601,7 @@ async function rateScreenshots(
     : {};
   const site = opts.replay ? null : await startShotSite(shotsDirOf(source));
   const kept: Record<string, PageCapture> = {};
+  const retried = { count: 0 };
   const scores: ShotScore[] = [];
   const failures: string[] = [];
   log(`${wanted.length} screenshots served as pages that show only the image, for ${raters.length} personas`);
@@ -608,17 +609,31 @@ async function rateScreenshots(
     let done = 0;
     await pool(wanted, opts.replay ? 1 : opts.concurrency, async (shot) => {
       let page: PageCapture | undefined;
-      if (opts.replay) page = replayed[shot.key];
+      if (opts.replay) page = replayed[shot.key] && remeasured(replayed[shot.key]!, shotsDirOf(opts.replay));
       else {
         const device = deviceFor(shot.device, devices);
         if (!device || !browser || !site) return;
         try {
-          page = await capture(browser, device, `${site.url}/page/${shot.file}`, loopbackOnly([site.url]));
+          page = await capture(
+            browser,
+            device,
+            `${site.url}/page/${shot.file}`,
+            loopbackOnly([site.url]),
+            retried,
+          );
         } catch (err) {
           failures.push(`${shot.key}: ${(err as Error).message}`);
           return;
         }
-        kept[shot.key] = { ...page, screenshot: null };
+        // The screenshot page's own screenshot is kept too, so a change to the screenshot measures replays.
+        const shotFile = page.screenshot
+          ? `${createHash("sha256").update(shot.key).digest("hex").slice(0, 20)}.png`
+          : null;
+        if (opts.saveCaptures && shotFile && page.screenshot) {
+          mkdirSync(shotsDirOf(opts.saveCaptures), { recursive: true });
+          writeFileSync(join(shotsDirOf(opts.saveCaptures), shotFile), page.screenshot);
+        }
+        kept[shot.key] = { ...page, screenshot: null, shotFile } as PageCapture;
       }
       if (!page) {
         failures.push(`${shot.key}: not in ${opts.replay}`);
@@ -639,6 +654,13 @@ async function rateScreenshots(
     writeFileSync(opts.saveCaptures, JSON.stringify({ captures: kept }));
     log(`${Object.keys(kept).length} screenshot-page captures saved to ${opts.saveCaptures}`);
   }
+  const without = Object.values(opts.replay ? replayed : kept).filter(
+    (c) => !(c as SavedShot).shotFile,
+  ).length;
+  log(
+    `${without} screenshot-page captures lack their own screenshot` +
+      (opts.replay ? "" : ` (${retried.count} captures taken again)`),
+  );
   for (const f of failures) log(`capture failed: ${f}`);
   const ids = raters.map((p) => short(p.id));
   for (const corpus of ["tuning", "heldout"] as const) {
