@@ -252,14 +252,16 @@ describe("visual appeal", () => {
     expect(at(120)).toBeLessThan(at(80));
   });
 
-  it("weighs figure-ground contrast, alignment and colour variability when the capture has them (v6)", () => {
+  it("weighs figure-ground contrast and quadtree complexity when the capture has them, and only reports alignment and colours (v6)", () => {
     const base = signals({ quadtreeDensity: 7.8, figureGround: 0.4, alignment: 0.8, dominantColours: 6 });
     const at = (over: Partial<Parameters<typeof visualAppeal>[0]>) =>
       visualAppeal({ ...base, ...over }).appeal;
     expect(at({ figureGround: 0.12 })).toBeLessThan(at({}));
-    expect(at({ alignment: 0.3 })).toBeLessThan(at({}));
-    expect(at({ dominantColours: 40 })).toBeLessThan(at({}));
     expect(at({ quadtreeDensity: 80 })).toBeLessThan(at({}));
+    // Measured and reported, not weighed: they favour an unstyled page (flush left, few colours).
+    expect(at({ alignment: 0.3 })).toBe(at({}));
+    expect(at({ dominantColours: 40 })).toBe(at({}));
+    expect(visualAppeal(base).parts.alignment).toBe(0.8);
     // A capture from before v6: those parts drop out instead of counting as failures.
     expect(visualAppeal(signals({})).parts.figureGround).toBeUndefined();
   });
