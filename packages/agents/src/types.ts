@@ -169,6 +169,14 @@ export interface RenderingSignals {
     positiveTabindex: number;
     /** Fields (of `unlabelledFields`) whose only name is a placeholder; absent in older captures. */
     placeholderOnly?: number;
+    /**
+     * Shown fields with no visible text naming them (WCAG 3.3.2, 1.3.1): no shown label with text, and no text
+     * just before them on their row or just above them in their column (beside a checkbox or radio, just after
+     * it). What a sighted visitor loses when labels go, whatever the accessible name says. `visibleUnlabelled`
+     * of `visibleFields`; absent in older captures.
+     */
+    visibleFields?: number;
+    visibleUnlabelled?: number;
   };
 }
 
@@ -186,6 +194,17 @@ export interface VisualSignals {
   symmetry: number;
   /** PNG bytes per pixel: compressed size as a second complexity measure. */
   bytesPerPixel: number;
+  /**
+   * Added for heuristic-v6; absent in captures made before. Quadtree leaves per 10,000 samples: blocks split while
+   * their luminance varies (Reinecke et al. 2013's complexity measure, after Zheng et al. 2009).
+   */
+  quadtreeDensity?: number;
+  /** Mean luminance step across edge pixels over 255: figure-ground contrast (Miniukovich & De Angeli 2014/2015). */
+  figureGround?: number;
+  /** Colours (4 bits a channel) each covering at least 0.5% of the screen: colour variability. */
+  dominantColours?: number;
+  /** Share of content block rows that start at one of the five commonest left edges: grid alignment. */
+  alignment?: number;
 }
 
 /** One page as the agent saw it. */
@@ -244,7 +263,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v5` (formerly `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v6` (formerly `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -492,6 +492,10 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     expect(at("placeholders").rendering!.controls.placeholderOnly).toBe(2);
     expect(at("no-labels").rendering!.controls.placeholderOnly).toBe(0);
     expect(at("intact").rendering!.controls.placeholderOnly).toBe(0);
+    // A sighted visitor sees no label beside either field once the labels go, placeholder or not (v6).
+    expect(at("intact").rendering!.controls).toMatchObject({ visibleFields: 2, visibleUnlabelled: 0 });
+    expect(at("no-labels").rendering!.controls.visibleUnlabelled).toBe(2);
+    expect(at("placeholders").rendering!.controls.visibleUnlabelled).toBe(2);
     expect(namesSeverity(at("placeholders"), at("placeholders").rendering!)).toBeGreaterThan(0);
     const who = SYSTEM_PERSONAS[2]!;
     const rated = await rate(captureFor(who, "placeholders"), who);

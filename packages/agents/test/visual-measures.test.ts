@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import {
   colourfulness,
   decodePng,
+  dominantColours,
   downsampleGrey,
   edgeMeasures,
+  quadtreeDensity,
   type RgbaImage,
   visualAppeal,
   visualSignals,
@@ -141,6 +143,8 @@ describe("edge measures", () => {
       whitespace: 1,
       balance: 1,
       symmetry: 1,
+      figureGround: 0,
+      alignment: 1,
     });
   });
 
@@ -178,13 +182,56 @@ describe("edge measures", () => {
   });
 });
 
+describe("v6 screenshot measures", () => {
+  it("splits a busy image into more quadtree leaves than a calm one, per area", () => {
+    const calm = image(128, 128, (x) => (x < 64 ? [255, 255, 255] : [40, 40, 40]));
+    const noise = image(128, 128, (x, y) => ((x * 7 + y * 13) % 5 < 2 ? [0, 0, 0] : [255, 255, 255]));
+    // The calm one splits once (its halves differ), into four flat quarters.
+    expect(quadtreeDensity(downsampleGrey(calm, 1))).toBeCloseTo((4 / (128 * 128)) * 10_000, 1);
+    // Noise splits down to the finest 8 × 8 blocks: 256 leaves.
+    expect(quadtreeDensity(downsampleGrey(noise, 1))).toBeCloseTo((256 / (128 * 128)) * 10_000, 0);
+    expect(quadtreeDensity(downsampleGrey(white, 1))).toBeCloseTo((1 / (64 * 40)) * 10_000, 1);
+  });
+
+  it("measures figure-ground contrast as the mean step across edges: black on white high, light grey low", () => {
+    const text = (ink: number) =>
+      image(64, 64, (x, y) => (x % 8 < 2 && y % 16 < 10 ? [ink, ink, ink] : [255, 255, 255]));
+    const black = edgeMeasures(downsampleGrey(text(0), 1)).figureGround;
+    const grey = edgeMeasures(downsampleGrey(text(200), 1)).figureGround;
+    expect(black).toBe(1);
+    expect(grey).toBeCloseTo(55 / 255, 3);
+  });
+
+  it("finds content aligned to a few columns better aligned than blocks scattered across the screen", () => {
+    // Rows of text-like marks all starting at x = 16 vs each row starting somewhere else.
+    const aligned = image(256, 128, (x, y) =>
+      x >= 16 && x < 120 && y % 16 < 4 && x % 3 === 0 ? [0, 0, 0] : [255, 255, 255],
+    );
+    const scattered = image(256, 128, (x, y) => {
+      const start = ((Math.floor(y / 16) * 37) % 9) * 24;
+      return x >= start && x < start + 40 && y % 16 < 4 && x % 3 === 0 ? [0, 0, 0] : [255, 255, 255];
+    });
+    expect(edgeMeasures(downsampleGrey(aligned, 1)).alignment).toBe(1);
+    expect(edgeMeasures(downsampleGrey(scattered, 1)).alignment).toBeLessThan(0.7);
+  });
+
+  it("counts the colours that each cover at least 0.5% of the screen", () => {
+    const stripes = image(100, 100, (x) => (x < 50 ? [255, 0, 0] : x < 99 ? [0, 0, 255] : [0, 255, 0]));
+    // Red and blue; the green column is 1% of the pixels but sampled on every other column, so it is missed or
+    // counted, never more than three.
+    expect(dominantColours(stripes, 1)).toBeGreaterThanOrEqual(2);
+    expect(dominantColours(stripes, 1)).toBeLessThanOrEqual(3);
+    expect(dominantColours(white, 1)).toBe(1);
+  });
+});
+
 describe("visual appeal", () => {
   const signals = (over: Partial<Parameters<typeof visualAppeal>[0]>) => ({
     colourfulness: 40,
     edgeDensity: 0.05,
     whitespace: 0.5,
     balance: 1,
-    symmetry: 0.5,
+    symmetry: 1,
     bytesPerPixel: 0.1,
     ...over,
   });
@@ -203,6 +250,20 @@ describe("visual appeal", () => {
     expect(at(20)).toBeLessThan(at(40));
     expect(at(60)).toBe(at(40));
     expect(at(120)).toBeLessThan(at(80));
+  });
+
+  it("weighs figure-ground contrast and quadtree complexity when the capture has them, and only reports alignment and colours (v6)", () => {
+    const base = signals({ quadtreeDensity: 7.8, figureGround: 0.4, alignment: 0.8, dominantColours: 6 });
+    const at = (over: Partial<Parameters<typeof visualAppeal>[0]>) =>
+      visualAppeal({ ...base, ...over }).appeal;
+    expect(at({ figureGround: 0.12 })).toBeLessThan(at({}));
+    expect(at({ quadtreeDensity: 80 })).toBeLessThan(at({}));
+    // Measured and reported, not weighed: they favour an unstyled page (flush left, few colours).
+    expect(at({ alignment: 0.3 })).toBe(at({}));
+    expect(at({ dominantColours: 40 })).toBe(at({}));
+    expect(visualAppeal(base).parts.alignment).toBe(0.8);
+    // A capture from before v6: those parts drop out instead of counting as failures.
+    expect(visualAppeal(signals({})).parts.figureGround).toBeUndefined();
   });
 
   it("rates a blank screen near the bottom", () => {

@@ -5,8 +5,10 @@ export { fleschReadingEase } from "./readability";
 export {
   colourfulness,
   decodePng,
+  dominantColours,
   downsampleGrey,
   edgeMeasures,
+  quadtreeDensity,
   type RgbaImage,
   visualSignals,
 } from "./visual";

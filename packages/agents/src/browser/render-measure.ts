@@ -442,6 +442,66 @@ export function measureRendering(): RenderingSignals {
       ).length
     : 0;
 
+  // Fields without a visible label (WCAG 3.3.2 labels or instructions, 1.3.1): no shown label with text, and no
+  // text laid out just before the field on its row (within 240 px) or just above it in its column (within 48 px),
+  // or just after a checkbox or radio. Text is looked for in the field's neighbourhood only (its form or fieldset,
+  // else three levels up), so a page of many fields stays cheap. A placeholder is not looked at: it is inside the
+  // field and goes when the visitor types.
+  let visibleFields = 0;
+  let visibleUnlabelled = 0;
+  if (body) {
+    const candidates = [...body.querySelectorAll<HTMLInputElement>(fieldSelector)].filter(
+      (f) => !["submit", "button", "reset", "image", "hidden"].includes(f.type) && shown(f),
+    );
+    for (const f of candidates.slice(0, 60)) {
+      const box = f.getBoundingClientRect();
+      if (box.width < 2 || box.height < 2) continue;
+      visibleFields++;
+      const labelled = [...(f.labels ?? [])].some(
+        (l) => shown(l) && (l as HTMLElement).innerText.replace(/\s+/g, "").length > 0,
+      );
+      if (labelled) continue;
+      let scope: Element = f;
+      const group = f.closest("form, fieldset");
+      if (group) scope = group;
+      else
+        for (let i = 0; i < 3 && scope.parentElement && scope.parentElement !== body; i++)
+          scope = scope.parentElement;
+      const after = f.type === "checkbox" || f.type === "radio";
+      let found = false;
+      const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+      let seen = 0;
+      for (let node = walker.nextNode(); node && !found && seen < 400; node = walker.nextNode()) {
+        seen++;
+        const parent = node.parentElement;
+        if (!parent || !(node.textContent ?? "").trim()) continue;
+        if (
+          ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "OPTION", "TEXTAREA", "BUTTON"].includes(parent.tagName)
+        )
+          continue;
+        if (parent.closest("button, a[href]") || !shown(parent)) continue;
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) {
+          if (r.width < 2 || r.height < 2) continue;
+          const rowOverlap =
+            Math.min(r.bottom, box.bottom) - Math.max(r.top, box.top) > 0.3 * Math.min(r.height, box.height);
+          const before = rowOverlap && r.right <= box.left + 2 && r.right >= box.left - 240;
+          const above =
+            r.bottom <= box.top + 2 &&
+            r.bottom >= box.top - 48 &&
+            r.left < box.right &&
+            r.right > box.left - 16;
+          const beside = after && rowOverlap && r.left >= box.right - 2 && r.left <= box.right + 240;
+          if (before || above || beside) {
+            found = true;
+            break;
+          }
+        }
+      }
+      if (!found) visibleUnlabelled++;
+    }
+  }
+
   let covered = 0;
   for (const c of cells) covered += c;
   let hidden = 0;
@@ -483,6 +543,14 @@ export function measureRendering(): RenderingSignals {
       collapsedFields,
       overlappingControls,
     },
-    controls: { total: controls.length, unnamed, fields, positiveTabindex, placeholderOnly },
+    controls: {
+      total: controls.length,
+      unnamed,
+      fields,
+      positiveTabindex,
+      placeholderOnly,
+      visibleFields,
+      visibleUnlabelled,
+    },
   };
 }

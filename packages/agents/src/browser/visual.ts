@@ -149,7 +149,8 @@ const BLOCK = 8;
  * Edge map measures over a downsampled greyscale image: edge density (the share of pixels at an edge, a
  * standard proxy for visual complexity), whitespace (the share of blocks with no edge in the background's
  * brightness), balance of the
- * edge mass between left and right and top and bottom halves, and left-right mirror symmetry of the edges
+ * edge mass between left and right and top and bottom halves, left-right mirror symmetry of the edges, figure-ground
+ * contrast and grid alignment
  * (after Miniukovich & De Angeli 2015, who compute balance and symmetry from the same kind of map).
  */
 export function edgeMeasures(g: { width: number; height: number; grey: Float32Array }): {
@@ -157,11 +158,15 @@ export function edgeMeasures(g: { width: number; height: number; grey: Float32Ar
   whitespace: number;
   balance: number;
   symmetry: number;
+  figureGround: number;
+  alignment: number;
 } {
   const { width: w, height: h, grey } = g;
-  if (w < 2 || h < 2) return { edgeDensity: 0, whitespace: 1, balance: 1, symmetry: 1 };
+  if (w < 2 || h < 2)
+    return { edgeDensity: 0, whitespace: 1, balance: 1, symmetry: 1, figureGround: 0, alignment: 1 };
   const edge = new Uint8Array(w * h);
   let edges = 0;
+  let steps = 0;
   let left = 0;
   let right = 0;
   let top = 0;
@@ -170,9 +175,11 @@ export function edgeMeasures(g: { width: number; height: number; grey: Float32Ar
     for (let x = 0; x < w - 1; x++) {
       const i = y * w + x;
       const v = grey[i]!;
-      if (Math.abs(grey[i + 1]! - v) >= EDGE_STEP || Math.abs(grey[i + w]! - v) >= EDGE_STEP) {
+      const step = Math.max(Math.abs(grey[i + 1]! - v), Math.abs(grey[i + w]! - v));
+      if (step >= EDGE_STEP) {
         edge[i] = 1;
         edges++;
+        steps += step;
         if (x < w / 2) left++;
         else right++;
         if (y < h / 2) top++;
@@ -206,6 +213,21 @@ export function edgeMeasures(g: { width: number; height: number; grey: Float32Ar
   for (let y = 0; y < h; y++)
     for (let x = 0; x < Math.floor(w / 2); x++)
       if (edge[y * w + x] && edge[y * w + (w - 1 - x)]) mirrored += 2;
+  // Grid alignment (after Miniukovich & De Angeli's grid quality: content aligned to few columns looks ordered):
+  // each run of busy blocks in a row starts at a left edge; the share of those starts on the five commonest
+  // columns. A page laid out on a grid scores high, blocks scattered across the screen low.
+  const starts = new Uint32Array(bw);
+  let runs = 0;
+  for (let by = 0; by < bh; by++)
+    for (let bx = 0; bx < bw; bx++)
+      if (busy[by * bw + bx] && (bx === 0 || !busy[by * bw + bx - 1])) {
+        starts[bx]!++;
+        runs++;
+      }
+  const aligned = [...starts]
+    .sort((a, b) => b - a)
+    .slice(0, 5)
+    .reduce((a, b) => a + b, 0);
   const even = (a: number, b: number) => (a + b === 0 ? 1 : 1 - Math.abs(a - b) / (a + b));
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
@@ -213,7 +235,86 @@ export function edgeMeasures(g: { width: number; height: number; grey: Float32Ar
     whitespace: r3(emptyBlocks / (bw * bh)),
     balance: r3((even(left, right) + even(top, bottom)) / 2),
     symmetry: r3(edges === 0 ? 1 : mirrored / edges),
+    // Figure-ground contrast (Miniukovich & De Angeli 2014, 2015: appeal rises when figures stand out from their
+    // ground): the mean luminance step across edge pixels, over 255. Black text on white is near 1; light grey
+    // text on white, or a washed-out page, near the edge threshold (0.09).
+    figureGround: r3(edges === 0 ? 0 : steps / edges / 255),
+    alignment: r3(runs === 0 ? 1 : aligned / runs),
   };
+}
+
+/** A block is split while its luminance varies more than this (standard deviation, of 255). */
+export const QUADTREE_SPLIT_SD = 12;
+/** Blocks are not split below this size (samples a side): about a line of body text. */
+const QUADTREE_MIN = 8;
+
+/**
+ * Quadtree decomposition (Zheng et al. 2009, the complexity measure of Reinecke et al. 2013): the image is split
+ * into quarters while a block's luminance varies, down to `QUADTREE_MIN`; a busy page ends in many small leaves, a
+ * calm one in few large ones. Leaves per 10,000 samples, so the figure does not depend on the viewport's size.
+ * Block statistics come from summed-area tables: one pass over the image, then a constant cost per block.
+ */
+export function quadtreeDensity(g: { width: number; height: number; grey: Float32Array }): number {
+  const { width: w, height: h, grey } = g;
+  if (w < 2 || h < 2) return 0;
+  const W = w + 1;
+  const sum = new Float64Array(W * (h + 1));
+  const sq = new Float64Array(W * (h + 1));
+  for (let y = 0; y < h; y++) {
+    let rs = 0;
+    let rq = 0;
+    for (let x = 0; x < w; x++) {
+      const v = grey[y * w + x]!;
+      rs += v;
+      rq += v * v;
+      sum[(y + 1) * W + x + 1] = sum[y * W + x + 1]! + rs;
+      sq[(y + 1) * W + x + 1] = sq[y * W + x + 1]! + rq;
+    }
+  }
+  const box = (t: Float64Array, x0: number, y0: number, x1: number, y1: number) =>
+    t[y1 * W + x1]! - t[y0 * W + x1]! - t[y1 * W + x0]! + t[y0 * W + x0]!;
+  let leaves = 0;
+  const stack: [number, number, number, number][] = [[0, 0, w, h]];
+  while (stack.length > 0) {
+    const [x0, y0, x1, y1] = stack.pop()!;
+    const n = (x1 - x0) * (y1 - y0);
+    if (n === 0) continue;
+    const mean = box(sum, x0, y0, x1, y1) / n;
+    const variance = box(sq, x0, y0, x1, y1) / n - mean * mean;
+    if (
+      variance <= QUADTREE_SPLIT_SD * QUADTREE_SPLIT_SD ||
+      x1 - x0 < 2 * QUADTREE_MIN ||
+      y1 - y0 < 2 * QUADTREE_MIN
+    ) {
+      leaves++;
+      continue;
+    }
+    const mx = (x0 + x1) >> 1;
+    const my = (y0 + y1) >> 1;
+    stack.push([x0, y0, mx, my], [mx, y0, x1, my], [x0, my, mx, y1], [mx, my, x1, y1]);
+  }
+  return Math.round((leaves / (w * h)) * 10_000 * 10) / 10;
+}
+
+/**
+ * Dominant colours (colour variability, Miniukovich & De Angeli 2015): colours quantised to 4 bits a channel that
+ * each cover at least 0.5% of the screen, counted on every other sample of every other row (a quarter of the
+ * samples is plenty for shares of half a percent).
+ */
+export function dominantColours(img: RgbaImage, factor: number): number {
+  const bins = new Uint32Array(4096);
+  const step = Math.max(1, factor) * 2;
+  let n = 0;
+  const d = img.data;
+  for (let y = 0; y < img.height; y += step)
+    for (let x = 0; x < img.width; x += step) {
+      const i = (y * img.width + x) * 4;
+      bins[((d[i]! >> 4) << 8) | ((d[i + 1]! >> 4) << 4) | (d[i + 2]! >> 4)]!++;
+      n++;
+    }
+  let count = 0;
+  for (const b of bins) if (b > 0 && b >= 0.005 * n) count++;
+  return count;
 }
 
 /**
@@ -230,5 +331,7 @@ export function visualSignals(png: Uint8Array, deviceScaleFactor = 1): VisualSig
     ...edges,
     // Compressed size per pixel: the second complexity measure (Reinecke et al. 2013 used file size likewise).
     bytesPerPixel: Math.round((png.byteLength / Math.max(1, img.width * img.height)) * 1000) / 1000,
+    quadtreeDensity: quadtreeDensity(grey),
+    dominantColours: dominantColours(img, factor),
   };
 }

@@ -95,6 +95,18 @@ export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
 }
 
 /**
+ * How many fields lack a visible label, 0..1 (v6): half the share of shown fields with no visible text naming them,
+ * half their count n as n / (n + 4). What a sighted visitor loses when labels go, whatever the accessible name
+ * says; 0 on captures made before it was measured.
+ */
+export function visibleLabelSeverity(r: RenderingSignals): number {
+  const fields = r.controls.visibleFields ?? 0;
+  const n = Math.min(fields, r.controls.visibleUnlabelled ?? 0);
+  if (fields === 0 || n === 0) return 0;
+  return round3(0.5 * (n / fields) + 0.5 * (n / (n + 4)));
+}
+
+/**
  * How badly the layout has collapsed around its content, 0..1: text broken inside its words (a box narrower than a
  * word: one letter per line), text fields squeezed under 48 px, and controls drawn over one another anywhere on the
  * page. Each is a share; they combine as independent chances of meeting the defect. 0 on captures made before
@@ -144,30 +156,93 @@ export function styledIndex(r: RenderingSignals): number | null {
 }
 
 /**
- * Visual appeal 0..1 from the screenshot, after Reinecke et al. (2013): appeal rises with colourfulness up to
- * a point and is highest at low-to-moderate complexity; whitespace and balance after Miniukovich & De Angeli
- * (2015). Each part is a score in 0..1:
- * - colour: 0.4 for a grey page, rising linearly to 1 at M = 40 (between "moderately" and "averagely"
- *   colourful), falling again past M = 80 ("highly colourful") to 0.6 at M = 120;
- * - complexity: a log-normal bump on edge density peaking at 5% (σ = 1 in ln units);
- * - whitespace: 1 between 30% and 80% empty blocks, falling to 0 at none and at all;
- * - balance: as measured.
+ * Visual appeal 0..1 from the screenshot, a weighted mean of parts in 0..1 whose shapes follow the published
+ * findings (the constants are set from them, not fitted to any rated set):
+ * - colour (Reinecke et al. 2013: appeal rises with colourfulness up to a point): 0.4 for a grey page, rising
+ *   linearly to 1 at Hasler & Süsstrunk's M = 40, flat to M = 80 ("highly colourful"), down to 0.6 at M = 120;
+ * - complexity (Reinecke et al. 2013: appeal is highest at low-to-moderate complexity): log-normal bumps (σ = 1 in
+ *   ln units) on edge density, peaking at 5% edge pixels, and on quadtree leaves, peaking at 7.8 per 10,000
+ *   samples (the density at which 5% of the screen would be split down to the finest blocks);
+ * - whitespace (Miniukovich & De Angeli 2015): 1 between 30% and 80% empty blocks, falling to 0 at none and all;
+ * - balance and symmetry (same; Bauerly & Liu 2006): as measured (0 on a screen with under 0.1% edge pixels,
+ *   where there is nothing to arrange);
+ * - figure-ground contrast (Miniukovich & De Angeli 2014, 2015): 0 at the edge threshold (a mean step of 0.094),
+ *   1 at a mean step of 0.394 (100 of 255 levels, about what a 3:1 contrast leaves on a white ground);
+ * - alignment (their grid quality): as measured (0 on an empty screen, as balance);
+ * - colour variability (their colour range: many colours read as clutter): 1 up to 10 dominant colours, falling
+ *   to 0.5 at 40.
+ * Weights (`APPEAL_WEIGHTS`): colour 0.25, complexity 0.3 (edge density two thirds, quadtree one third), whitespace
+ * 0.15, balance 0.15, symmetry 0.05, figure-ground 0.1. Captures made before v6 lack figure-ground and the quadtree:
+ * figure-ground drops out of both sums and complexity is the edge bump alone.
  */
 export function visualAppeal(v: VisualSignals): { appeal: number; parts: Record<string, number> } {
   const m = v.colourfulness;
   const colour = m <= 80 ? 0.4 + 0.6 * clamp01(m / 40) : 1 - 0.4 * clamp01((m - 80) / 40);
-  const ed = Math.max(v.edgeDensity, 1e-4);
-  const complexity = Math.exp(-(Math.log(ed / 0.05) ** 2) / 2);
+  const bump = (x: number, peak: number) => Math.exp(-(Math.log(Math.max(x, 1e-4) / peak) ** 2) / 2);
+  const edges = bump(v.edgeDensity, 0.05);
+  const complexity = v.quadtreeDensity === undefined ? edges : (2 * edges + bump(v.quadtreeDensity, 7.8)) / 3;
   const ws = v.whitespace;
   const whitespace = ws < 0.3 ? ws / 0.3 : ws > 0.8 ? (1 - ws) / 0.2 : 1;
-  const parts = {
+  // A screen with next to nothing drawn on it is evenly balanced, mirrored and aligned only vacuously.
+  const arranged = v.edgeDensity >= 0.001;
+  const parts: Record<string, number> = {
     colour: round3(colour),
     complexity: round3(complexity),
     whitespace: round3(whitespace),
-    balance: v.balance,
+    balance: arranged ? v.balance : 0,
+    symmetry: arranged ? v.symmetry : 0,
   };
-  const appeal = 0.3 * parts.colour + 0.35 * parts.complexity + 0.2 * parts.whitespace + 0.15 * parts.balance;
-  return { appeal: round3(appeal), parts };
+  if (v.figureGround !== undefined) parts.figureGround = round3(clamp01((v.figureGround - 0.094) / 0.3));
+  if (v.alignment !== undefined) parts.alignment = arranged ? v.alignment : 0;
+  if (v.dominantColours !== undefined)
+    parts.colours = round3(1 - 0.5 * clamp01((v.dominantColours - 10) / 30));
+  let sum = 0;
+  let total = 0;
+  for (const [part, weight] of Object.entries(APPEAL_WEIGHTS)) {
+    const value = parts[part];
+    if (value === undefined) continue;
+    sum += weight * value;
+    total += weight;
+  }
+  return { appeal: round3(total === 0 ? 0.5 : sum / total), parts };
+}
+
+/**
+ * Alignment and colour variability are measured and reported but not weighed: on a page and its unstyled twin they
+ * favour the twin (everything flush at the left margin, a few colours), so the published effect, found between
+ * designed layouts, does not carry over to telling a designed page from a broken one.
+ */
+export const APPEAL_WEIGHTS: Record<string, number> = {
+  colour: 0.25,
+  complexity: 0.3,
+  whitespace: 0.15,
+  balance: 0.15,
+  symmetry: 0.05,
+  figureGround: 0.1,
+};
+
+/**
+ * Where an appeal falls between a plain failure (0.3 and below: a grey, empty or cluttered screen) and a page that
+ * meets every published correlate (0.9 and above), 0..1. Appeal itself is a mean of parts that rarely all fail or
+ * all pass, so it spans about half its range; spread over the full gate it separates pages by design (v6).
+ */
+export function appealPosition(appeal: number): number {
+  return round3(clamp01((appeal - 0.3) / 0.6));
+}
+
+/** The screenshot's measures and what each made of the appeal, in words. */
+function appealWords(v: VisualSignals, parts: Record<string, number>): string {
+  const words = [
+    `colourfulness ${v.colourfulness} → ${parts.colour}`,
+    `edge density ${pct(v.edgeDensity)}${v.quadtreeDensity === undefined ? "" : `, quadtree ${v.quadtreeDensity} per 10k`} → ${parts.complexity}`,
+    `whitespace ${pct(v.whitespace)} → ${parts.whitespace}`,
+    `balance ${parts.balance}`,
+    `symmetry ${parts.symmetry}`,
+  ];
+  if (v.figureGround !== undefined) words.push(`figure-ground ${v.figureGround} → ${parts.figureGround}`);
+  if (v.alignment !== undefined) words.push(`alignment ${v.alignment}`);
+  if (v.dominantColours !== undefined) words.push(`${v.dominantColours} dominant colours → ${parts.colours}`);
+  return words.join(", ");
 }
 
 export interface Gate {
@@ -182,6 +257,7 @@ export interface Gate {
     | "obscured"
     | "collapsed"
     | "names"
+    | "labels"
     | "appeal";
   factor: number;
   /** What drove it, in words. */
@@ -347,6 +423,19 @@ export function gatesFor(
     gates.push({ name: "names", factor: 1 - k * severityNames, reason: parts.join(", ") });
   }
 
+  // Fields without a visible label (WCAG 3.3.2, 1.3.1): a sighted visitor has to guess what to type, and once
+  // they type a placeholder is gone too. A screen-reader user hears the accessible name instead (the names gate);
+  // with low vision they also lose the words a magnifier would show beside the field.
+  const unseen = visibleLabelSeverity(r);
+  if (unseen > 0 && (!reader.screenReader || reader.lowVision)) {
+    const k = reader.screenReader ? 0.2 : reader.lowVision ? 0.45 : 0.35;
+    gates.push({
+      name: "labels",
+      factor: 1 - k * unseen,
+      reason: `${r.controls.visibleUnlabelled} of ${r.controls.visibleFields} form fields have no visible label`,
+    });
+  }
+
   // Sighted readers, and a screen-reader user with low vision who still sees the page in part.
   if ((!reader.screenReader || reader.lowVision) && s.visual) {
     const strength =
@@ -358,10 +447,8 @@ export function gatesFor(
     const { appeal, parts } = visualAppeal(s.visual);
     gates.push({
       name: "appeal",
-      factor: 1 - strength * (1 - appeal),
-      reason:
-        `visual appeal ${appeal} (colourfulness ${s.visual.colourfulness} → ${parts.colour}, ` +
-        `edge density ${pct(s.visual.edgeDensity)} → ${parts.complexity}, whitespace ${pct(s.visual.whitespace)} → ${parts.whitespace}, balance ${parts.balance})`,
+      factor: 1 - strength * (1 - appealPosition(appeal)),
+      reason: `visual appeal ${appeal} (${appealWords(s.visual, parts)})`,
     });
   }
 
@@ -437,12 +524,13 @@ export function renderingEvidence(s: PageSignals): string[] {
     );
   if (r.controls.positiveTabindex > 0)
     facts.push(`${r.controls.positiveTabindex} elements reorder keyboard focus with a positive tabindex`);
-  if (s.visual) {
-    const { appeal } = visualAppeal(s.visual);
+  if ((r.controls.visibleUnlabelled ?? 0) > 0)
     facts.push(
-      `screenshot: colourfulness ${s.visual.colourfulness}, edge density ${pct(s.visual.edgeDensity)}, ` +
-        `whitespace ${pct(s.visual.whitespace)}, balance ${s.visual.balance}, visual appeal ${appeal}`,
+      `${r.controls.visibleUnlabelled} of ${r.controls.visibleFields} form fields without a visible label`,
     );
+  if (s.visual) {
+    const { appeal, parts } = visualAppeal(s.visual);
+    facts.push(`screenshot: ${appealWords(s.visual, parts)}, visual appeal ${appeal}`);
   }
   return facts;
 }

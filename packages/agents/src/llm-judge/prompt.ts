@@ -163,6 +163,9 @@ function renderingFacts(r: RenderingSignals): string[] {
         : `; ${layout.obscuredControls} of the ${layout.firstScreenControls} controls on the first screen covered by other content`),
     `controls: ${r.controls.unnamed} of ${r.controls.total} without an accessible name` +
       (controls.fields === undefined ? "" : `; ${controls.fields} form fields`) +
+      (controls.visibleUnlabelled === undefined
+        ? ""
+        : `; ${controls.visibleUnlabelled} of ${controls.visibleFields} fields without a visible label`) +
       `; ${r.controls.positiveTabindex} with a positive tabindex`,
   ];
 }
@@ -173,6 +176,13 @@ function visualFacts(v: VisualSignals): string[] {
     `screenshot colourfulness (Hasler & Süsstrunk): ${Math.round(v.colourfulness)} (0 grey, 33 moderately, 59 quite colourful)`,
     `screenshot complexity: ${percent(v.edgeDensity)} of pixels on an edge; ${percent(v.whitespace)} of the screen empty; ` +
       `balance ${Math.round(v.balance * 100) / 100}, symmetry ${Math.round(v.symmetry * 100) / 100} (1 = even)`,
+    ...(v.quadtreeDensity === undefined
+      ? []
+      : [
+          `screenshot layout: ${v.quadtreeDensity} quadtree leaves per 10,000 px (more = busier); figure-ground contrast ` +
+            `${v.figureGround} (mean step across edges, 1 = black on white); alignment ${v.alignment} (share of blocks ` +
+            `starting on the five commonest columns); ${v.dominantColours} dominant colours`,
+        ]),
   ];
 }
 
