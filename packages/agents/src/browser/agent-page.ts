@@ -157,7 +157,10 @@ export async function openAgentTab(browser: Browser, device: PersonaDevice, key:
       if (!request.isNavigationRequest()) return route.continue();
       let response: Awaited<ReturnType<Route["fetch"]>>;
       try {
-        response = await route.fetch({ maxRedirects: 0, timeout: tab.run?.timeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS });
+        response = await route.fetch({
+          maxRedirects: 0,
+          timeout: tab.run?.timeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS,
+        });
       } catch {
         return route.abort("failed").catch(() => undefined);
       }
@@ -249,7 +252,11 @@ export async function resetAgentTab(tab: AgentTab): Promise<boolean> {
     await context.clearPermissions();
     return page.url() === "about:blank";
   };
-  return within(work().catch(() => false), RESET_WAIT_MS, false);
+  return within(
+    work().catch(() => false),
+    RESET_WAIT_MS,
+    false,
+  );
 }
 
 /**
@@ -344,7 +351,10 @@ export async function openAgentPage(
     const capture = async (): Promise<PageCapture> => {
       ensureOpen();
       try {
-        return await capturePage(page, { requestedUrl: lastRequestedUrl, consoleErrors: binding.consoleErrors });
+        return await capturePage(page, {
+          requestedUrl: lastRequestedUrl,
+          consoleErrors: binding.consoleErrors,
+        });
       } catch (err) {
         throw translate(err, page.url());
       }
