@@ -8,7 +8,6 @@ import {
   newId,
   type Params,
   ratings,
-  templates as templatesTable,
 } from "@rubricon/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
@@ -18,7 +17,7 @@ import { evaluationNotFound, loadVisibleEvaluation } from "../evaluations/access
 import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
 import type { EvaluationRow } from "../evaluations/serialize";
 import { REVISION_SHARDS } from "../results/cache";
-import type { StatsTemplate } from "../results/load";
+import { loadStatsTemplates } from "../results/load";
 import { hasActiveRuns } from "../run-queue/finish";
 import { type RatingRow, toRating } from "./serialize";
 import { validateDimensionRatings } from "./validate";
@@ -99,39 +98,6 @@ const comparisonOfEvaluation = hotStatement(
       .limit(1),
 );
 
-const templatesByIds = hotStatement("templates_by_ids", (db, $: Params<{ ids: string[] }>) =>
-  db
-    .select({
-      id: templatesTable.id,
-      name: templatesTable.name,
-      version: templatesTable.version,
-      body: templatesTable.body,
-    })
-    .from(templatesTable)
-    .where(sql`${templatesTable.id} = any(${$.ids}::text[])`),
-);
-
-/** The evaluation's templates a rating is checked against, as `loadStatsTemplates` reads them. */
-async function ratedTemplates(db: DbOrTx, row: EvaluationRow): Promise<StatsTemplate[]> {
-  if (row.selectedDimensionIds.length === 0) return [];
-  const found = await templatesByIds(db, { ids: row.selectedDimensionIds });
-  const byId = new Map(found.map((t) => [t.id, t]));
-  return row.selectedDimensionIds.flatMap((id) => {
-    const t = byId.get(id);
-    if (!t) return [];
-    const body = t.body as Record<string, unknown>;
-    return [
-      {
-        id,
-        name: t.name,
-        version: t.version,
-        scaleMin: typeof body.scaleMin === "number" ? body.scaleMin : 1,
-        scaleMax: typeof body.scaleMax === "number" ? body.scaleMax : 7,
-      },
-    ];
-  });
-}
-
 type NewRating = Omit<typeof ratings.$inferSelect, "rubricVersion">;
 
 const insertRating = hotStatement("insert_rating", (db, $: Params<NewRating>) =>
@@ -201,7 +167,7 @@ export async function submitRating(
   // transaction: read inside it they would be no fresher (the team row is not locked there either).
   const [[comparison], loadedTemplates, plan] = await Promise.all([
     comparisonOfEvaluation(ctx.db, { id: input.comparisonId, evaluationId }),
-    ratedTemplates(ctx.db, before),
+    loadStatsTemplates(ctx.db, before),
     rater.type === "autouser" ? null : teamPlan(ctx.db, before.teamId),
   ]);
   if (!comparison) {
@@ -225,7 +191,7 @@ export async function submitRating(
         return { rating: null, closedAt: row.ratingDeadline! };
       }
       if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
-        templates = await ratedTemplates(tx, row);
+        templates = await loadStatsTemplates(tx, row);
         validateDimensionRatings(row, templates, input);
       }
 

@@ -1,6 +1,14 @@
 import type { RaterType } from "@rubricon/contracts";
-import { comparisons, type DbOrTx, publicRaters, ratings, templates } from "@rubricon/db";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import {
+  comparisons,
+  type DbOrTx,
+  hotStatement,
+  type Params,
+  publicRaters,
+  ratings,
+  templates,
+} from "@rubricon/db";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { EvaluationRow } from "../evaluations/serialize";
 
 export interface StatsTemplate {
@@ -35,16 +43,22 @@ function scaleOf(body: Record<string, unknown>): { scaleMin: number; scaleMax: n
   return { scaleMin: min, scaleMax: max };
 }
 
-/** The evaluation's templates in selection order, with the scale each one rates on. */
-export async function loadStatsTemplates(db: DbOrTx, row: EvaluationRow): Promise<StatsTemplate[]> {
-  const found = await db
+// Every new rating reads its templates too: a hot statement, built once.
+const templatesByIds = hotStatement("templates_by_ids", (db, $: Params<{ ids: string[] }>) =>
+  db
     .select({ id: templates.id, name: templates.name, version: templates.version, body: templates.body })
     .from(templates)
-    .where(inArray(templates.id, row.selectedDimensionIds));
+    .where(sql`${templates.id} = any(${$.ids}::text[])`),
+);
+
+/** The evaluation's templates in selection order, with the scale each one rates on. */
+export async function loadStatsTemplates(db: DbOrTx, row: EvaluationRow): Promise<StatsTemplate[]> {
+  if (row.selectedDimensionIds.length === 0) return [];
+  const found = await templatesByIds(db, { ids: row.selectedDimensionIds });
   const byId = new Map(found.map((t) => [t.id, t]));
   return row.selectedDimensionIds.flatMap((id) => {
     const t = byId.get(id);
-    return t ? [{ id, name: t.name, version: t.version, ...scaleOf(t.body) }] : [];
+    return t ? [{ id, name: t.name, version: t.version, ...scaleOf(t.body as Record<string, unknown>) }] : [];
   });
 }
 
