@@ -3,10 +3,12 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentBrowser,
+  appealPosition,
   collapsedSeverity,
   componentScoresV2,
   createHeuristicJudge,
   HEURISTIC_MODEL,
+  isPicture,
   type JudgeTemplate,
   launchAgentBrowser,
   namesSeverity,
@@ -14,8 +16,10 @@ import {
   type PageCapture,
   type Persona,
   type PersonaDevice,
+  PICTURE_SPAN,
   QUALITY_FLOOR,
   qualityV2,
+  readerOf,
   sseScoreV2,
   visualAppeal,
   visualSignals,
@@ -380,6 +384,62 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
       }
       expect(a.evidence.join("\n")).toMatch(/visual appeal 0\.\d+/);
     }
+  });
+
+  it("judges a page that is one picture by the design in it, over most of the scale (v7)", async () => {
+    const designed = captures["desktop/shot-designed"]!;
+    const plain = captures["desktop/shot-plain"]!;
+    expect(isPicture(designed.signals)).toBe(true);
+    expect(isPicture(plain.signals)).toBe(true);
+    // A page with markup of its own is not a picture, whatever its images.
+    expect(isPicture(captures["desktop/intact"]!.signals)).toBe(false);
+    expect(isPicture(captures["desktop/broken-images"]!.signals)).toBe(false);
+    const overall = TEMPLATES[0]!;
+    for (const who of SYSTEM_PERSONAS.filter((p) => p.device.kind === "desktop")) {
+      const reader = readerOf(who);
+      const q = qualityV2(designed.signals, overall, who);
+      if (reader.screenReader && !reader.lowVision) {
+        // Nothing to hear: the picture's wrapper is all a screen reader finds, and it is empty.
+        expect(q.gates.map((g) => g.name)).toContain("content");
+        expect(q.gates.map((g) => g.name)).not.toContain("picture");
+        continue;
+      }
+      // The wrapper's missing alt text is the same for every design and is not held against it.
+      expect(q.gates.map((g) => g.name)).toEqual(["picture"]);
+      const position = appealPosition(visualAppeal(designed.signals.visual!, reader).appeal);
+      expect(q.quality).toBeCloseTo(
+        QUALITY_FLOOR ** (1 - (PICTURE_SPAN.low + (PICTURE_SPAN.high - PICTURE_SPAN.low) * position)),
+        2,
+      );
+      const a = await rate(designed, who);
+      // The same wrapper around a screenshot with next to nothing drawn on it (a blank, grey screen).
+      const blank = {
+        ...designed,
+        signals: {
+          ...designed.signals,
+          visual: {
+            ...designed.signals.visual!,
+            colourfulness: 2,
+            edgeDensity: 0.0005,
+            whitespace: 0.99,
+            quadtreeDensity: 0.2,
+            figureGround: 0.1,
+          },
+        },
+      };
+      const b = await rate(blank, who);
+      // The design decides over most of the scale: a designed screen in the upper half, a blank one at the bottom.
+      expect(a.ratings[overall.id]!, who.name).toBeGreaterThanOrEqual(5);
+      expect(b.ratings[overall.id]!, who.name).toBeLessThanOrEqual(2);
+      expect(a.evidence[0]).toMatch(/^the page is one picture, so its design is judged from the screenshot/);
+    }
+  });
+
+  it("weighs figure-ground contrast more in the appeal a low-vision persona sees", () => {
+    const visual = { ...captures["desktop/shot-designed"]!.signals.visual!, figureGround: 0.1 };
+    const sighted = visualAppeal(visual).appeal;
+    const lowVision = visualAppeal(visual, { lowVision: true }).appeal;
+    expect(lowVision).toBeLessThan(sighted);
   });
 
   it("makes a screen-reader user react to unnamed things in proportion to how many there are", async () => {

@@ -1,10 +1,10 @@
 import type { Judge, JudgeInput, JudgeResult, JudgeTemplate, PageSignals, Persona } from "../types";
 import { COMPONENTS, type Component, componentScores, evidenceFor } from "./components";
-import { qualityV2, renderingEvidence } from "./v2";
+import { QUALITY_FLOOR, qualityV2, renderingEvidence } from "./v2";
 import { personaWeights, templateWeights } from "./weights";
 
 /** The heuristic judge's current formulas; ratings keep the name of the formulas that made them. */
-export const HEURISTIC_MODEL = "heuristic-v6";
+export const HEURISTIC_MODEL = "heuristic-v7";
 /** The defect-only formulas ratings made before the gates carry; kept so they can be reproduced. */
 export const HEURISTIC_MODEL_V1 = "heuristic-v1";
 export type HeuristicModel = typeof HEURISTIC_MODEL | typeof HEURISTIC_MODEL_V1;
@@ -56,7 +56,7 @@ export function sseScore(q: number, template: Pick<JudgeTemplate, "scaleMin" | "
  * points off a page whatever else is wrong with it: a severe problem still costs a point on a page that is
  * already poor, where a linear scale would squeeze it into a rounding step.
  */
-export const QUALITY_FLOOR = 0.15;
+export { QUALITY_FLOOR };
 export function sseScoreV2(q: number, template: Pick<JudgeTemplate, "scaleMin" | "scaleMax">): number {
   const position = q <= QUALITY_FLOOR ? 0 : 1 + Math.log(Math.min(1, q)) / Math.log(1 / QUALITY_FLOOR);
   return template.scaleMin + Math.round(position * (template.scaleMax - template.scaleMin));
@@ -216,7 +216,7 @@ function rateSxsV2(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResu
 
 /**
  * The offline judge: deterministic scores from page signals, for teams without a model and as a baseline
- * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v6` (the
+ * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v7` (the
  * default) adds gates for empty, broken, unstyled and unreadable pages and the screenshot's visual appeal;
  * `heuristic-v1` reproduces ratings stored before it.
  */

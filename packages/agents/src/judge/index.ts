@@ -12,12 +12,17 @@ export {
   sxsScore,
 } from "./heuristic-judge";
 export {
+  APPEAL_WEIGHTS,
+  appealPosition,
   collapsedSeverity,
   componentScoresV2,
   type Gate,
   gatesFor,
+  isPicture,
+  LOW_VISION_FIGURE_GROUND,
   namesSeverity,
   obscuredSeverity,
+  PICTURE_SPAN,
   qualityV2,
   type Reader,
   readerOf,

@@ -19,6 +19,9 @@ import { personaWeights, templateWeights } from "./weights";
  */
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+
+/** The quality at and below which an SSE rating is the scale's bottom point (see `sseScoreV2`). */
+export const QUALITY_FLOOR = 0.15;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** A share with one decimal, for the small ones that round to 0%. */
@@ -175,7 +178,10 @@ export function styledIndex(r: RenderingSignals): number | null {
  * 0.15, balance 0.15, symmetry 0.05, figure-ground 0.1. Captures made before v6 lack figure-ground and the quadtree:
  * figure-ground drops out of both sums and complexity is the edge bump alone.
  */
-export function visualAppeal(v: VisualSignals): { appeal: number; parts: Record<string, number> } {
+export function visualAppeal(
+  v: VisualSignals,
+  reader?: Pick<Reader, "lowVision">,
+): { appeal: number; parts: Record<string, number> } {
   const m = v.colourfulness;
   const colour = m <= 80 ? 0.4 + 0.6 * clamp01(m / 40) : 1 - 0.4 * clamp01((m - 80) / 40);
   const bump = (x: number, peak: number) => Math.exp(-(Math.log(Math.max(x, 1e-4) / peak) ** 2) / 2);
@@ -198,9 +204,12 @@ export function visualAppeal(v: VisualSignals): { appeal: number; parts: Record<
     parts.colours = round3(1 - 0.5 * clamp01((v.dominantColours - 10) / 30));
   let sum = 0;
   let total = 0;
-  for (const [part, weight] of Object.entries(APPEAL_WEIGHTS)) {
+  for (const [part, base] of Object.entries(APPEAL_WEIGHTS)) {
     const value = parts[part];
     if (value === undefined) continue;
+    // Low vision tells figure from ground less easily (Legge et al.: reading speed falls with contrast long before
+    // it does for normal sight), so a design with weak figure-ground contrast costs them more (v7).
+    const weight = part === "figureGround" && reader?.lowVision ? base * LOW_VISION_FIGURE_GROUND : base;
     sum += weight * value;
     total += weight;
   }
@@ -212,6 +221,9 @@ export function visualAppeal(v: VisualSignals): { appeal: number; parts: Record<
  * favour the twin (everything flush at the left margin, a few colours), so the published effect, found between
  * designed layouts, does not carry over to telling a designed page from a broken one.
  */
+/** How much more figure-ground contrast weighs in the appeal a low-vision persona sees (v7). */
+export const LOW_VISION_FIGURE_GROUND = 3;
+
 export const APPEAL_WEIGHTS: Record<string, number> = {
   colour: 0.25,
   complexity: 0.3,
@@ -258,7 +270,8 @@ export interface Gate {
     | "collapsed"
     | "names"
     | "labels"
-    | "appeal";
+    | "appeal"
+    | "picture";
   factor: number;
   /** What drove it, in words. */
   reason: string;
@@ -456,6 +469,49 @@ export function gatesFor(
   return gates.sort((a, b) => a.factor - b.factor);
 }
 
+/**
+ * A page that is one picture: a single image that loaded, next to no text and nothing to operate. That is how a
+ * design reaches the judge as an image (an image file stimulus, which the browser shows in its own image document,
+ * or a page that is only a screenshot, as designs rated by people from screenshots are served). Its markup is a
+ * wrapper the design's author did not write, so its defects (an image without `alt`, no headings) are the same for
+ * every design and say nothing about it (v7).
+ */
+export function isPicture(s: PageSignals): boolean {
+  const r = s.rendering;
+  if (!r || !s.visual) return false;
+  return (
+    r.images.total === 1 &&
+    r.images.loaded === 1 &&
+    r.images.failed === 0 &&
+    s.wordCount <= 3 &&
+    s.interactiveElements === 0 &&
+    r.controls.total === 0 &&
+    (r.controls.fields ?? 0) === 0
+  );
+}
+
+/**
+ * Where a picture's design lands on the log scale of quality (v7): a plain failure of every published correlate
+ * (appeal position 0) just above the floor, a design that meets them all near the top. A picture's appeal is all
+ * the judge can see of it, so it spreads over most of the scale, where on a page with markup it is one gate among
+ * many and moves a rating by a point or two.
+ */
+export const PICTURE_SPAN = { low: 0.1, high: 0.95 } as const;
+
+/** A picture's quality for a persona who sees it: its design's appeal spread over the scale. */
+function pictureGate(s: PageSignals, reader: Reader): Gate {
+  const { appeal, parts } = visualAppeal(s.visual!, reader);
+  const position = appealPosition(appeal);
+  const scalePosition = PICTURE_SPAN.low + (PICTURE_SPAN.high - PICTURE_SPAN.low) * position;
+  return {
+    name: "picture",
+    factor: QUALITY_FLOOR ** (1 - scalePosition),
+    reason:
+      `the page is one picture, so its design is judged from the screenshot: visual appeal ${appeal}` +
+      ` (${appealWords(s.visual!, parts)})`,
+  };
+}
+
 /** v2 quality of one page for one template and persona: the weighted mean of components times the gates. */
 export function qualityV2(
   signals: PageSignals,
@@ -481,8 +537,26 @@ export function qualityV2(
     sum += w * v;
     total += w;
   }
+  const reader = readerOf(persona);
+  if (isPicture(signals) && (!reader.screenReader || reader.lowVision)) {
+    // A persona who sees a picture judges the design in it; its wrapper's markup is not the design's (v7). How
+    // much of the screen the picture fills still counts (the content gate).
+    const gates = [
+      pictureGate(signals, reader),
+      ...gatesFor(signals, reader, template).filter((g) => g.name === "content"),
+    ].sort((a, b) => a.factor - b.factor);
+    for (const g of gates) g.factor = round3(g.factor);
+    return {
+      quality: round3(gates.reduce((acc, g) => acc * g.factor, 1)),
+      base: 1,
+      gates,
+      formula: base.formula,
+      direct: base.direct,
+      personaFactors: applied,
+    };
+  }
   const mean = total === 0 ? 0.5 : sum / total;
-  const gates = gatesFor(signals, readerOf(persona), template);
+  const gates = gatesFor(signals, reader, template);
   const q = gates.reduce((acc, g) => acc * g.factor, mean);
   return {
     quality: round3(q),

@@ -585,6 +585,28 @@ async function rateScreenshots(
   if (opts.twins.length > 0)
     shots = shots.filter((s) => s.variant === "intact" || opts.twins.includes(s.variant));
   if (shots.length === 0) throw new Error(`no screenshots in ${shotsDirOf(source)} match the options`);
+  for (const s of shots) {
+    try {
+      s.pixels = createHash("sha256")
+        .update(readFileSync(join(shotsDirOf(source), s.file)))
+        .digest("hex");
+    } catch {
+      // A screenshot file that is gone fails its capture below and is reported there.
+    }
+  }
+  const samePixels = shots.filter(
+    (s) =>
+      s.variant !== "intact" &&
+      s.pixels !== undefined &&
+      shots.some(
+        (i) => i.variant === "intact" && i.page === s.page && i.device === s.device && i.pixels === s.pixels,
+      ),
+  );
+  if (samePixels.length > 0)
+    log(
+      `${samePixels.length} twins' screenshots equal their page's and make no pair: ` +
+        samePixels.map((s) => s.key).join(", "),
+    );
   const raters =
     opts.personas.length > 0 ? personas.filter((p) => opts.personas.some((s) => p.id.includes(s))) : personas;
   const taken = new Set(shots.map((s) => s.device));

@@ -73,6 +73,24 @@ describe("the screenshot-only section", () => {
     expect(byName["judge.screenshots.tuning.accuracy.no-styles.sr"]?.value).toBe(0.5);
   });
 
+  it("leaves out a twin whose screenshot is its page's, pixel for pixel", () => {
+    const shot = (variant: string, pixels: string) => ({
+      key: `a|${variant}|desktop:1280x800`,
+      page: "a",
+      corpus: "tuning" as const,
+      variant: variant as "intact",
+      device: "desktop:1280x800",
+      file: `${variant}.png`,
+      pixels,
+    });
+    const pairs = shotPairs([
+      { shot: shot("intact", "h1"), persona: "p", score: 5 },
+      { shot: shot("broken-images", "h1"), persona: "p", score: 5 },
+      { shot: shot("no-styles", "h2"), persona: "p", score: 2 },
+    ]);
+    expect(pairs.map((p) => p.degradation)).toEqual(["no-styles"]);
+  });
+
   it("serves a screenshot as a page that is only that image", async () => {
     mkdirSync(dir, { recursive: true });
     const png = Buffer.from("89504e470d0a1a0a", "hex");

@@ -40,6 +40,8 @@ export interface ShotPage {
   variant: Degradation | "intact";
   device: string;
   file: string;
+  /** A hash of the screenshot's bytes, when read: a twin whose screenshot equals its page's is no pair. */
+  pixels?: string;
 }
 
 /** The screenshots a captures file holds for the intact pages and their visual twins. */
@@ -111,15 +113,21 @@ export function distinctScores(scores: ShotScore[], persona: string): { intact: 
   };
 }
 
-/** Intact screenshot against its twin's, per page, persona and twin (same device). */
+/**
+ * Intact screenshot against its twin's, per page, persona and twin (same device). A twin whose screenshot is the
+ * intact page's, pixel for pixel (images broken below the first screen), is left out: the two pages served are the
+ * same page, as the main section leaves out twins that render exactly like their page.
+ */
 export function shotPairs(scores: ShotScore[]): PairResult[] {
-  const at = new Map<string, number>();
-  for (const s of scores) at.set(`${s.shot.page}|${s.shot.variant}|${s.shot.device}|${s.persona}`, s.score);
+  const at = new Map<string, ShotScore>();
+  for (const s of scores) at.set(`${s.shot.page}|${s.shot.variant}|${s.shot.device}|${s.persona}`, s);
   const pairs: PairResult[] = [];
   for (const s of scores) {
     if (s.shot.variant === "intact") continue;
-    const intact = at.get(`${s.shot.page}|intact|${s.shot.device}|${s.persona}`);
-    if (intact === undefined) continue;
+    const page = at.get(`${s.shot.page}|intact|${s.shot.device}|${s.persona}`);
+    if (page === undefined) continue;
+    if (page.shot.pixels !== undefined && page.shot.pixels === s.shot.pixels) continue;
+    const intact = page.score;
     pairs.push({
       corpus: s.shot.corpus,
       page: s.shot.page,
