@@ -159,40 +159,40 @@ export async function submitRating(
 ): Promise<Rating> {
   const now = ctx.clock.now();
   const evaluationId = before.id;
-  // `before` is the caller's read: checks against it run before the row lock is taken, so concurrent raters of
-  // one evaluation queue for as short a time as possible; status and template selection are checked again under
-  // the lock.
+  // `before` is the caller's read: its status is checked before any transaction is opened; the rest is checked
+  // against the row as the lock finds it.
   if (before.status !== "Running") throw notRunning(before);
-  // Independent reads, sent together rather than one after another. The plan's limits are read here, outside the
-  // transaction: read inside it they would be no fresher (the team row is not locked there either).
-  const [[comparison], loadedTemplates, plan] = await Promise.all([
-    comparisonOfEvaluation(ctx.db, { id: input.comparisonId, evaluationId }),
-    loadStatsTemplates(ctx.db, before),
-    rater.type === "autouser" ? null : teamPlan(ctx.db, before.teamId),
-  ]);
-  if (!comparison) {
-    throw ApiError.invalid(
+  const notInEvaluation = () =>
+    ApiError.invalid(
       "comparisonId",
       `No such comparison in evaluation ${evaluationId}: ${input.comparisonId}.`,
     );
-  }
-  let templates = loadedTemplates;
-  validateDimensionRatings(before, templates, input);
 
   const attempt = (exclusive: boolean, usage: "fast" | "exact") =>
     ctx.db.transaction(async (tx) => {
-      const row = await lockForRating(tx, evaluationId, exclusive);
+      // The reads a rating checks against go with the row lock on the transaction's connection, in one round trip
+      // (on the pool they had taken up to three connections and a round trip each). Sent after the lock, they see
+      // at least what it does. The plan's limits read here are no fresher than outside (the team row is not locked).
+      const [row, [comparison], loadedTemplates, plan] = await together(
+        lockForRating(tx, evaluationId, exclusive),
+        comparisonOfEvaluation(tx, { id: input.comparisonId, evaluationId }),
+        loadStatsTemplates(tx, before),
+        rater.type === "autouser" ? null : teamPlan(tx, before.teamId),
+      );
       if (row.status !== "Running") throw notRunning(row);
+      if (!comparison) throw notInEvaluation();
+      // Read for the selection of the caller's read; a change since is read again under the lock.
+      const templates =
+        row.selectedDimensionIds.join("\u0000") === before.selectedDimensionIds.join("\u0000")
+          ? loadedTemplates
+          : await loadStatsTemplates(tx, row);
+      validateDimensionRatings(row, templates, input);
       if (!exclusive && mayEnd(row, now)) throw new NeedsExclusiveLock();
       if (deadlinePassed(row, now)) {
         // The window closed before anyone swept it: end the evaluation now (committed, unless autouser runs are
         // still at work: the last of them ends it) and refuse the rating.
         if (!(await hasActiveRuns(tx, row.id))) await endEvaluation(tx, ctx, row);
         return { rating: null, closedAt: row.ratingDeadline! };
-      }
-      if (row.selectedDimensionIds.join("\u0000") !== before.selectedDimensionIds.join("\u0000")) {
-        templates = await loadStatsTemplates(tx, row);
-        validateDimensionRatings(row, templates, input);
       }
 
       const key = raterKey(rater);
