@@ -223,6 +223,57 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
       );
     });
 
+    it("tells the model when the page is one picture, a design shown as an image", async () => {
+      server.enqueue({
+        type: "json",
+        value: { ratings: { tpl_overall: 6, tpl_access: 5 }, justification: "Clean." },
+      });
+      const picture = input();
+      if (picture.task.type !== "SSE") throw new Error("an SSE task");
+      const base = picture.task.capture.signals;
+      picture.task.capture.signals = {
+        ...base,
+        wordCount: 0,
+        interactiveElements: 0,
+        imagesWithoutAlt: 1,
+        rendering: {
+          images: { total: 1, loaded: 1, failed: 0, failedAreaShare: 0 },
+          styles: {
+            stylesheetRules: 0,
+            defaultFontShare: null,
+            defaultLinkShare: null,
+            bodyMargin8: false,
+            decoratedShare: 0,
+            elements: 1,
+          },
+          firstScreenCoverage: 1,
+          text: { chars: 0, medianSize: null, smallShare: 0, tinyShare: 0 },
+          contrast: { measuredChars: 0, below45Share: 0, below3Share: 0 },
+          layout: { overflowRatio: 1 },
+          controls: { total: 0, unnamed: 0, fields: 0, positiveTabindex: 0 },
+        } as NonNullable<PageCapture["signals"]["rendering"]>,
+        visual: {
+          colourfulness: 48,
+          edgeDensity: 0.05,
+          whitespace: 0.5,
+          balance: 0.8,
+          symmetry: 0.3,
+          bytesPerPixel: 0.2,
+        },
+      };
+      const result = await createLlmJudge(config).rate(picture);
+      const sent = JSON.stringify(server.requests.at(-1)!.body);
+      expect(sent).toContain("the page is one picture");
+      expect(result.evidence[0]).toMatch(/^the page is one picture/);
+      // A page with text of its own is not told so.
+      server.enqueue({
+        type: "json",
+        value: { ratings: { tpl_overall: 5, tpl_access: 5 }, justification: "Fine." },
+      });
+      await createLlmJudge(config).rate(input());
+      expect(JSON.stringify(server.requests.at(-1)!.body)).not.toContain("the page is one picture");
+    });
+
     it("compares two sides on -3..+3 with both screenshots", async () => {
       server.enqueue({
         type: "json",

@@ -1,4 +1,5 @@
 import type { ImagePart, TextPart } from "ai";
+import { isPicture } from "../judge/v2";
 import type {
   JudgeInput,
   JudgeTemplate,
@@ -124,6 +125,13 @@ export function signalFacts(signals: PageSignals): string[] {
     `broken images: ${signals.brokenImages}; images without alt text: ${signals.imagesWithoutAlt}; unlabelled form fields: ${signals.unlabelledFields}`,
     `headings: ${signals.headings}; landmarks: ${signals.landmarks}; console errors: ${signals.consoleErrors}`,
   ];
+  // A design given as an image arrives in a wrapper page nobody designed; the model is told so, as the heuristic
+  // judge is, so that it rates the design it sees rather than the wrapper's missing alt text and headings.
+  if (isPicture(signals))
+    facts.unshift(
+      "the page is one picture (one loaded image, no text of its own, nothing to operate): a design shown as an " +
+        "image; rate the design the screenshot shows, not the markup of the page that wraps it",
+    );
   if (signals.rendering) facts.push(...renderingFacts(signals.rendering));
   if (signals.visual) facts.push(...visualFacts(signals.visual));
   return facts;
