@@ -39,6 +39,14 @@ const leftovers = () =>
     history: history.length,
   }))();
 
+const WITH_PIXEL = `<!doctype html><html lang="en"><head><title>Pixel</title></head><body><main><h1>Pixel</h1>
+<img src="/pixel" alt="" width="1" height="1"></main></body></html>`;
+
+/** Every request the site answered, with the client port of the connection it came on. */
+const sockets: { path: string; port: number }[] = [];
+const served = new WeakSet<object>();
+const portsOf = (path: string) => sockets.filter((s) => s.path === path).map((s) => s.port);
+
 let site: Server;
 let origin: string;
 let pw: Browser;
@@ -47,6 +55,26 @@ const onlySite = async (url: string) => new URL(url).origin === origin;
 
 beforeAll(async () => {
   site = createServer((req, res) => {
+    sockets.push({ path: req.url ?? "", port: req.socket.remotePort ?? 0 });
+    if (req.url === "/drops-kept-connections") {
+      // A site whose idle timeout closed the connection just as the next request was written on it.
+      if (served.has(req.socket)) {
+        req.socket.destroy();
+        return;
+      }
+      served.add(req.socket);
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(READ);
+      return;
+    }
+    if (req.url === "/pixel") {
+      res.writeHead(200, { "Content-Type": "image/svg+xml", "Cache-Control": "no-store" });
+      res.end('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>');
+      return;
+    }
+    if (req.url === "/with-pixel") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(WITH_PIXEL);
+      return;
+    }
     if (req.url === "/set") {
       res.writeHead(200, {
         "Content-Type": "text/html; charset=utf-8",
@@ -58,6 +86,8 @@ beforeAll(async () => {
     }
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(READ);
   });
+  // Connections stay open for the whole file, so which connection a request came on tells its context.
+  site.keepAliveTimeout = 300_000;
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
   pw = await chromium.launch({
@@ -118,6 +148,94 @@ describe("a context serving one run after another", () => {
     } finally {
       await tab.context.close();
     }
+  });
+
+  it("forgets the permissions granted to an earlier run", async () => {
+    const tab = await openAgentTab(pw, desktop, "team-a");
+    try {
+      const release = async () => {};
+      const geolocation = () =>
+        navigator.permissions.query({ name: "geolocation" }).then((status) => status.state);
+      const first = await openAgentPage(pw, { device: desktop, isAllowedUrl: onlySite }, { tab, release });
+      await tab.context.grantPermissions(["geolocation"], { origin });
+      await first.visit(`${origin}/read`);
+      expect(await tab.page.evaluate(geolocation)).toBe("granted");
+      await first.close();
+      expect(await resetAgentTab(tab)).toBe(true);
+
+      const second = await openAgentPage(pw, { device: desktop, isAllowedUrl: onlySite }, { tab, release });
+      await second.visit(`${origin}/read`);
+      expect(await tab.page.evaluate(geolocation)).toBe("prompt");
+      await second.close();
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  it("guards each run's requests with that run's own address check, not an earlier run's", async () => {
+    const tab = await openAgentTab(pw, desktop, "team-a");
+    try {
+      const release = async () => {};
+      const before = portsOf("/pixel").length;
+      const first = await openAgentPage(pw, { device: desktop, isAllowedUrl: onlySite }, { tab, release });
+      await first.visit(`${origin}/with-pixel`);
+      await first.close();
+      expect(portsOf("/pixel").length).toBe(before + 1);
+      expect(await resetAgentTab(tab)).toBe(true);
+
+      // The second run may open the page but not the image on it: the image is never asked of the site.
+      const noPixel = async (url: string) => (await onlySite(url)) && new URL(url).pathname !== "/pixel";
+      const second = await openAgentPage(pw, { device: desktop, isAllowedUrl: noPixel }, { tab, release });
+      const capture = await second.visit(`${origin}/with-pixel`);
+      expect(capture.signals.brokenImages).toBe(1);
+      await second.close();
+      expect(portsOf("/pixel").length).toBe(before + 1);
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  it("never serves a run of one team with a context another team's run used", async () => {
+    // A context keeps its connections to a site open between runs (a kept context is what makes runs faster);
+    // another team's run must come on a connection of its own, as a new context would.
+    const portOfRun = async (partition: string) => {
+      const page = await agentBrowser.open({ device: desktop, isAllowedUrl: onlySite, partition });
+      await page.visit(`${origin}/with-pixel`);
+      await page.close();
+      return portsOf("/pixel").at(-1)!;
+    };
+    const teamA = await portOfRun("team-a");
+    // The same team's next run is served by the context the first left, on its open connection.
+    expect(await portOfRun("team-a")).toBe(teamA);
+    const teamB = await portOfRun("team-b");
+    expect(teamB).not.toBe(teamA);
+    // And team A's context, still kept, is not handed over to team B either way round.
+    expect(await portOfRun("team-a")).toBe(teamA);
+    expect(await portOfRun("team-b")).toBe(teamB);
+    await agentBrowser.trim();
+  });
+
+  it("opens the next run's page on a connection of its own, not one the site may have closed since the last run", async () => {
+    const visits = async () => {
+      const page = await agentBrowser.open({ device: desktop, isAllowedUrl: onlySite, partition: "team-c" });
+      const capture = await page.visit(`${origin}/drops-kept-connections`);
+      await page.close();
+      return capture.title;
+    };
+    expect(await visits()).toBe("Read");
+    // The same kept context serves this run; the site drops any connection that already served a page.
+    expect(await visits()).toBe("Read");
+    expect(new Set(portsOf("/drops-kept-connections")).size).toBe(2);
+    await agentBrowser.trim();
+  });
+
+  it("closes a kept context handed to a run that was cancelled before its page opened", async () => {
+    const tab = await openAgentTab(pw, desktop, "team-a");
+    const cancelled = new AbortController();
+    cancelled.abort();
+    const opened = openAgentPage(pw, { device: desktop, signal: cancelled.signal }, { tab });
+    await expect(opened).rejects.toMatchObject({ code: "aborted" });
+    expect(tab.page.isClosed()).toBe(true);
   });
 
   it("refuses every request while no run holds it", async () => {

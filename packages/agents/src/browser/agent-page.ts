@@ -158,6 +158,12 @@ export async function openAgentTab(browser: Browser, device: PersonaDevice, key:
       let response: Awaited<ReturnType<Route["fetch"]>>;
       try {
         response = await route.fetch({
+          // The fetch runs in Node, on a keep-alive pool that belongs to the context and so outlives the run in a
+          // kept one: the next run's first document would go out on a connection left idle since the last run,
+          // which a site closes after its own idle timeout (5 s in Node's server). A request written as the close
+          // arrives fails with ECONNRESET, which Node, unlike a browser, does not retry: the run failed on
+          // `net::ERR_FAILED`. Each document therefore gets a connection of its own, as in a new context.
+          headers: { ...request.headers(), connection: "close" },
           maxRedirects: 0,
           timeout: tab.run?.timeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS,
         });
@@ -270,7 +276,11 @@ export async function openAgentPage(
   reuse: { tab?: AgentTab; key?: string; release?: (tab: AgentTab) => Promise<void> } = {},
 ): Promise<AgentPage> {
   const signal = options.signal;
-  if (signal?.aborted) throw new PageError("aborted", "The run was cancelled before the page opened.");
+  if (signal?.aborted) {
+    // A kept tab handed to a run that was already cancelled goes back to no one: closed, not left open.
+    if (reuse.tab) await reuse.tab.context.close().catch(() => undefined);
+    throw new PageError("aborted", "The run was cancelled before the page opened.");
+  }
   const timeoutMs = options.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS;
   const isAllowed = options.isAllowedUrl ?? publicUrlsOnly();
 
