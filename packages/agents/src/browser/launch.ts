@@ -24,7 +24,8 @@ function start(options: LaunchOptions): Promise<Browser> {
  * Starts (or connects to) the browser autousers share; each run then gets a context of its own with `open`, so
  * runs never see each other's cookies or storage. A run given a `partition` (the team) may get a context an earlier
  * run of the same partition and device left, cleared of everything that run stored (`resetAgentTab`): its renderer
- * process and the scripts it compiled (axe-core's above all) serve the next run instead of being started again. A browser that crashed or a remote one that dropped the
+ * process and the scripts it compiled (axe-core's above all) serve the next run instead of being started again.
+ * Runs of different partitions never share a context. A browser that crashed or a remote one that dropped the
  * connection is started again on the next `open`, so one bad page does not stop a worker for good.
  */
 export async function launchAgentBrowser(options: LaunchOptions = {}): Promise<AgentBrowser> {
