@@ -32,29 +32,44 @@ export async function launchAgentBrowser(options: LaunchOptions = {}): Promise<A
   let current: Promise<Browser> = start(options);
   await current;
   let closed = false;
-  // Cleared tabs by key (the run's partition and device), oldest first, each with the timer that closes it.
-  const idle: { tab: AgentTab; browser: Browser; timer: NodeJS.Timeout }[] = [];
+  // Tabs left by runs, by key (the run's partition and device), oldest first: each with its clearing (true once the
+  // tab is a first-time visitor again) and the timer that closes it.
+  const idle: { tab: AgentTab; browser: Browser; cleared: Promise<boolean>; timer: NodeJS.Timeout }[] = [];
   const discard = (tab: AgentTab) => tab.context.close().catch(() => undefined);
+  // The run that closed its page does not wait for the clearing: it goes on to record its end while the tab is
+  // cleared, and only the run that takes the tab next waits for it (refused requests in between).
   const release = async (browser: Browser, tab: AgentTab) => {
-    if (closed || tab.runs >= RUNS_PER_TAB || !(await resetAgentTab(tab)) || closed) return discard(tab);
+    if (closed || tab.runs >= RUNS_PER_TAB) return discard(tab);
+    const cleared = resetAgentTab(tab);
     const timer = setTimeout(() => {
       const at = idle.findIndex((entry) => entry.tab === tab);
       if (at >= 0) void discard(idle.splice(at, 1)[0]!.tab);
     }, IDLE_TAB_MS);
     timer.unref();
-    idle.push({ tab, browser, timer });
+    idle.push({ tab, browser, cleared, timer });
+    void cleared.then((ok) => {
+      const at = idle.findIndex((entry) => entry.tab === tab);
+      // A tab whose clearing failed is never handed out; one a run already took is closed by that run's `take`.
+      if (!ok && at >= 0) {
+        clearTimeout(idle[at]!.timer);
+        void discard(idle.splice(at, 1)[0]!.tab);
+      }
+    });
     while (idle.length > IDLE_TABS) {
       const oldest = idle.shift()!;
       clearTimeout(oldest.timer);
-      await discard(oldest.tab);
+      void discard(oldest.tab);
     }
   };
-  const take = (browser: Browser, key: string): AgentTab | undefined => {
+  const take = async (browser: Browser, key: string): Promise<AgentTab | undefined> => {
     const at = idle.findIndex((entry) => entry.tab.key === key && entry.browser === browser);
     if (at < 0) return undefined;
+    // Taken out before the wait, so no other run can take the same tab.
     const [entry] = idle.splice(at, 1);
     clearTimeout(entry!.timer);
-    return entry!.tab;
+    if (await entry!.cleared) return entry!.tab;
+    await discard(entry!.tab);
+    return undefined;
   };
   const live = async (): Promise<Browser> => {
     const browser = await current.catch(() => null);
@@ -69,7 +84,7 @@ export async function launchAgentBrowser(options: LaunchOptions = {}): Promise<A
       if (openOptions.partition === undefined) return openAgentPage(browser, openOptions);
       const key = JSON.stringify([openOptions.partition, openOptions.device]);
       return openAgentPage(browser, openOptions, {
-        tab: take(browser, key),
+        tab: await take(browser, key),
         key,
         release: (tab) => release(browser, tab),
       });
