@@ -332,10 +332,17 @@ export interface OpenPageOptions {
   signal?: AbortSignal;
   /** Every navigation and request target is checked; false refuses it (private addresses by default). */
   isAllowedUrl?: (url: string) => Promise<boolean>;
+  /**
+   * Runs of one partition (the team) with the same device may be served one after another by the same context,
+   * cleared between them; runs of different partitions, or without one, never share a context.
+   */
+  partition?: string;
 }
 
 export interface AgentBrowser {
   open(options: OpenPageOptions): Promise<AgentPage>;
+  /** Closes the contexts kept for later runs. */
+  trim(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -9,10 +9,10 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { RUN_PHASE_CHANNEL, type RunPhase } from "@rubricon/agents";
+import { launchAgentBrowser, RUN_PHASE_CHANNEL, type RunPhase } from "@rubricon/agents";
 import { autouserRunLoop, loadEnv } from "@rubricon/api";
 import { EvaluationCreateInput } from "@rubricon/contracts";
 import {
@@ -90,6 +90,46 @@ function browserMemoryKb(): { rss: number; pss: number } {
   return { rss: chromium.reduce((n, r) => n + r.rss, 0), pss };
 }
 
+/**
+ * CPU seconds used so far by this process and by every Chromium process below it. A renderer that ended is
+ * counted in its reaper's `cutime`/`cstime` (the zygote or the browser process), so a difference between two
+ * readings includes the contexts opened and closed between them, as long as the browser itself lives on.
+ */
+function cpuSeconds(): { node: number; browser: number } {
+  const ticks = 100; // USER_HZ on Linux
+  const table = execFileSync("ps", ["-eo", "pid=,ppid=,comm="], { encoding: "utf8" });
+  const rows = table
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .map(([pid, ppid, ...comm]) => ({ pid: Number(pid), ppid: Number(ppid), comm: comm.join(" ") }));
+  const below = new Set([process.pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const r of rows) {
+      if (!below.has(r.pid) && below.has(r.ppid)) {
+        below.add(r.pid);
+        grew = true;
+      }
+    }
+  }
+  let browser = 0;
+  for (const r of rows) {
+    if (!below.has(r.pid) || r.pid === process.pid || !/chrom/i.test(r.comm)) continue;
+    try {
+      const stat = readFileSync(`/proc/${r.pid}/stat`, "utf8");
+      // Fields after the command's closing parenthesis: utime, stime, cutime, cstime are 14–17 of the line.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      browser += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticks;
+    } catch {
+      // The process ended between `ps` and the read.
+    }
+  }
+  const own = process.cpuUsage();
+  return { node: (own.user + own.system) / 1e6, browser };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0
     ? Number.NaN
@@ -134,7 +174,13 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
   });
   const site = await startSite();
   const waker = new RunEventWaker(db);
-  const loop = autouserRunLoop({ db, env, clock: systemClock, runWaker: waker });
+  // The worker's own browser, held here too so the idle browser can be measured without the context the warm-up
+  // run left for later runs.
+  const agentBrowser = launchAgentBrowser({ chromiumPath: env.chromiumPath });
+  const loop = autouserRunLoop(
+    { db, env, clock: systemClock, runWaker: waker },
+    { browser: () => agentBrowser },
+  );
   try {
     const evaluation = await createEvaluation(
       ctx,
@@ -151,6 +197,7 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
     // Warm-up: the browser launches once.
     await runAutousers(ctx, actor, { id: evaluation.id, autouserIds: [autouserId], agentCount: 1 });
     await loop.run();
+    await (await agentBrowser).trim();
     const idle = browserMemoryKb();
 
     const latencies: number[] = [];
@@ -178,10 +225,12 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
       peak.rss = Math.max(peak.rss, now.rss);
       peak.pss = Math.max(peak.pss, now.pss);
     }, 250);
+    const cpuBefore = cpuSeconds();
     const started = performance.now();
     log(`autousers: ${RUNS} runs, concurrency ${env.autouserConcurrency}`);
     await loop.run();
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuSeconds();
     clearInterval(sampler);
     unsubscribe(RUN_PHASE_CHANNEL, onPhase);
     await reader;
@@ -196,6 +245,14 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
     log(
       `autousers: ${seconds.toFixed(1)} s wall, ${((seconds * 1000) / RUNS).toFixed(0)} ms per run; ` +
         `idle browser ${(idle.rss / 1024).toFixed(0)} MB RSS / ${(idle.pss / 1024).toFixed(0)} MB PSS`,
+    );
+    const nodeCpuMs = ((cpuAfter.node - cpuBefore.node) * 1000) / RUNS;
+    const browserCpuMs = ((cpuAfter.browser - cpuBefore.browser) * 1000) / RUNS;
+    log(
+      `autousers: CPU per run ${(nodeCpuMs + browserCpuMs).toFixed(0)} ms (worker ${nodeCpuMs.toFixed(0)} ms, ` +
+        `Chromium ${browserCpuMs.toFixed(0)} ms), load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(" ")}`,
     );
     const phaseFigures: Figure[] = [];
     for (const [phase, p] of [...phases.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
@@ -231,12 +288,17 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
       info("browser memory per context, peak (RSS)", perContext(peak.rss - idle.rss), "MB"),
       info("event → stream latency p50", p50, "ms"),
       below("event → stream latency p99", p99, "ms", TARGET_STREAM_P99_MS),
+      info("CPU per run, worker and Chromium", nodeCpuMs + browserCpuMs, "ms"),
+      info("CPU per run, worker (this process)", nodeCpuMs, "ms"),
+      info("CPU per run, Chromium", browserCpuMs, "ms"),
+      info("load average (1 min) at the end", loadavg()[0]!, ""),
       info("screenshots per run", shots!.count / runsIncludingWarmUp, "files"),
       info("screenshot size", shots!.bytes / Math.max(1, shots!.count) / 1024, "kB"),
       ...phaseFigures,
     ];
   } finally {
     loop.close?.();
+    await (await agentBrowser.catch(() => null))?.close();
     await waker.close();
     await new Promise<void>((resolve) => site.server.close(() => resolve()));
   }

@@ -27,7 +27,8 @@ async function anyWebAddress(raw: string): Promise<boolean> {
 
 /**
  * Drives autouser runs: up to `AUTOUSER_CONCURRENCY` at once in this process, on one shared browser (local
- * Chromium, or `BROWSER_WS_ENDPOINT`) launched on first use, one context per run.
+ * Chromium, or `BROWSER_WS_ENDPOINT`) launched on first use: a new context for a run, or a cleared one an earlier
+ * run of the same team left.
  */
 export function autouserRunLoop(
   services: Pick<AppServices, "db" | "env" | "clock"> & Partial<Pick<AppServices, "runWaker" | "storage">>,

@@ -122,6 +122,8 @@ async function drive(o: RunExecution, claimed: RunRow, span: Span, outer?: Abort
         pageTimeoutMs: o.pageTimeoutMs,
         signal,
         isAllowedUrl: o.isAllowedUrl,
+        // A context may serve another run of the same team once cleared, never a run of another team.
+        partition: claimed.teamId,
       }),
     );
     const rated = await timedPhase("load", () => ratedComparisons(o, run));
