@@ -221,9 +221,6 @@ export function visualAppeal(
  * favour the twin (everything flush at the left margin, a few colours), so the published effect, found between
  * designed layouts, does not carry over to telling a designed page from a broken one.
  */
-/** How much more figure-ground contrast weighs in the appeal a low-vision persona sees (v7). */
-export const LOW_VISION_FIGURE_GROUND = 3;
-
 export const APPEAL_WEIGHTS: Record<string, number> = {
   colour: 0.25,
   complexity: 0.3,
@@ -232,6 +229,9 @@ export const APPEAL_WEIGHTS: Record<string, number> = {
   symmetry: 0.05,
   figureGround: 0.1,
 };
+
+/** How much more figure-ground contrast weighs in the appeal a low-vision persona sees (v7). */
+export const LOW_VISION_FIGURE_GROUND = 3;
 
 /**
  * Where an appeal falls between a plain failure (0.3 and below: a grey, empty or cluttered screen) and a page that
@@ -525,18 +525,8 @@ export function qualityV2(
   direct: boolean;
   personaFactors: string[];
 } {
-  const scores = componentScoresV2(signals);
   const base = templateWeights(template.sourceBuiltInId);
   const { weights, applied } = personaWeights(base.weights, persona);
-  let sum = 0;
-  let total = 0;
-  for (const c of COMPONENTS) {
-    const w = weights[c as Component];
-    const v = scores[c];
-    if (w === undefined || v === null) continue;
-    sum += w * v;
-    total += w;
-  }
   const reader = readerOf(persona);
   if (isPicture(signals) && (!reader.screenReader || reader.lowVision)) {
     // A persona who sees a picture judges the design in it; its wrapper's markup is not the design's (v7). How
@@ -554,6 +544,16 @@ export function qualityV2(
       direct: base.direct,
       personaFactors: applied,
     };
+  }
+  const scores = componentScoresV2(signals);
+  let sum = 0;
+  let total = 0;
+  for (const c of COMPONENTS) {
+    const w = weights[c as Component];
+    const v = scores[c];
+    if (w === undefined || v === null) continue;
+    sum += w * v;
+    total += w;
   }
   const mean = total === 0 ? 0.5 : sum / total;
   const gates = gatesFor(signals, reader, template);

@@ -36,6 +36,7 @@ import {
   type SavedCapture,
   SCREENSHOT_TWINS,
   type ShotScore,
+  sameScreenshot,
   screenshotFigures,
   shotPages,
   shotPairs,
@@ -597,9 +598,8 @@ async function rateScreenshots(
   const samePixels = shots.filter(
     (s) =>
       s.variant !== "intact" &&
-      s.pixels !== undefined &&
       shots.some(
-        (i) => i.variant === "intact" && i.page === s.page && i.device === s.device && i.pixels === s.pixels,
+        (i) => i.variant === "intact" && i.page === s.page && i.device === s.device && sameScreenshot(i, s),
       ),
   );
   if (samePixels.length > 0)

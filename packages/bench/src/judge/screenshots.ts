@@ -113,6 +113,11 @@ export function distinctScores(scores: ShotScore[], persona: string): { intact: 
   };
 }
 
+/** Whether two screenshot pages show the same bytes (known only once their files were hashed). */
+export function sameScreenshot(a: ShotPage, b: ShotPage): boolean {
+  return a.pixels !== undefined && a.pixels === b.pixels;
+}
+
 /**
  * Intact screenshot against its twin's, per page, persona and twin (same device). A twin whose screenshot is the
  * intact page's, pixel for pixel (images broken below the first screen), is left out: the two pages served are the
@@ -126,7 +131,7 @@ export function shotPairs(scores: ShotScore[]): PairResult[] {
     if (s.shot.variant === "intact") continue;
     const page = at.get(`${s.shot.page}|intact|${s.shot.device}|${s.persona}`);
     if (page === undefined) continue;
-    if (page.shot.pixels !== undefined && page.shot.pixels === s.shot.pixels) continue;
+    if (sameScreenshot(page.shot, s.shot)) continue;
     const intact = page.score;
     pairs.push({
       corpus: s.shot.corpus,
