@@ -14,6 +14,9 @@ const LIMIT_SUITES = [
 
 export default defineConfig({
   test: {
+    // Reporters belong to the root of a config with projects; a project's own are ignored.
+    reporters: baseTestConfig.test?.reporters,
+    outputFile: baseTestConfig.test?.outputFile,
     projects: [
       { test: { ...baseTestConfig.test, name: "redis window", globalSetup: [redisGlobalSetup] } },
       {

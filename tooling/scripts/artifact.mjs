@@ -6,6 +6,7 @@
 //   <out>/apps/web/worker.mjs     background worker       (apps/worker/src/main.ts, bundled)
 //   <out>/apps/web/migrate.mjs    applies the migrations  (packages/db/src/migrate-cli.ts, bundled)
 //   <out>/apps/web/admin.mjs      operator CLI            (packages/api/src/admin/cli.ts, bundled; `pnpm admin`)
+//   <out>/apps/web/visual-thread.mjs  screenshot measures' thread (packages/agents/src/browser/visual-thread.ts)
 //   <out>/apps/web/drizzle/       the SQL migrations
 //   <out>/apps/web/.next/         Next's standalone build of the pages, with its static files
 //   <out>/node_modules/           what Next traced, plus the packages kept out of the bundles
@@ -160,7 +161,9 @@ await bundle("worker", "apps/worker/src/main.ts");
 await bundle("migrate", "packages/db/src/migrate-cli.ts");
 // Its commands import the domain lazily, so `help` reads one small file instead of compiling the API with tsx.
 await bundle("admin", "packages/api/src/admin/cli.ts");
-log("server, worker, migrate and admin bundled");
+// Started by the worker's (and the server's) screenshot pool from beside the bundle: a thread needs a file of its own.
+await bundle("visual-thread", "packages/agents/src/browser/visual-thread.ts");
+log("server, worker, migrate, admin and the screenshot thread bundled");
 
 cpSync(join(ROOT, "packages/db/drizzle"), join(APP, "drizzle"), { recursive: true });
 const seen = new Set(FROM_STANDALONE);

@@ -1,8 +1,8 @@
 // `npm test` / `pnpm test`: the whole suite (unit, API and end-to-end tests) through Turborepo.
 // Plain Node, no dependencies, so it runs before anything is installed.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const PNPM_VERSION = "10.34.9";
@@ -71,6 +71,67 @@ function findPnpm() {
   return { command: "npx", prefix: ["-y", `pnpm@${PNPM_VERSION}`] };
 }
 
+/**
+ * Repeats each failed test of this run (from the packages' vitest JSON reports) with the head of its error, so the
+ * last lines of a long log name what failed.
+ */
+function printFailures() {
+  const lines = [];
+  for (const group of ["packages", "apps", "tooling"]) {
+    const base = join(ROOT, group);
+    if (!existsSync(base)) continue;
+    for (const name of readdirSync(base)) {
+      const report = join(base, name, "test-results", "vitest.json");
+      if (!existsSync(report) || statSync(report).mtimeMs < started) continue;
+      let parsed;
+      try {
+        parsed = JSON.parse(readFileSync(report, "utf8"));
+      } catch {
+        lines.push(`${group}/${name}: unreadable test report`);
+        continue;
+      }
+      const before = lines.length;
+      for (const file of parsed.testResults ?? []) {
+        const where = `${group}/${name}/${relative(join(base, name), file.name ?? "")}`;
+        const failed = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+        if (file.status === "failed" && failed.length === 0) {
+          lines.push(`${where}: ${firstLines(file.message)}`);
+        }
+        for (const t of failed) lines.push(`${where} > ${t.fullName}: ${firstLines(t.failureMessages?.[0])}`);
+      }
+      for (const error of readUnhandled(join(base, name, "test-results", "unhandled.json"))) {
+        lines.push(
+          `${group}/${name}: unhandled ${firstLines(error.stack ?? `${error.name}: ${error.message}`)}`,
+        );
+      }
+      if (parsed.success === false && lines.length === before) {
+        lines.push(`${group}/${name}: the run failed with no failed test in its report (see its log above)`);
+      }
+    }
+  }
+  if (lines.length === 0) return;
+  process.stdout.write(`\nFailed tests (${lines.length}):\n`);
+  for (const line of lines) process.stdout.write(`  ${line}\n`);
+}
+
+function readUnhandled(path) {
+  if (!existsSync(path) || statSync(path).mtimeMs < started) return [];
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return [];
+  }
+}
+
+function firstLines(text) {
+  return String(text ?? "")
+    .split("\n")
+    .filter((l) => l.trim())
+    .slice(0, 3)
+    .join(" | ")
+    .slice(0, 600);
+}
+
 const env = { ...process.env };
 env.CHROMIUM_PATH = ensureChromium(env);
 
@@ -95,4 +156,5 @@ const database = env.DATABASE_URL ? "Postgres from DATABASE_URL" : "embedded PGl
 log(`running the test suite (database: ${database})`);
 // --continue: every package's tests run even after one fails, so a run reports all its failures at once.
 const code = run(turbo, ["run", "test", "--concurrency=1", "--continue"], env);
+if (code !== 0) printFailures();
 finish(code, code === 0 ? "all test tasks passed" : `test run failed (turbo exited with code ${code})`);

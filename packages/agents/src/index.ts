@@ -18,5 +18,5 @@ export {
 } from "./models/provider-errors";
 export { modelTelemetry, setModelTelemetry } from "./models/telemetry";
 export { isPublicAddress, publicUrlsOnly } from "./network";
-export { RUN_PHASE_CHANNEL, type RunPhase, timedPhase, timedPhaseSync } from "./observability/phases";
+export { RUN_PHASE_CHANNEL, type RunPhase, timedPhase } from "./observability/phases";
 export * from "./types";

@@ -73,6 +73,30 @@ describe("accessibility checks in a capture", () => {
     }
   });
 
+  it("keep every rule's violations with their node counts, as a full axe run reports them", {
+    timeout: 300_000,
+  }, async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      let total = 0;
+      for (const url of [site.urls.defects, site.urls.clean, site.urls.flowStart, site.urls.flowCheckout]) {
+        await page.goto(url, { waitUntil: "load" });
+        // Every result type, with selectors: what a capture kept before it asked axe for violations alone.
+        const full = (await new AxeBuilder({ page }).setLegacyMode().analyze()).violations
+          .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }))
+          .sort((a, b) => a.id.localeCompare(b.id));
+        expect(await axeViolations(page, cdp)).toEqual(full);
+        expect(await axeViolations(page)).toEqual(full);
+        total += full.reduce((n, v) => n + v.nodes, 0);
+      }
+      expect(total).toBeGreaterThan(3);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("check a page with frames through axe's merging path, which reaches into every frame", {
     timeout: 300_000,
   }, async () => {

@@ -1,13 +1,21 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { deflateSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  closeScreenshotThreads,
   colourfulness,
   decodePng,
   dominantColours,
   downsampleGrey,
   edgeMeasures,
+  measureScreenshot,
   quadtreeDensity,
   type RgbaImage,
+  screenshotMeasures,
+  screenshotThreadCount,
+  useScreenshotThreadSource,
   visualAppeal,
   visualSignals,
 } from "../src";
@@ -270,5 +278,43 @@ describe("visual appeal", () => {
     expect(
       visualAppeal(signals({ colourfulness: 0, edgeDensity: 0, whitespace: 1, balance: 1 })).appeal,
     ).toBeLessThan(0.3);
+  });
+});
+
+describe("screenshot measures on the pool's threads", () => {
+  // From the sources a thread loads tsx's loader first (loader hooks are not inherited by threads); the deployable
+  // folder starts the bundled `visual-thread.mjs` instead.
+  beforeAll(() => {
+    const tsx = dirname(createRequire(import.meta.url).resolve("tsx/package.json"));
+    const api = pathToFileURL(join(tsx, "dist/esm/api/index.mjs")).href;
+    const entry = pathToFileURL(
+      fileURLToPath(new URL("../src/browser/visual-thread.ts", import.meta.url)),
+    ).href;
+    useScreenshotThreadSource(
+      `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
+    );
+  });
+  afterAll(closeScreenshotThreads);
+
+  it("gives exactly the numbers measured in this thread, for the same PNG, at 1× and 2×", async () => {
+    const page = image(320, 200, (x, y) =>
+      y < 40 ? [30, 60, 160] : (x * 7 + y * 13) % 11 < 3 ? [20, 20, 20] : [250, 248, 240],
+    );
+    const png = encodePng(page);
+    for (const viewportWidth of [320, 160]) {
+      const here = screenshotMeasures(png, viewportWidth);
+      expect(here).not.toBeNull();
+      // Several at once, so more than one thread (where the machine has the cores) answers.
+      const there = await Promise.all([1, 2, 3].map(() => measureScreenshot(png, viewportWidth)));
+      for (const answer of there) expect(answer).toEqual(here);
+    }
+    expect(screenshotThreadCount()).toBeGreaterThan(0);
+  });
+
+  it("answers null for bytes that are not a PNG, as in this thread", async () => {
+    const bytes = new Uint8Array(64).fill(7);
+    expect(screenshotMeasures(bytes, 100)).toBeNull();
+    expect(await measureScreenshot(bytes, 100)).toBeNull();
+    expect(screenshotThreadCount()).toBeGreaterThan(0);
   });
 });

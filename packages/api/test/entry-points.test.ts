@@ -43,7 +43,7 @@ function postChunked(
   url: string,
   total: number,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: string; sent: number }> {
+): Promise<{ status: number; body: string; sent: number; connection?: string }> {
   const chunk = Buffer.alloc(64 * 1024, "a");
   return new Promise((resolve, reject) => {
     let sent = 0;
@@ -54,7 +54,9 @@ function postChunked(
     req.on("response", (res) => {
       let body = "";
       res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode!, body, sent }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode!, body, sent, connection: res.headers.connection }),
+      );
     });
     req.on("error", reject);
     const pump = () => {
@@ -132,9 +134,11 @@ describe("request bodies", () => {
     const signIn = await postChunked(`${server.url}/api/auth/sign-in`, 60 * 1024 * 1024);
     expect(signIn.status).toBe(413);
     expect(ErrorEnvelope.parse(JSON.parse(signIn.body)).error.code).toBe("request_too_large");
-    // The server stopped reading: past the bound it discards (16 MB) so a client can read the answer, it closes,
-    // and the client could not push anywhere near the 60 MB it meant to.
+    // The server stopped reading: past the bound it discards (16 MB) it answers, holds the connection open a moment
+    // so the client reads the answer, then closes; the client could not push anywhere near the 60 MB it meant to.
     expect(signIn.sent).toBeLessThan(30 * 1024 * 1024);
+    // The answer went out with the connection's close announced, before the close itself (a staged close).
+    expect(signIn.connection).toBe("close");
 
     const rest = await postChunked(`${server.api}/evaluations`, 3 * 1024 * 1024, bearer(key));
     expect(rest.status).toBe(413);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHECK_TIMEOUT_MS } from "../src/observability/health";
 import { type ChildProcess, freePort, SERVER_MAIN, startProcess, WORKER_MAIN } from "./helpers/process";
 import { TEST_SECRETS } from "./helpers/server";
 
@@ -127,7 +128,9 @@ describe("health and readiness", () => {
       expect(first.status).toBe(503);
       const ready = await probe(`${base}/readyz`);
       expect(ready.status).toBe(503);
-      expect(ready.ms).toBeLessThan(1_000);
+      // The check gives up after its budget; the rest is the probe's round trip, which a loaded CI machine can
+      // stretch past a second without the check hanging (a hung check would take the driver's own timeouts).
+      expect(ready.ms).toBeLessThan(CHECK_TIMEOUT_MS + 1_200);
       expect(ready.body).toEqual({
         status: "failing",
         checks: { database: "timeout", redis: "ok", files: "ok" },

@@ -103,6 +103,29 @@ describe("ratings and results in the document", () => {
     };
     expect(Object.keys(exported.content)).toEqual(expect.arrayContaining(["application/json", "text/csv"]));
   });
+
+  it("documents the conditional reads of results and agreement, and of no other route", () => {
+    const conditional = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => "304" in ((op as { responses?: object }).responses ?? {}))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(conditional.sort()).toEqual(["GET /evaluations/{id}/agreement", "GET /evaluations/{id}/results"]);
+    for (const path of ["/evaluations/{id}/results", "/evaluations/{id}/agreement"]) {
+      const op = doc.paths[path]!.get! as unknown as {
+        parameters: { name: string; in: string }[];
+        responses: Record<string, { headers: Record<string, unknown>; content?: unknown }>;
+      };
+      expect(op.parameters).toContainEqual(expect.objectContaining({ name: "If-None-Match", in: "header" }));
+      expect(Object.keys(op.responses["200"]!.headers)).toEqual(
+        expect.arrayContaining(["ETag", "Cache-Control"]),
+      );
+      expect(op.responses["304"]!.content).toBeUndefined();
+      expect(Object.keys(op.responses["304"]!.headers)).toEqual(
+        expect.arrayContaining(["ETag", "X-Request-Id"]),
+      );
+    }
+  });
 });
 
 describe("the error envelope schema", () => {

@@ -2,6 +2,7 @@ import { request } from "node:http";
 import {
   ComparisonList,
   EvaluationResults,
+  EvaluationShare,
   Rating,
   RatingBulkDeleteResult,
   RatingList,
@@ -10,7 +11,7 @@ import { events, ratings, usageCounters } from "@rubricon/db";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation, expectError, expectStatus } from "./helpers/assertions";
-import { bearer, bodyOf, call, mintApiKey, signUp, type TestUser } from "./helpers/clients";
+import { bearer, bodyOf, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
 import { runningEvaluation } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -90,6 +91,36 @@ describe("submitting", () => {
     });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
+  });
+
+  it("answers a new rating, its event and later reads with the same bytes, keys in the stored order", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key));
+    // Keys whose stored (jsonb) order is not the order sent: shorter first, then by their UTF-8 bytes.
+    const openTextResponses = { zz: "1", a: "2", é: "3", ab: "4", b: "5", 日本: "6", longest_key: "7" };
+    const res = await fetch(`${server.api}/evaluations/${evaluation.id}/ratings`, {
+      method: "POST",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      body: JSON.stringify({
+        comparisonId: comparisonIds[0],
+        dimensionRatings: { overall: 3 },
+        openTextResponses,
+        factors: ["z", "a"],
+      }),
+    });
+    expect(res.status).toBe(201);
+    const posted = await res.text();
+    const rating = Rating.parse(JSON.parse(posted));
+    expect(Object.keys(rating.openTextResponses)).toEqual(["a", "b", "ab", "zz", "é", "日本", "longest_key"]);
+    expect(rating.factors).toEqual(["z", "a"]);
+    const got = await fetch(`${server.api}/evaluations/${evaluation.id}/ratings/${rating.id}`, {
+      headers: bearer(key),
+    });
+    expect(await got.text()).toBe(posted);
+    const [event] = await server.database.db.select().from(events).where(eq(events.objectId, rating.id));
+    const delivered = JSON.parse(event!.payload!) as { data: { object: Record<string, unknown> } };
+    const { rubricVersion, ...object } = delivered.data.object;
+    expect(rubricVersion).toBeNull();
+    expect(JSON.stringify(object)).toBe(posted);
   });
 
   it("counts human ratings against the team's monthly quota", async () => {
@@ -410,6 +441,72 @@ describe("reading and deleting", () => {
       400,
       { type: "invalid_request_error", param: "ids" },
     );
+  });
+
+  it("checks each caller's access and the evaluation's state under the rating's lock once ratings arrive", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true },
+    });
+    const body = (v: number) => ({ comparisonId: comparisonIds[0], dimensionRatings: { overall: v } });
+    // The first rating lets the server know the evaluation; the callers after it are checked with the lock.
+    expectStatus(await rate(evaluation.id, body(4)), 201);
+    const stranger = await signUp(server, "lock-stranger");
+    const strangerKey = await mintApiKey(server, stranger, ["*"]);
+    expectError(await rate(evaluation.id, body(1), strangerKey), 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+    // People it is shared with: a viewer may not rate, an editor may.
+    const viewer = await signUp(server, "lock-viewer");
+    const editor = await signUp(server, "lock-editor");
+    for (const [who, permission] of [
+      [viewer, "VIEWER"],
+      [editor, "EDITOR"],
+    ] as const) {
+      expectStatus(
+        await call(EvaluationShare, `${server.api}/evaluations/${evaluation.id}/shares`, {
+          method: "POST",
+          headers: bearer(key),
+          body: { email: who.email, permission },
+        }),
+        201,
+      );
+    }
+    const rateAs = (who: TestUser, v: number) =>
+      call(Rating, `${server.api}/evaluations/${evaluation.id}/ratings`, {
+        method: "POST",
+        headers: sessionHeaders(server, who),
+        body: body(v),
+      });
+    expectError(await rateAs(viewer, 2), 403, {
+      type: "authorization_error",
+      code: "insufficient_permission",
+    });
+    const byEditor = await rateAs(editor, 6);
+    expectStatus(byEditor, 201);
+    expect(byEditor.body.userId).toBe(editor.userId);
+    const stored = await server.database.db
+      .select()
+      .from(ratings)
+      .where(eq(ratings.evaluationId, evaluation.id));
+    expect(stored.map((r) => r.userId).sort()).toEqual([user.userId, editor.userId].sort());
+
+    // Ended since: refused as not running, the stranger still as not found.
+    const ended = await fetch(`${server.api}/evaluations/${evaluation.id}`, {
+      method: "PATCH",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      body: JSON.stringify({ status: "Ended" }),
+    });
+    expect(ended.status).toBe(200);
+    expectError(await rate(evaluation.id, body(5)), 400, {
+      type: "invalid_request_error",
+      code: "evaluation_not_running",
+    });
+    expectError(await rate(evaluation.id, body(5), strangerKey), 404, {
+      type: "not_found_error",
+      code: "evaluation_not_found",
+    });
+    expect(await server.database.db.$count(ratings, eq(ratings.evaluationId, evaluation.id))).toBe(2);
   });
 
   it("hides other teams' ratings and needs the ratings scopes", async () => {

@@ -183,6 +183,127 @@ describe("trusted outputs", () => {
   });
 });
 
+describe("cached results", () => {
+  it("answer the computed answer's UTF-8 bytes again, and new bytes once a rating arrives", async () => {
+    // A name outside ASCII: the cached body is kept as encoded bytes, so its encoding is checked byte for byte.
+    const template = await call(Template, `${server.api}/templates`, {
+      method: "POST",
+      headers: bearer(key),
+      body: {
+        teamId: user.teamId,
+        name: "Qualité — 質感",
+        scaleType: "FIVE_POINT",
+        scaleMin: 1,
+        scaleMax: 5,
+      },
+    });
+    expectStatus(template, 201);
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true, selectedDimensionIds: [template.body.id] },
+    });
+    const read = async () => {
+      const res = await fetch(`${server.api}/evaluations/${evaluation.id}/results`, { headers: bearer(key) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      return Buffer.from(await res.arrayBuffer());
+    };
+    const rateOne = async (v: number) => {
+      const res = await rate(evaluation.id, {
+        comparisonId: comparisonIds[0],
+        dimensionRatings: { [template.body.id]: v },
+      });
+      expectStatus(res, 201);
+    };
+    await rateOne(2);
+    const computed = await read();
+    const parsed = EvaluationResults.parse(JSON.parse(computed.toString("utf8")));
+    expect(parsed.dimensions[0]!.name).toBe("Qualité — 質感");
+    // The uncached answer is the schema's serialization, encoded as UTF-8.
+    expect(computed.equals(Buffer.from(JSON.stringify(parsed), "utf8"))).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await read()).equals(computed)).toBe(true);
+    await rateOne(4);
+    const after = await read();
+    expect(after.equals(computed)).toBe(false);
+    const fresh = EvaluationResults.parse(JSON.parse(after.toString("utf8")));
+    expect(fresh.ratingCount).toBe(parsed.ratingCount + 1);
+    expect(fresh.dimensions[0]).toMatchObject({ kind: "sse", mean: 3 });
+    expect(after.equals(Buffer.from(JSON.stringify(fresh), "utf8"))).toBe(true);
+    expect((await read()).equals(after)).toBe(true);
+  });
+});
+
+describe("conditional reads", () => {
+  it("tag results and agreement with an ETag; a matching If-None-Match gets 304 until a rating changes them", async () => {
+    const { evaluation, comparisonIds } = await runningEvaluation(server, bearer(key), {
+      extra: { allowMultipleRatings: true },
+    });
+    const rateOne = async (v: number) =>
+      expectStatus(
+        await rate(evaluation.id, { comparisonId: comparisonIds[0], dimensionRatings: { overall: v } }),
+        201,
+      );
+    await rateOne(3);
+    await rateOne(5);
+    for (const path of ["results", "agreement"]) {
+      const url = `${server.api}/evaluations/${evaluation.id}/${path}`;
+      const get = (headers: Record<string, string> = {}, k = key) =>
+        fetch(url, { headers: { ...bearer(k), ...headers } });
+      const first = await get();
+      expect(first.status).toBe(200);
+      const body = Buffer.from(await first.arrayBuffer());
+      const etag = first.headers.get("etag");
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      expect(first.headers.get("cache-control")).toBe("private, no-cache");
+      // The same bytes, the same tag.
+      const again = await get();
+      expect(again.headers.get("etag")).toBe(etag);
+      expect(Buffer.from(await again.arrayBuffer()).equals(body)).toBe(true);
+
+      for (const header of [etag!, `W/${etag}`, `"other", ${etag}`, "*"]) {
+        const res = await get({ "If-None-Match": header });
+        expect(res.status, header).toBe(304);
+        expect(await res.text()).toBe("");
+        expect(res.headers.get("etag")).toBe(etag);
+        expect(res.headers.get("cache-control")).toBe("private, no-cache");
+        expect(res.headers.get("x-request-id")).toBeTruthy();
+        expect(res.headers.get("x-ratelimit-limit")).toBeTruthy();
+      }
+      const stale = await get({ "If-None-Match": '"not-this-one"' });
+      expect(stale.status).toBe(200);
+      expect(Buffer.from(await stale.arrayBuffer()).equals(body)).toBe(true);
+
+      // A tag is no key: a caller without access is refused as without it.
+      const stranger = await signUp(server, `results-etag-${path}`);
+      const strangerKey = await mintApiKey(server, stranger, ["evaluations:read"]);
+      const refused = await get({ "If-None-Match": etag! }, strangerKey);
+      expect(refused.status).toBe(404);
+      expect((await refused.json()).error.type).toBe("not_found_error");
+    }
+
+    // A new rating changes both bodies: the kept tags no longer match.
+    const before = await Promise.all(
+      ["results", "agreement"].map(async (path) => {
+        const res = await fetch(`${server.api}/evaluations/${evaluation.id}/${path}`, {
+          headers: bearer(key),
+        });
+        await res.arrayBuffer();
+        return { path, etag: res.headers.get("etag")! };
+      }),
+    );
+    await rateOne(7);
+    for (const { path, etag } of before) {
+      const res = await fetch(`${server.api}/evaluations/${evaluation.id}/${path}`, {
+        headers: { ...bearer(key), "If-None-Match": etag },
+      });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("etag")).not.toBe(etag);
+      await res.arrayBuffer();
+    }
+    const fresh = await results(evaluation.id);
+    expect(fresh.ratingCount).toBe(3);
+  });
+});
+
 /** Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", example C: four observers, twelve units. */
 const EXAMPLE_C: (number | null)[][] = [
   [1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null],

@@ -187,6 +187,7 @@ function createdRows(
     collectRaterName: true,
     collectRaterEmail: false,
     ratingsRevision: 0,
+    ratingChanges: 0,
     endedAt: null,
     createdAt: now,
     updatedAt: now,

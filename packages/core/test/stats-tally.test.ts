@@ -9,13 +9,13 @@ import {
   computeAgreementOfTally,
   computeResults,
   computeResultsOfTally,
-  createEvaluation,
   getAgreement,
   getResults,
   loadRatingsForStats,
   loadStatsTally,
   systemClock,
 } from "../src/index";
+import { expectClose, runningEvaluation } from "./stats-helpers";
 
 let database: TestDatabase;
 let ctx: CoreContext;
@@ -38,44 +38,8 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => database?.dispose());
 
-async function evaluation(type: "SSE" | "SxS", templates: string[]): Promise<string> {
-  const created = await createEvaluation(ctx, actor, {
-    name: `Tally ${type}`,
-    type,
-    status: "Running",
-    shareAccess: "TEAM_ONLY",
-    allowMultipleRatings: true,
-    collectRaterName: false,
-    collectRaterEmail: false,
-    evaluationMethod: "manual",
-    dryRun: false,
-    selectedDimensionIds: templates,
-  } as Parameters<typeof createEvaluation>[2]);
-  if ("dryRun" in created) throw new Error("unexpected dry run");
-  return created.id;
-}
-
-/** Every number equal within 1e-9, everything else equal. */
-function expectClose(actual: unknown, expected: unknown, path = "$"): void {
-  if (typeof expected === "number" && typeof actual === "number") {
-    if (Math.abs(actual - expected) > 1e-9) throw new Error(`${path}: ${actual} is not ${expected}`);
-    return;
-  }
-  if (expected === null || typeof expected !== "object") {
-    expect(actual, path).toEqual(expected);
-    return;
-  }
-  expect(typeof actual, path).toBe("object");
-  expect(actual, path).not.toBeNull();
-  if (Array.isArray(expected)) {
-    expect(Array.isArray(actual), path).toBe(true);
-    expect((actual as unknown[]).length, path).toBe(expected.length);
-    for (const [i, e] of expected.entries()) expectClose((actual as unknown[])[i], e, `${path}[${i}]`);
-    return;
-  }
-  expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort());
-  for (const [k, e] of Object.entries(expected))
-    expectClose((actual as Record<string, unknown>)[k], e, `${path}.${k}`);
+function evaluation(type: "SSE" | "SxS", templates: string[]): Promise<string> {
+  return runningEvaluation(ctx, actor, `Tally ${type}`, type, templates);
 }
 
 async function compare(evaluationId: string) {

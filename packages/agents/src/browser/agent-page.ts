@@ -364,6 +364,7 @@ export async function openAgentPage(
         return await capturePage(page, {
           requestedUrl: lastRequestedUrl,
           consoleErrors: binding.consoleErrors,
+          cdp,
         });
       } catch (err) {
         throw translate(err, page.url());

@@ -10,5 +10,12 @@ export {
   edgeMeasures,
   quadtreeDensity,
   type RgbaImage,
+  screenshotMeasures,
   visualSignals,
 } from "./visual";
+export {
+  closeScreenshotThreads,
+  measureScreenshot,
+  screenshotThreadCount,
+  useScreenshotThreadSource,
+} from "./visual-pool";

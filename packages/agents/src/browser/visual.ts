@@ -335,3 +335,16 @@ export function visualSignals(png: Uint8Array, deviceScaleFactor = 1): VisualSig
     dominantColours: dominantColours(img, factor),
   };
 }
+
+/**
+ * The visual measures of a screenshot taken at a viewport `viewportWidth` CSS pixels wide: the device scale is the
+ * PNG's width over it (read from the header). Null when the PNG cannot be read.
+ */
+export function screenshotMeasures(png: Uint8Array, viewportWidth: number): VisualSignals | null {
+  try {
+    const width = png.byteLength > 24 ? Buffer.from(png.buffer, png.byteOffset, 24).readUInt32BE(16) : 0;
+    return visualSignals(png, viewportWidth > 0 ? width / viewportWidth : 1);
+  } catch {
+    return null;
+  }
+}

@@ -24,14 +24,3 @@ export async function timedPhase<T>(phase: string, work: () => Promise<T>): Prom
     phases.publish({ phase, ms: performance.now() - started } satisfies RunPhase);
   }
 }
-
-/** The synchronous twin of `timedPhase`, for work done in this process (decoding a screenshot). */
-export function timedPhaseSync<T>(phase: string, work: () => T): T {
-  if (!phases.hasSubscribers) return work();
-  const started = performance.now();
-  try {
-    return work();
-  } finally {
-    phases.publish({ phase, ms: performance.now() - started } satisfies RunPhase);
-  }
-}

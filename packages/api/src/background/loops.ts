@@ -1,4 +1,10 @@
-import { closeDueEvaluations, removeOrphanedFiles, runInsightsPass, runMaintenance } from "@rubricon/core";
+import {
+  closeDueEvaluations,
+  foldPendingTallies,
+  removeOrphanedFiles,
+  runInsightsPass,
+  runMaintenance,
+} from "@rubricon/core";
 import { createFileStorage } from "../files/storage";
 import { insightsWriterFor } from "../models";
 import { log } from "../observability/logger";
@@ -15,6 +21,11 @@ export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 export const COMPLETION_SWEEP_INTERVAL_MS = 15 * 1000;
 /** How soon a requested AI insights summary is started, at most. */
 export const INSIGHTS_POLL_INTERVAL_MS = 1000;
+/**
+ * How often queued ratings are folded into their evaluations' stored tallies: a burst is folded in batches about
+ * this far apart, and the first results read after it finds little left to fold.
+ */
+export const RATING_TALLY_INTERVAL_MS = 1000;
 /** Summaries one pass writes before yielding to the other loops. */
 const INSIGHTS_PER_PASS = 5;
 
@@ -44,6 +55,20 @@ export function backgroundLoops(
       async run() {
         const ended = await closeDueEvaluations(core);
         return ended > 0 ? `ended ${ended} evaluations whose rating window closed` : null;
+      },
+    },
+    {
+      name: "rating tallies",
+      intervalMs: RATING_TALLY_INTERVAL_MS,
+      async run() {
+        const pass = await foldPendingTallies(services.db);
+        // Folds are quiet; a rebuild from every rating (after deletes or exclusions, or a first tally) is worth a
+        // line, and a failed fold is reported as a failed pass.
+        if (pass.failed.length > 0)
+          throw new Error(`folding ${pass.failed.length} evaluations' ratings: ${pass.failed.join("; ")}`);
+        return pass.rebuilt > 0
+          ? `rebuilt ${pass.rebuilt} stored tallies from every rating, folded ${pass.folded} queued ratings`
+          : null;
       },
     },
     autouserRunLoop({ ...services, storage }),

@@ -195,8 +195,8 @@ const DISCARD_LIMIT_MS = 10_000;
  * Reads and throws away what is left of a request's body, so that an answer given before the body was read (a 413,
  * a 401, a 404) reaches the client. A server that closes a socket with unread bytes in it resets the connection,
  * and a client still sending (Node's fetch, the SDK) then fails with EPIPE instead of reading the answer (RFC 9112
- * §9.6). Bounded: past `DISCARD_LIMIT_BYTES` (declared or counted) or `DISCARD_LIMIT_MS`, the answer is sent and
- * the connection closed anyway. Resolves false when the body could not be read to its end.
+ * §9.6). Bounded: past `DISCARD_LIMIT_BYTES` (declared or counted) or `DISCARD_LIMIT_MS` it resolves false, and
+ * the answer is sent with the connection closed in stages (`writeNodeReplyThenClose`).
  */
 export function discardNodeBody(req: IncomingMessage): Promise<boolean> {
   if (req.complete || req.readableEnded) return Promise.resolve(true);

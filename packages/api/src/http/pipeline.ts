@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { API_VERSION } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
@@ -21,6 +22,7 @@ import {
   SSE_HEADERS,
   toWebResponse,
   writeNodeReply,
+  writeNodeReplyThenClose,
 } from "./reply";
 import { uuidv7 } from "./request-id";
 
@@ -59,8 +61,8 @@ export function jsonReply(
   status: number,
   body: unknown,
   extra?: Record<string, string>,
-  /** The body's JSON text when it is already known (`serializedOnce`). */
-  text?: string,
+  /** The body's JSON, as text or UTF-8 bytes, when it is already known (`serializedOnce`). */
+  text?: string | Uint8Array,
 ): Reply {
   const headers: Record<string, string | string[]> = { ...ex.headers, ...extra };
   if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
@@ -69,20 +71,60 @@ export function jsonReply(
   return { status, headers, body: text ?? JSON.stringify(body) };
 }
 
-/** JSON texts of bodies answered again unchanged, by the body object: dropped with it. */
-const serializedBodies = new WeakMap<object, string>();
+/** A body's JSON as UTF-8 bytes, with the entity tag of those bytes. */
+export interface SerializedBody {
+  bytes: Buffer;
+  /** A strong `ETag`: the first 128 bits of the bytes' SHA-256, base64url, quoted. */
+  etag: string;
+}
+
+/** JSON bodies answered again unchanged, as UTF-8 bytes, by the body object: dropped with it. */
+const serializedBodies = new WeakMap<object, SerializedBody>();
 
 /**
- * The JSON text of a body a route answers again as the same object (`ResponseState.reused`), serialized on its
- * first answer only. Such a body must never be changed after it was first answered.
+ * The JSON of a body a route answers again as the same object (`RouteMeta.reusedBody`), serialized, encoded and
+ * tagged on its first answer only: a string body is encoded to UTF-8 again on every write, which for results of
+ * thousands of comparisons (megabytes) was a fifth of a cached read. Such a body must never be changed after it
+ * was first answered.
  */
-export function serializedOnce(body: object): string {
-  let text = serializedBodies.get(body);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    serializedBodies.set(body, text);
+export function serializedOnce(body: object): SerializedBody {
+  let serialized = serializedBodies.get(body);
+  if (serialized === undefined) {
+    const bytes = Buffer.from(JSON.stringify(body), "utf8");
+    const digest = createHash("sha256").update(bytes).digest("base64url").slice(0, 22);
+    serialized = { bytes, etag: `"${digest}"` };
+    serializedBodies.set(body, serialized);
   }
-  return text;
+  return serialized;
+}
+
+/**
+ * Whether an `If-None-Match` header names `etag` (RFC 9110 §13.1.2: `*`, or a list compared weakly, so `W/"x"`
+ * matches `"x"`).
+ */
+export function noneMatchHits(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  for (const part of header.split(",")) {
+    const tag = part.trim();
+    if ((tag.startsWith("W/") ? tag.slice(2) : tag) === etag) return true;
+  }
+  return false;
+}
+
+/**
+ * `304 Not Modified` for a conditional GET whose tag still matches: the validators again, no body. Kept in a
+ * client's cache (`private`) and revalidated on every use (`no-cache`).
+ */
+export function notModifiedReply(ex: Exchange, etag: string): Reply {
+  const headers: Record<string, string | string[]> = { ...ex.headers, ...revalidated(etag) };
+  if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
+  return { status: 304, headers, body: null };
+}
+
+/** The headers that let a client keep a tagged body and ask again with `If-None-Match`. */
+export function revalidated(etag: string): Record<string, string> {
+  return { ETag: etag, "Cache-Control": "private, no-cache" };
 }
 
 /** 302 to `location`; a redirect to a signed, short-lived URL must never be cached. */
@@ -280,9 +322,8 @@ export function createPipeline(services: AppServices, entries: EntryPoint[]): Pi
         .then(async (reply) => {
           if (reply.written || req.complete) return writeNodeReply(res, reply);
           // Answered before the body was read (refused early): the client gets to finish sending, then the answer.
-          const whole = await discardNodeBody(req);
-          if (!whole) reply.headers.Connection = "close";
-          writeNodeReply(res, reply);
+          if (await discardNodeBody(req)) writeNodeReply(res, reply);
+          else writeNodeReplyThenClose(res, reply);
         })
         .catch((err: unknown) => {
           log().error(

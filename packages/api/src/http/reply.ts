@@ -66,6 +66,33 @@ export function endOpenStreams(retryMs: number): number {
   return ending.length;
 }
 
+/**
+ * How long a connection stays open after an answer sent over a body left unread. Closing a socket with the client's
+ * bytes still arriving resets it, and the reset can reach the client before the answer does (RFC 9112 §9.6).
+ */
+export const LINGER_MS = 2_000;
+
+/**
+ * Writes a whole reply and closes the connection, in stages: the answer goes out at once with its length and
+ * `Connection: close`, and the response ends (which closes the socket) only `LINGER_MS` later, so the client has
+ * read it before the close resets the connection under the body it is still sending.
+ */
+export function writeNodeReplyThenClose(res: ServerResponse, reply: Reply, lingerMs = LINGER_MS): void {
+  if (reply.written) return;
+  if (reply.stream || reply.body instanceof Readable) {
+    writeNodeReply(res, { ...reply, headers: { ...reply.headers, Connection: "close" } } as Reply);
+    return;
+  }
+  const body = reply.body ?? "";
+  res.writeHead(reply.status, {
+    ...reply.headers,
+    Connection: "close",
+    "Content-Length": String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength),
+  });
+  res.write(body);
+  setTimeout(() => res.end(), lingerMs).unref();
+}
+
 /** Writes a reply to a node response; an event stream is written as it is produced, with heartbeats. */
 export function writeNodeReply(res: ServerResponse, reply: Reply): void {
   if (reply.written) return;

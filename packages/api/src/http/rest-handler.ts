@@ -25,7 +25,10 @@ import {
   type EntryPoint,
   type Exchange,
   jsonReply,
+  noneMatchHits,
+  notModifiedReply,
   redirectReply,
+  revalidated,
   serializedOnce,
   streamReply,
 } from "./pipeline";
@@ -106,14 +109,26 @@ async function runMiddleware(
   opts: CallOptions,
 ): Promise<MiddlewareResult> {
   try {
+    // Built field by field rather than spread: one object shape for every middleware of every route.
     return (await middlewares[index]!({
-      ...opts,
+      ctx: opts.ctx,
+      input: opts.input,
+      getRawInput: opts.getRawInput,
+      path: opts.path,
+      type: opts.type,
+      meta: opts.meta,
+      signal: opts.signal,
+      batchIndex: opts.batchIndex,
       next(n?: NextOptions) {
         return runMiddleware(middlewares, index + 1, {
-          ...opts,
           ctx: n?.ctx ? { ...opts.ctx, ...n.ctx } : opts.ctx,
           input: n && "input" in n ? n.input : opts.input,
           getRawInput: n?.getRawInput ?? opts.getRawInput,
+          path: opts.path,
+          type: opts.type,
+          meta: opts.meta,
+          signal: opts.signal,
+          batchIndex: opts.batchIndex,
         });
       },
     })) as MiddlewareResult;
@@ -137,7 +152,7 @@ async function runRoute(
   }
 }
 
-function answer(ex: Exchange, result: { status: number; body: unknown }): Reply {
+function answer(ex: Exchange, route: Route, result: { status: number; body: unknown }): Reply {
   if (result.status === 302) return redirectReply(ex, (result.body as RedirectTarget).location);
   const raw = ex.ctx.response.raw;
   if (raw && result.status < 300 && typeof result.body === "string") {
@@ -150,8 +165,15 @@ function answer(ex: Exchange, result: { status: number; body: unknown }): Reply 
   if (result.status >= 300) return jsonReply(ex, result.status, result.body);
   const body = versionedBody(ex.ctx, result.body);
   // A version that reshapes the body answers a new object, serialized as usual.
-  const reused = ex.ctx.response.reused && body === result.body && typeof body === "object" && body !== null;
-  return jsonReply(ex, result.status, body, undefined, reused ? serializedOnce(body) : undefined);
+  const reused = route.meta.reusedBody && body === result.body && typeof body === "object" && body !== null;
+  if (!reused) return jsonReply(ex, result.status, body);
+  // A body answered again unchanged is tagged: a client that kept it asks with If-None-Match and gets a 304
+  // without the megabytes. Only a route's own answer is tagged: access was checked before it was taken.
+  const { bytes, etag } = serializedOnce(body);
+  if (result.status === 200 && noneMatchHits(ex.req.headers.get("if-none-match"), etag)) {
+    return notModifiedReply(ex, etag);
+  }
+  return jsonReply(ex, result.status, body, revalidated(etag), bytes);
 }
 
 /**
@@ -323,14 +345,14 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
 
       if (upload) {
         try {
-          return answer(ex, await runRoute(ex, route, input));
+          return answer(ex, route, await runRoute(ex, route, input));
         } finally {
           await discardUpload(upload);
         }
       }
       const useIdempotency =
         method === "POST" && key !== null && route.meta.idempotent !== false && principal;
-      if (!useIdempotency) return answer(ex, await runRoute(ex, route, input));
+      if (!useIdempotency) return answer(ex, route, await runRoute(ex, route, input));
       // A replay answers only a caller the route itself would serve: `admitRestRequest` above has decided it.
       const scope = idempotencyScope(principal);
       const fingerprint = requestFingerprint(method, path, body);
@@ -357,7 +379,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
           await releaseIdempotencyKey(services.db, scope, key);
           return err.outcome;
         });
-      return answer(ex, result);
+      return answer(ex, route, result);
     },
   };
 }

@@ -3,6 +3,8 @@ import {
   autouserRunQueue,
   oldestPendingDeliveryAge,
   oldestQueuedRunAge,
+  oldestQueuedTallyAge,
+  ratingTallyQueue,
   webhookDeliveryQueue,
 } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
@@ -39,7 +41,7 @@ let queuesOn = false;
 /**
  * Queue depths read at scrape time, one cheap query each (the claim indexes cover them): autouser runs waiting and
  * running and the oldest waiting run's age; webhook deliveries pending, retrying and abandoned and the oldest
- * pending one's age.
+ * pending one's age; ratings queued for their evaluations' stored tallies and the oldest one's age.
  */
 export function registerQueueGauges(db: Db): void {
   if (queuesOn) return;
@@ -78,6 +80,22 @@ export function registerQueueGauges(db: Db): void {
     [],
     async (set) => {
       set({}, Math.max(0, (await oldestPendingDeliveryAge(db)) ?? 0));
+    },
+  );
+  gaugeOnScrape(
+    "rubricon_rating_tally_queued",
+    "New ratings waiting to be folded into their evaluations' stored tallies",
+    [],
+    async (set) => {
+      set({}, await ratingTallyQueue(db));
+    },
+  );
+  gaugeOnScrape(
+    "rubricon_rating_tally_oldest_queued_seconds",
+    "Age of the oldest rating waiting to be folded into its stored tally (0 when none waits)",
+    [],
+    async (set) => {
+      set({}, Math.max(0, (await oldestQueuedTallyAge(db)) ?? 0));
     },
   );
 }

@@ -252,6 +252,16 @@ export function buildOpenApiDocument(
       description: "uuid v7 of this request; equals `error.request_id`.",
       schema: { type: "string", format: "uuid" },
     },
+    ETag: {
+      description:
+        "A strong entity tag of the body's bytes; send it back in `If-None-Match` to be answered `304` while the " +
+        "body is unchanged.",
+      schema: { type: "string" },
+    },
+    CacheControl: {
+      description: "`private, no-cache`: a client may keep the body, and asks again with `If-None-Match`.",
+      schema: { type: "string" },
+    },
     ...RATE_LIMIT_HEADER_COMPONENTS,
   };
   doc.components.responses = Object.fromEntries(
@@ -337,6 +347,7 @@ export function buildOpenApiDocument(
           };
     for (const status of Object.keys(ERROR_STATUSES))
       responses[status] = { $ref: `#/components/responses/Error${status}` };
+    if (route.meta.reusedBody) conditionalGet(op, responses, success);
     op.responses = responses;
     // One scope as a string (every route but a few); routes that need several list them all.
     const scopes = [route.meta.scope ?? []].flat();
@@ -385,4 +396,37 @@ export function buildOpenApiDocument(
     return { name, description };
   });
   return doc as unknown as Record<string, unknown>;
+}
+
+/**
+ * A route answering a body it keeps (`reusedBody`) documents its validators: `ETag` and `Cache-Control` on the
+ * success, the `If-None-Match` it reads, and the bodiless `304` a matching tag gets.
+ */
+function conditionalGet(op: Operation, responses: Record<string, unknown>, success: string): void {
+  const ok = responses[success] as { headers?: Record<string, unknown> };
+  ok.headers = {
+    ...ok.headers,
+    ETag: { $ref: "#/components/headers/ETag" },
+    "Cache-Control": { $ref: "#/components/headers/CacheControl" },
+  };
+  responses["304"] = {
+    description:
+      "Not modified: the body is still the one the `If-None-Match` tag names. No body; the validators again.",
+    headers: {
+      "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
+      ETag: { $ref: "#/components/headers/ETag" },
+      "Cache-Control": { $ref: "#/components/headers/CacheControl" },
+      ...RATE_LIMIT_HEADERS,
+    },
+  };
+  op.parameters = [
+    ...((op.parameters ?? []) as unknown[]),
+    {
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description: "The `ETag` of a body kept from an earlier answer (or a list of them, or `*`).",
+      schema: { type: "string" },
+    },
+  ];
 }

@@ -80,13 +80,11 @@ export const resultsRouter = router({
       },
       scope: "evaluations:read",
       trustedOutput: true,
+      reusedBody: true,
     })
     .input(z.object({ id: IdParam }))
     .output(EvaluationResults)
-    .query(({ ctx, input }) => {
-      ctx.response.reused = true;
-      return core.getResults(ctx.core, ctx.actor, input.id);
-    }),
+    .query(({ ctx, input }) => core.getResults(ctx.core, ctx.actor, input.id)),
 
   // GET /evaluations/{id}/agreement — Krippendorff's alpha with a bootstrap interval
   agreement: apiProcedure
@@ -101,13 +99,11 @@ export const resultsRouter = router({
       },
       scope: "evaluations:read",
       trustedOutput: true,
+      reusedBody: true,
     })
     .input(AgreementQuery.extend({ id: IdParam }))
     .output(EvaluationAgreement)
-    .query(({ ctx, input }) => {
-      ctx.response.reused = true;
-      return core.getAgreement(ctx.core, ctx.actor, input.id, input.metric);
-    }),
+    .query(({ ctx, input }) => core.getAgreement(ctx.core, ctx.actor, input.id, input.metric)),
 
   // GET /evaluations/{id}/export — every rating, as JSON or as CSV (one row per rating and template)
   export: apiProcedure

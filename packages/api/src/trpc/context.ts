@@ -15,11 +15,6 @@ export interface ResponseState {
   status?: number;
   /** Set by routes that answer something other than JSON (a CSV export): the body is the procedure's string. */
   raw?: { contentType: string; headers?: Record<string, string> };
-  /**
-   * Set by routes that answer one cached object again and again (results, agreement) and never change it: its
-   * JSON text is kept with the object and sent again instead of serializing hundreds of kilobytes per request.
-   */
-  reused?: true;
 }
 
 export interface RequestContext {

@@ -39,7 +39,9 @@ export const createCallerFactory = t.createCallerFactory;
  */
 const guarded = t.middleware(async ({ ctx, meta, path, next, getRawInput }) => {
   const { principal, actor } = await authorizeCall(ctx, meta, path, getRawInput);
-  return next({ ctx: { ...ctx, principal: principal!, actor: actor!, core: coreContext(ctx) } });
+  // Only what this adds: next() merges it into the context (tRPC's caller and the REST runner alike), so a copy of
+  // the whole context here would be copied again there.
+  return next({ ctx: { principal: principal!, actor: actor!, core: coreContext(ctx) } });
 });
 
 const routeLimited = t.middleware(async ({ ctx, meta, path, next, getRawInput }) => {

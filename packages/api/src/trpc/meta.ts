@@ -90,4 +90,10 @@ export type RouteMeta = OpenApiMeta<{
    * (see `validateSynchronously`). The schema still documents the route.
    */
   trustedOutput?: true;
+  /**
+   * The route answers one cached object again and again (results, agreement) and never changes it: its JSON is
+   * serialized, encoded and tagged once and kept with the object. The REST answer carries that `ETag`, and a GET
+   * whose `If-None-Match` names it gets `304 Not Modified` without the body.
+   */
+  reusedBody?: true;
 }>;

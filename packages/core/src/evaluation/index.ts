@@ -24,6 +24,7 @@ export * from "./results/load";
 export * from "./results/report";
 export * from "./results/results";
 export * from "./results/service";
+export * from "./results/stored";
 export * from "./run-queue/finish";
 export * from "./run-queue/log";
 export * from "./run-queue/queue";

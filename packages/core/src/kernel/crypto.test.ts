@@ -1,5 +1,13 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hashPassword, needsRehash, setPasswordHashCost, unmatchableHash, verifyPassword } from "./crypto";
+import {
+  hashPassword,
+  needsRehash,
+  setPasswordHashCost,
+  sha256Hex,
+  unmatchableHash,
+  verifyPassword,
+} from "./crypto";
 
 describe("password hashing", () => {
   it("uses scrypt at OWASP's cost by default (N=2^17, r=8, p=1) and verifies what it made", async () => {
@@ -27,5 +35,15 @@ describe("password hashing", () => {
   it("refuses stored parameters that would ask for absurd memory", async () => {
     expect(await verifyPassword("pw", "scrypt$1073741824$8$1$AAAA$AAAA")).toBe(false);
     expect(await verifyPassword("pw", "bcrypt$x")).toBe(false);
+  });
+});
+
+describe("sha256Hex", () => {
+  it("is the SHA-256 digest in lowercase hex, as stored for every API key", () => {
+    // The NIST test vector for "abc".
+    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    for (const value of ["", "rk_live_0123456789abcdef", "ünïcødé ✓", "x".repeat(10_000)]) {
+      expect(sha256Hex(value)).toBe(createHash("sha256").update(value).digest("hex"));
+    }
   });
 });

@@ -1,3 +1,4 @@
+import * as nodeCrypto from "node:crypto";
 import {
   createCipheriv,
   createDecipheriv,
@@ -7,7 +8,12 @@ import {
   timingSafeEqual,
 } from "node:crypto";
 
+/** Node's one-shot digest (Node 20.12+): no Hash object per call, as an API key costs on every request. */
+const oneShotHash = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string })
+  .hash;
+
 export function sha256Hex(value: string): string {
+  if (oneShotHash) return oneShotHash("sha256", value, "hex");
   return createHash("sha256").update(value).digest("hex");
 }
 

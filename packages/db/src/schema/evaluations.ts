@@ -60,6 +60,12 @@ export const evaluations = pgTable(
     collectRaterEmail: boolean("collect_rater_email").notNull().default(false),
     /** Bumped with every change to the evaluation's ratings; cached statistics of an older revision are stale. */
     ratingsRevision: integer("ratings_revision").notNull().default(0),
+    /**
+     * Bumped by triggers (migration 0020) whenever ratings already stored change: deleted, their rater, comparison,
+     * values or skip changed, or a public rater's exclusion set or lifted. New ratings never bump it (they queue in
+     * `rating_tally_pending`), so a stored tally (`rating_tallies`) built at this value only misses queued ratings.
+     */
+    ratingChanges: integer("rating_changes").notNull().default(0),
     endedAt: timestamp("ended_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

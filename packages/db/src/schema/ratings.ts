@@ -1,5 +1,6 @@
 import {
   bigint,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -117,4 +118,66 @@ export const evaluationStats = pgTable(
     computedAt: timestamp("computed_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("evaluation_stats_pk").on(t.evaluationId, t.kind)],
+);
+
+/**
+ * New ratings waiting to be folded into their evaluation's stored tally. A statement-level trigger on `ratings`
+ * (migration 0020) queues every inserted rating, whatever inserted it (the API, autousers, SQL); a fold deletes the
+ * rows it folds in the statement that reads their ratings, so each rating is folded once.
+ */
+export const ratingTallyPending = pgTable(
+  "rating_tally_pending",
+  {
+    evaluationId: text("evaluation_id").notNull(),
+    ratingId: text("rating_id").notNull(),
+    queuedAt: timestamp("queued_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.evaluationId, t.ratingId] })],
+);
+
+/**
+ * An evaluation's stored tally: the templates it was built for and the evaluation's `ratingChanges` it was built at.
+ * Another value of either means the tally is rebuilt from every rating.
+ */
+export const ratingTallies = pgTable("rating_tallies", {
+  evaluationId: text("evaluation_id")
+    .primaryKey()
+    .references(() => evaluations.id, { onDelete: "cascade" }),
+  templateIds: text("template_ids").array().notNull(),
+  ratingChanges: integer("rating_changes").notNull(),
+  builtAt: timestamp("built_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  foldedAt: timestamp("folded_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/**
+ * The stored tally's rows, the parts `loadStatsTally` aggregates, each mergeable: counts and sums add, the first
+ * rating is the least (`first_at`, `first_id`). `part` c: per comparison; u: per template (`idx`, 1-based),
+ * comparison, kind (`rater_type` human or autouser) and value; r: per rater; d: per rater and template. Key columns
+ * a part does not use hold '' or 0; a rater without an id (their user deleted) is `rater_id` ''.
+ */
+export const ratingTallyRows = pgTable(
+  "rating_tally_rows",
+  {
+    evaluationId: text("evaluation_id")
+      .notNull()
+      .references(() => evaluations.id, { onDelete: "cascade" }),
+    part: text("part").notNull(),
+    idx: integer("idx").notNull(),
+    comparisonId: text("comparison_id").notNull(),
+    raterType: text("rater_type").notNull(),
+    raterId: text("rater_id").notNull(),
+    value: doublePrecision("value").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+    skipped: bigint("skipped", { mode: "number" }).notNull(),
+    valued: bigint("valued", { mode: "number" }).notNull(),
+    sum: doublePrecision("sum").notNull(),
+    firstAt: timestamp("first_at", { withTimezone: true, mode: "date" }),
+    firstId: text("first_id"),
+  },
+  (t) => [
+    primaryKey({
+      name: "rating_tally_rows_pk",
+      columns: [t.evaluationId, t.part, t.idx, t.comparisonId, t.raterType, t.raterId, t.value],
+    }),
+  ],
 );

@@ -4813,6 +4813,10 @@ export interface components {
     headers: {
         /** @description uuid v7 of this request; equals `error.request_id`. */
         XRequestId: string;
+        /** @description A strong entity tag of the body's bytes; send it back in `If-None-Match` to be answered `304` while the body is unchanged. */
+        ETag: string;
+        /** @description `private, no-cache`: a client may keep the body, and asks again with `If-None-Match`. */
+        CacheControl: string;
         /** @description Requests allowed per window: the team's per-minute budget, or a route's own stricter limit. */
         XRateLimitLimit: number;
         /** @description Requests left in the window. */
@@ -7619,7 +7623,10 @@ export interface operations {
     "results-results": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of a body kept from an earlier answer (or a list of them, or `*`). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7634,11 +7641,26 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EvaluationResults"];
                 };
+            };
+            /** @description Not modified: the body is still the one the `If-None-Match` tag names. No body; the validators again. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -7655,7 +7677,10 @@ export interface operations {
                 /** @description Distance metric; default ordinal for SSE scales and interval for SxS preferences. */
                 metric?: "nominal" | "ordinal" | "interval" | "ratio";
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of a body kept from an earlier answer (or a list of them, or `*`). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7670,11 +7695,26 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EvaluationAgreement"];
                 };
+            };
+            /** @description Not modified: the body is still the one the `If-None-Match` tag names. No body; the validators again. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];

@@ -74,6 +74,11 @@ export type EvaluationWithExtras = EvaluationRow & {
 export interface AccessOptions {
   forUpdate?: boolean;
   /**
+   * The row under a shared lock (`FOR SHARE`), access checked in the same statement: a caller that would lock the
+   * row anyway (a new rating) spends no query of its own on access.
+   */
+  forShare?: boolean;
+  /**
    * The share permission the action needs; members of the owning team (and its keys) have them all. Defaults to
    * OWNER, so an action nobody classified stays with the team and the evaluation's owners.
    */
@@ -119,6 +124,15 @@ const evaluationAccessForMemberForUpdate = hotStatement(
   (db, $: Params<AccessValues>) => evaluationAccess(db, $.id, memberOrShare($.userId)).for("update"),
 );
 
+const evaluationAccessForTeamForShare = hotStatement(
+  "evaluation_access_for_team_for_share",
+  (db, $: Params<AccessValues>) => evaluationAccess(db, $.id, boundToTeam($.teamId)).for("share"),
+);
+const evaluationAccessForMemberForShare = hotStatement(
+  "evaluation_access_for_member_for_share",
+  (db, $: Params<AccessValues>) => evaluationAccess(db, $.id, memberOrShare($.userId)).for("share"),
+);
+
 export async function loadEvaluationAccess(
   db: DbOrTx,
   actor: Actor,
@@ -128,10 +142,14 @@ export async function loadEvaluationAccess(
   const statement = actor.boundTeamId
     ? opts.forUpdate
       ? evaluationAccessForTeamForUpdate
-      : evaluationAccessForTeam
+      : opts.forShare
+        ? evaluationAccessForTeamForShare
+        : evaluationAccessForTeam
     : opts.forUpdate
       ? evaluationAccessForMemberForUpdate
-      : evaluationAccessForMember;
+      : opts.forShare
+        ? evaluationAccessForMemberForShare
+        : evaluationAccessForMember;
   const [found] = await statement(db, {
     id,
     teamId: actor.boundTeamId ?? "",

@@ -146,6 +146,7 @@ export async function createEvaluation(ctx: CoreContext, actor: Actor, input: Ev
     collectRaterName: input.collectRaterName,
     collectRaterEmail: input.collectRaterEmail,
     ratingsRevision: 0,
+    ratingChanges: 0,
     endedAt: null,
     createdAt: now,
     updatedAt: now,

@@ -1,4 +1,4 @@
-import type { PageQuery, RaterType, Rating, RatingSubmission } from "@rubricon/contracts";
+import type { PageQuery, RaterType, Rating, RatingSubmission, SharePermission } from "@rubricon/contracts";
 import {
   comparisons,
   type DbOrTx,
@@ -13,13 +13,13 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
 import { ApiError, paginate, recordTombstone, together } from "../../kernel";
 import { emitEvent, recordUsage, teamPlan, UsageNearLimit } from "../../platform";
-import { evaluationNotFound, loadVisibleEvaluation } from "../evaluations/access";
+import { evaluationNotFound, loadEvaluationAccess, loadVisibleEvaluation } from "../evaluations/access";
 import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
 import type { EvaluationRow } from "../evaluations/serialize";
 import { REVISION_SHARDS } from "../results/cache";
 import { loadStatsTemplates } from "../results/load";
 import { hasActiveRuns } from "../run-queue/finish";
-import { type RatingRow, toRating } from "./serialize";
+import { asStoredRating, type RatingRow, toRating } from "./serialize";
 import { validateDimensionRatings } from "./validate";
 
 export type Rater =
@@ -66,8 +66,21 @@ async function lockForRatingChange(tx: DbOrTx, evaluationId: string): Promise<Ev
  * after the evaluation ended. One rating per rater is kept by the unique index, not by this lock. Exclusive (as a
  * delete takes it) when the rating may end the evaluation: the one that reaches the target must see every other.
  */
-async function lockForRating(tx: DbOrTx, evaluationId: string, exclusive: boolean): Promise<EvaluationRow> {
-  if (exclusive) return lockForRatingChange(tx, evaluationId);
+async function lockForRating(
+  tx: DbOrTx,
+  evaluationId: string,
+  exclusive: boolean,
+  access: PendingAccess | undefined,
+): Promise<EvaluationRow> {
+  if (exclusive) {
+    // Checked before the exclusive lock, so a caller without access never holds up the evaluation's raters.
+    if (access) await loadEvaluationAccess(tx, access.actor, evaluationId, { need: access.need });
+    return lockForRatingChange(tx, evaluationId);
+  }
+  if (access) {
+    return (await loadEvaluationAccess(tx, access.actor, evaluationId, { need: access.need, forShare: true }))
+      .row;
+  }
   const [row] = await evaluationForRating(tx, { id: evaluationId });
   if (!row) throw evaluationNotFound(evaluationId);
   return row;
@@ -150,18 +163,33 @@ function mayEnd(row: EvaluationRow, now: Date): boolean {
   return row.targetRatingsPerComparison !== null || deadlinePassed(row, now);
 }
 
-/** Inserts one rating for any kind of rater; the caller has already checked that the rater may rate. */
+/**
+ * The access a rating's caller still has to be granted, checked with the rating's lock in the same statement
+ * (`before` is then an earlier read of the evaluation, whose access says nothing of this caller's). `seen` gets the
+ * row each granted lock finds.
+ */
+export interface PendingAccess {
+  actor: Actor;
+  need: SharePermission;
+  seen?: (row: EvaluationRow) => void;
+}
+
+/**
+ * Inserts one rating for any kind of rater. The caller has already checked that the rater may rate, or passes
+ * `access` to have it checked under the rating's lock.
+ */
 export async function submitRating(
   ctx: CoreContext,
   before: EvaluationRow,
   rater: Rater,
   input: RatingSubmission,
+  access?: PendingAccess,
 ): Promise<Rating> {
   const now = ctx.clock.now();
   const evaluationId = before.id;
-  // `before` is the caller's read: its status is checked before any transaction is opened; the rest is checked
-  // against the row as the lock finds it.
-  if (before.status !== "Running") throw notRunning(before);
+  // `before` is the caller's read: its status is checked before any transaction is opened (unless access is
+  // still to be checked, which must refuse first); the rest is checked against the row as the lock finds it.
+  if (!access && before.status !== "Running") throw notRunning(before);
   const notInEvaluation = () =>
     ApiError.invalid(
       "comparisonId",
@@ -174,11 +202,12 @@ export async function submitRating(
       // (on the pool they had taken up to three connections and a round trip each). Sent after the lock, they see
       // at least what it does. The plan's limits read here are no fresher than outside (the team row is not locked).
       const [row, [comparison], loadedTemplates, plan] = await together(
-        lockForRating(tx, evaluationId, exclusive),
+        lockForRating(tx, evaluationId, exclusive, access),
         comparisonOfEvaluation(tx, { id: input.comparisonId, evaluationId }),
         loadStatsTemplates(tx, before),
         rater.type === "autouser" ? null : teamPlan(tx, before.teamId),
       );
+      access?.seen?.(row);
       if (row.status !== "Running") throw notRunning(row);
       if (!comparison) throw notInEvaluation();
       // Read for the selection of the caller's read; a change since is read again under the lock.
@@ -197,7 +226,7 @@ export async function submitRating(
 
       const key = raterKey(rater);
       const rated = input.skipReason === undefined ? templates : [];
-      const [inserted] = await insertRating(tx, {
+      const values: NewRating = {
         id: newId("rating"),
         evaluationId,
         comparisonId: comparison.id,
@@ -217,20 +246,22 @@ export async function submitRating(
         timeSpentSeconds: input.timeSpentSeconds ?? null,
         createdAt: now,
         updatedAt: now,
-      });
-      if (!inserted) throw await alreadyRated(tx, comparison.id, key);
-      const rating = toRating(inserted);
-      const event = {
-        type: "rating.created" as const,
-        teamId: row.teamId,
-        object: { ...rating, rubricVersion: null },
       };
+      const inserting = insertRating(tx, values);
       // A transfer between the read and the lock moves the rating to another team: its plan is read here.
       const team = plan && row.teamId === before.teamId ? { id: row.teamId, ...plan } : row.teamId;
       const count = () =>
         recordUsage(tx, team, "human_ratings_mo", now, 1, { policy: ctx.limits, spread: usage });
+      const createdEvent = (rating: Rating) => ({
+        type: "rating.created" as const,
+        teamId: row.teamId,
+        object: { ...rating, rubricVersion: null },
+      });
       if (exclusive) {
-        await emitEvent(tx, ctx, event);
+        const [inserted] = await inserting;
+        if (!inserted) throw await alreadyRated(tx, comparison.id, key);
+        const rating = toRating(inserted);
+        await emitEvent(tx, ctx, createdEvent(rating));
         if (
           rater.type !== "autouser" &&
           (await targetReached(tx, row)) &&
@@ -241,15 +272,21 @@ export async function submitRating(
         // The exclusive lock already bumped the evaluation's own revision. Counted last; a refusal rolls the
         // rating back.
         if (rater.type !== "autouser") await count();
-      } else {
-        // Nothing left here depends on another's answer: sent together on the transaction's connection, they
-        // cost one round trip instead of five. The shard rows (revision, usage) are held from here to the commit.
-        await together(
-          emitEvent(tx, ctx, event),
-          countRating(tx, evaluationId),
-          rater.type !== "autouser" ? count() : null,
-        );
+        return { rating, closedAt: null };
       }
+      // Nothing left here depends on another's answer, the insert's included: the rating is what the insert
+      // stores (`asStoredRating`), so its event, its count and the usage go out with the insert on the
+      // transaction's connection, one round trip for all. An insert that finds the rater's rating already there
+      // inserts nothing, and the rest is rolled back with the refusal. The shard rows (revision, usage) are held
+      // from here to the commit.
+      const rating = toRating(asStoredRating(values));
+      const [[inserted]] = await together(
+        inserting,
+        emitEvent(tx, ctx, createdEvent(rating)),
+        countRating(tx, evaluationId),
+        rater.type !== "autouser" ? count() : null,
+      );
+      if (!inserted) throw await alreadyRated(tx, comparison.id, key);
       return { rating, closedAt: null };
     });
   const run = (exclusive: boolean, usage: "fast" | "exact"): ReturnType<typeof attempt> =>
@@ -282,6 +319,21 @@ async function alreadyRated(tx: DbOrTx, comparisonId: string, key: string): Prom
   );
 }
 
+/**
+ * Evaluations this process saw a rating lock lately, by id, the most recent last: the `before` of the next rating
+ * of each, whose caller's access and the evaluation's state are then checked under that rating's lock, in the
+ * lock's statement, instead of by a read of their own on another connection first. A row kept here is only ever
+ * a starting guess: the lock's row decides, and a stale guess costs at most the retry with the exclusive lock.
+ */
+const recentlyRated = new Map<string, EvaluationRow>();
+const RECENTLY_RATED_CAP = 512;
+
+function rememberRated(row: EvaluationRow): void {
+  recentlyRated.delete(row.id);
+  recentlyRated.set(row.id, row);
+  if (recentlyRated.size > RECENTLY_RATED_CAP) recentlyRated.delete(recentlyRated.keys().next().value!);
+}
+
 /** `POST /evaluations/{id}/ratings`: a team member (or their key) rates as themselves. */
 export async function createRating(
   ctx: CoreContext,
@@ -289,8 +341,12 @@ export async function createRating(
   evaluationId: string,
   input: RatingSubmission,
 ): Promise<Rating> {
+  const rater: Rater = { type: "user", userId: actor.userId };
+  const known = recentlyRated.get(evaluationId);
+  if (known) return submitRating(ctx, known, rater, input, { actor, need: "EDITOR", seen: rememberRated });
   const row = await loadVisibleEvaluation(ctx.db, actor, evaluationId, { need: "EDITOR" });
-  return submitRating(ctx, row, { type: "user", userId: actor.userId }, input);
+  rememberRated(row);
+  return submitRating(ctx, row, rater, input);
 }
 
 export async function listRatings(

@@ -8,7 +8,7 @@
  */
 import type { AlphaMetric, AlphaStat, EvaluationAgreement, EvaluationResults } from "@rubricon/contracts";
 import { type DbOrTx, publicRaters, ratings } from "@rubricon/db";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { EvaluationRow } from "../evaluations/serialize";
 import { type Cells, computeAgreementOfCells, overallAgreementOfCells } from "./agreement";
 import { loadStatsComparisons, loadStatsTemplates, type StatsTemplate } from "./load";
@@ -44,7 +44,8 @@ export interface StatsTally {
   raters: RaterTally[];
 }
 
-interface Row {
+/** A row of the tally's parts, as `loadStatsTally` answers them and the stored tally is read. */
+export interface TallyRow {
   part: "c" | "u" | "r" | "d";
   idx: number | null;
   comparison_id: string | null;
@@ -58,45 +59,42 @@ interface Row {
   ord: number | string | null;
 }
 
-function rowsOf<T>(result: unknown): T[] {
+export function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? (result as T[]) : ((result as { rows?: T[] }).rows ?? []);
 }
 
+/** The template ids as a text[] literal (`array[]::text[]` when there are none). */
+export function templateIdArray(ids: string[]): SQL {
+  return ids.length > 0
+    ? sql`array[${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )}]::text[]`
+    : sql`array[]::text[]`;
+}
+
 /**
- * One pass over the evaluation's ratings (public raters the owners excluded left out, as the statistics do):
- * per comparison its count and first rating; per template, comparison, kind and value a count; per rater its
- * counts and first rating; per rater and template the values' count and sum. Ratings without a rater id (their
- * user was deleted) are grouped per rating for counting raters and merged per kind for `perRater`.
+ * The common table expressions `x`, `a`, `c` and `g` that aggregate the evaluation's ratings named by `from` (all of
+ * them, or those a fold takes from the queue), public raters the owners excluded left out: per comparison (`c`) its
+ * count and first rating; per template, comparison, kind and value (`a`, part `u`) a count; per rater (`g`) its
+ * counts and first rating; per rater and template (`a`, part `d`) the values' count and sum.
  */
-export async function loadStatsTally(
-  db: DbOrTx,
-  row: EvaluationRow,
-  knownTemplates?: StatsTemplate[],
-): Promise<StatsTally> {
-  const [templates, comparisons] = await Promise.all([
-    knownTemplates ?? loadStatsTemplates(db, row),
-    loadStatsComparisons(db, row),
-  ]);
-  const ids = templates.map((t) => t.id);
-  const idList = sql`array[${sql.join(
-    ids.map((id) => sql`${id}`),
-    sql`, `,
-  )}]::text[]`;
-  const idArray = ids.length > 0 ? idList : sql`array[]::text[]`;
+export function tallyCtes(evaluationId: string, ids: string[], from: SQL): SQL {
+  const idArray = templateIdArray(ids);
+  const unnested = ids.length > 0 ? idArray : sql`array[null]::text[]`;
   // One row per rating and template (a rating with no template still gives one, its value null), so that one
   // hashed pass answers every grouping at once: each rating is read, filtered and its jsonb taken apart once,
   // where grouping each part separately materialized the ratings and read them four times.
-  const result = await db.execute(sql`
-    with x as (
+  return sql`x as (
       select ${ratings.id} as id, ${ratings.createdAt} as created_at, ${ratings.comparisonId} as comparison_id,
         ${ratings.raterType} as rater_type,
         coalesce(${ratings.userId}, ${ratings.publicRaterId}, ${ratings.autouserId}) as rater_id,
         ${ratings.skipReason} is not null as skipped, t.idx::int as idx,
         case when ${ratings.skipReason} is null then (${ratings.dimensionRatings} -> t.id)::float8 end as value,
         ${ratings.skipReason} is null and ${ratings.dimensionRatings} ?| ${idArray} as valued
-      from ${ratings}
-        cross join unnest(${ids.length > 0 ? idList : sql`array[null]::text[]`}) with ordinality as t(id, idx)
-      where ${ratings.evaluationId} = ${row.id}
+      from ${from}
+        cross join unnest(${unnested}) with ordinality as t(id, idx)
+      where ${ratings.evaluationId} = ${evaluationId}
         and not exists (select 1 from ${publicRaters} where ${publicRaters.id} = ${ratings.publicRaterId}
           and ${publicRaters.excludedAt} is not null)
     ),
@@ -121,7 +119,28 @@ export async function loadStatsTally(
       select rater_type, rater_id, sum(n) as n, sum(skipped) as skipped, sum(valued) as valued,
         (array_agg(created_at order by created_at))[1] as first_at, (array_agg(id order by created_at))[1] as first_id
       from a where part = 'ri' group by rater_type, rater_id
-    )
+    )`;
+}
+
+/**
+ * One pass over the evaluation's ratings (public raters the owners excluded left out, as the statistics do):
+ * per comparison its count and first rating; per template, comparison, kind and value a count; per rater its
+ * counts and first rating; per rater and template the values' count and sum. Ratings without a rater id (their
+ * user was deleted) are grouped per rating for counting raters and merged per kind for `perRater`. The reference
+ * the stored tally (`storedStatsTally`) is rebuilt with and compared to.
+ */
+export async function loadStatsTally(
+  db: DbOrTx,
+  row: EvaluationRow,
+  knownTemplates?: StatsTemplate[],
+): Promise<StatsTally> {
+  const [templates, comparisons] = await Promise.all([
+    knownTemplates ?? loadStatsTemplates(db, row),
+    loadStatsComparisons(db, row),
+  ]);
+  const ids = templates.map((t) => t.id);
+  const result = await db.execute(sql`
+    with ${tallyCtes(row.id, ids, sql`${ratings}`)}
     select 'c' as part, null::int as idx, comparison_id, null::text as rater_type, null::text as rater_id,
       null::float8 as value, n, skipped, null::numeric as valued, null::float8 as sum,
       row_number() over (order by first_at, first_id) as ord
@@ -137,14 +156,25 @@ export async function loadStatsTally(
     union all
     select 'd', idx, null, rater_type, rater_id, null, nv, null, null, sv, null
     from a where part = 'd' and nv > 0`);
-  const rows = rowsOf<Row>(result);
+  return tallyOfRows(row, templates, comparisons, rowsOf<TallyRow>(result));
+}
 
+/**
+ * The tally from its parts' rows: comparisons (`c`) and raters (`r`) in the order `ord` gives (their first
+ * rating's), units (`u`) and per rater and template sums (`d`) in any order.
+ */
+export function tallyOfRows(
+  row: EvaluationRow,
+  templates: StatsTemplate[],
+  comparisons: StatsTally["comparisons"],
+  rows: TallyRow[],
+): StatsTally {
   const ratedComparisons: string[] = [];
   const comparisonIndex = new Map<string, number>();
   const raters: RaterTally[] = [];
   const raterIndex = new Map<string, number>();
   const keyOf = (type: string | null, id: string | null) => `${type}\u0000${id ?? ""}`;
-  const byOrder = (part: Row["part"]) =>
+  const byOrder = (part: TallyRow["part"]) =>
     rows.filter((r) => r.part === part).sort((a, b) => Number(a.ord) - Number(b.ord));
   let ratingCount = 0;
   let autouserRatingCount = 0;

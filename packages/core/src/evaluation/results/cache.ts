@@ -17,12 +17,13 @@ async function ratingsCounted(db: DbOrTx, evaluationId: string): Promise<string>
 
 function fingerprintOf(row: EvaluationRow, counted: string, templates: StatsTemplate[]): string {
   const versions = templates.map((t) => `${t.id}@${t.version}`).join(",");
-  return `${row.ratingsRevision}.${counted}|${row.updatedAt.toISOString()}|${versions}`;
+  return `${row.ratingsRevision}.${row.ratingChanges}.${counted}|${row.updatedAt.toISOString()}|${versions}`;
 }
 
 /**
- * What computed statistics depend on: the ratings (the evaluation's own revision for deletes and exclusions, and
- * the sum of its new-rating shards, both only growing), the evaluation (status, selected templates) and the
+ * What computed statistics depend on: the ratings (the evaluation's own revision for deletes and exclusions, the
+ * changes to stored ratings its triggers count (a deleted user's ratings losing their rater, say), and the sum of its
+ * new-rating shards, all only growing), the evaluation (status, selected templates) and the
  * templates' versions. A cached entry with another fingerprint is stale.
  */
 export async function statsFingerprint(
@@ -127,12 +128,20 @@ export async function cachedStats<T extends object>(
   const key = `${evaluationId}\u0000${kind}`;
   const remembered = payloads.get(key, fingerprint);
   if (remembered) return remembered as T;
+  // Only a payload of this fingerprint is fetched: a stale one (every first read after a rating finds one) is
+  // megabytes that would cross the wire to be dropped.
   const [hit] = await db
-    .select({ fingerprint: evaluationStats.fingerprint, payload: evaluationStats.payload })
+    .select({ payload: evaluationStats.payload })
     .from(evaluationStats)
-    .where(and(eq(evaluationStats.evaluationId, evaluationId), eq(evaluationStats.kind, kind)))
+    .where(
+      and(
+        eq(evaluationStats.evaluationId, evaluationId),
+        eq(evaluationStats.kind, kind),
+        eq(evaluationStats.fingerprint, fingerprint),
+      ),
+    )
     .limit(1);
-  const restored = hit && hit.fingerprint === fingerprint ? restoredOrNull(restore, hit.payload) : null;
+  const restored = hit ? restoredOrNull(restore, hit.payload) : null;
   if (restored) {
     payloads.set(key, fingerprint, restored);
     return restored;

@@ -2,15 +2,19 @@ import { type AlphaMetric, EvaluationAgreement, EvaluationResults } from "@rubri
 import type { Actor, CoreContext } from "../../kernel";
 import { loadVisibleEvaluation } from "../evaluations/access";
 import type { EvaluationRow } from "../evaluations/serialize";
-import { computeAgreementOfTally, computeResultsOfTally, loadStatsTally, type StatsTally } from "./aggregate";
+import { computeAgreementOfTally, computeResultsOfTally, type StatsTally } from "./aggregate";
 import { defaultMetric } from "./agreement";
 import { cachedStats, sharedTally, statsState } from "./cache";
+import { storedStatsTally } from "./stored";
 
-/** The evaluation's fingerprint, and its tally shared by results and every agreement metric of that state. */
+/**
+ * The evaluation's fingerprint, and its tally shared by results and every agreement metric of that state: the
+ * stored tally with the queued ratings folded in, not a scan of every rating.
+ */
 async function statsSource(ctx: CoreContext, row: EvaluationRow) {
   const { templates, fingerprint } = await statsState(ctx.db, row);
   const tally = (): Promise<StatsTally> =>
-    sharedTally(row.id, fingerprint, () => loadStatsTally(ctx.db, row, templates));
+    sharedTally(row.id, fingerprint, () => storedStatsTally(ctx.db, row, templates));
   return { fingerprint, tally };
 }
 

@@ -56,3 +56,21 @@ export async function oldestPendingDeliveryAge(db: DbOrTx): Promise<number | nul
   );
   return row?.s ?? null;
 }
+
+/** New ratings queued for folding into their evaluations' stored tallies. */
+export async function ratingTallyQueue(db: DbOrTx): Promise<number> {
+  const [row] = rowsOf<{ n: number }>(
+    await db.execute(sql`select count(*)::int as n from rating_tally_pending`),
+  );
+  return row?.n ?? 0;
+}
+
+/** Seconds the oldest rating queued for its stored tally has waited, or null when none waits. */
+export async function oldestQueuedTallyAge(db: DbOrTx): Promise<number | null> {
+  const [row] = rowsOf<{ s: number | null }>(
+    await db.execute(
+      sql`select extract(epoch from now() - min(queued_at))::float8 as s from rating_tally_pending`,
+    ),
+  );
+  return row?.s ?? null;
+}

@@ -1,0 +1,19 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Writes the run's unhandled errors (which fail a run without failing a test, and which the JSON report leaves out)
+ * to `test-results/unhandled.json`, so `pnpm test` can name them last in a long log.
+ */
+export class UnhandledErrorsReporter {
+  onInit(ctx) {
+    this.root = ctx.config.root;
+  }
+
+  onTestRunEnd(_modules, errors) {
+    const dir = join(this.root ?? process.cwd(), "test-results");
+    mkdirSync(dir, { recursive: true });
+    const list = (errors ?? []).map((e) => ({ name: e?.name, message: e?.message, stack: e?.stack }));
+    writeFileSync(join(dir, "unhandled.json"), JSON.stringify(list));
+  }
+}
