@@ -90,6 +90,11 @@ export interface PageSignals {
   /** Images without a text alternative, form fields without a label. */
   imagesWithoutAlt: number;
   unlabelledFields: number;
+  /**
+   * Form fields of every kind `unlabelledFields` counts, shown or not (added for heuristic-v8; absent before): a
+   * checkbox drawn by its label is hidden itself, yet a screen-reader user meets it.
+   */
+  formFields?: number;
   headings: number;
   landmarks: number;
   /** Rendering measures; absent on captures made before they existed. */
@@ -263,7 +268,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v7` (formerly `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v8` (formerly `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -96,11 +96,17 @@ button { font: inherit; padding: 12px 18px; border-radius: 8px; border: 0; backg
 .signup label { display: block; margin-top: 12px; font-weight: 600; }
 .signup input { display: block; width: 100%; max-width: 420px; padding: 12px; font: inherit; border: 1px solid #6b7b70; border-radius: 6px; }
 .signup button { margin-top: 16px; }
+.signup .check { position: relative; margin-top: 12px; }
+.signup .check input { position: absolute; opacity: 0; width: 1px; height: 1px; }
+.signup .check label { display: inline-block; margin: 0; padding-left: 30px; font-weight: 400; position: relative; }
+.signup .check label::before { content: ""; position: absolute; left: 0; top: 3px; width: 18px; height: 18px; border: 2px solid #1d5c3a; border-radius: 4px; background: #fff; }
 footer { background: #14351f; color: #e9efe9; padding: 24px 32px; }
 footer a { color: #fff; }
 @media (max-width: 700px) { .hero, .cards { grid-template-columns: 1fr; } .top { flex-wrap: wrap; padding: 8px 16px; } main { padding: 16px; } h1 { font-size: 30px; } }
 `;
 
+const CUSTOM_CHECK =
+  '<div class="check"><input type="checkbox" id="news" name="news"><label for="news">Keep me posted</label></div><button type="submit">';
 const inject = (html: string, css: string) => html.replace("</head>", `<style>${css}</style></head>`);
 const TWINS: Record<string, (html: string) => string> = {
   intact: (h) => h,
@@ -125,6 +131,15 @@ const TWINS: Record<string, (html: string) => string> = {
         '<label for="email">Email address</label><input id="email"',
         '<input id="email" placeholder="Email address"',
       ),
+  // Placeholders, and an option shown as a custom checkbox: the input hidden, its label drawing the box (as
+  // Bootstrap's custom controls do). A screen reader still meets the hidden input.
+  "custom-check": (h) => TWINS.placeholders!(h).replace('<button type="submit">', CUSTOM_CHECK),
+  // The same with the checkbox's label gone: the option vanishes from the screen and its input loses its name.
+  "custom-check-stripped": (h) =>
+    TWINS.placeholders!(h).replace(
+      '<button type="submit">',
+      CUSTOM_CHECK.replace(/<label[^>]*>[\s\S]*?<\/label>/, ""),
+    ),
   // One name lost: the hero image's alt text. Not one of the degraded twins; a much smaller defect.
   "one-alt-missing": (h) => h.replace(' alt="Tea terraces on a misty hillside at sunrise"', ""),
   // Content kept in the flow but invisible, as when an animation script never runs: holes in the layout.
@@ -139,7 +154,9 @@ const TWINS: Record<string, (html: string) => string> = {
   empty: (h) =>
     h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
 };
-const DEGRADED = Object.keys(TWINS).filter((t) => !["intact", "one-alt-missing", "placeholders"].includes(t));
+const DEGRADED = Object.keys(TWINS).filter(
+  (t) => !["intact", "one-alt-missing", "placeholders", "custom-check", "custom-check-stripped"].includes(t),
+);
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
 const SHOTS: Record<string, Uint8Array> = {};
 
@@ -562,6 +579,24 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     expect(rated.evidence[0]).toBe("2 form fields without a label (2 named only by a placeholder)");
     const intact = await rate(captureFor(who, "intact"), who);
     for (const t of TEMPLATES) expect(intact.ratings[t.id]!).toBeGreaterThan(rated.ratings[t.id]!);
+  });
+
+  it("counts a hidden checkbox its label draws among the fields a screen reader meets (v8)", async () => {
+    const at = (twin: string) => captures[`desktop/${twin}`]!.signals;
+    const kept = at("custom-check");
+    const stripped = at("custom-check-stripped");
+    expect(kept).toMatchObject({ formFields: 3, unlabelledFields: 2 });
+    expect(stripped).toMatchObject({ formFields: 3, unlabelledFields: 3 });
+    // Over the shown fields alone both forms were wholly unnamed; over the fields a screen reader meets, the
+    // stripped label is a third of them.
+    const gap = namesSeverity(stripped, stripped.rendering!) - namesSeverity(kept, kept.rendering!);
+    const shownOnly = (c: typeof kept) => namesSeverity({ ...c, formFields: undefined }, c.rendering!);
+    expect(gap).toBeGreaterThan(2 * (shownOnly(stripped) - shownOnly(kept)));
+    const reader = SYSTEM_PERSONAS[2]!;
+    const keptScore = await rate(captureFor(reader, "custom-check"), reader);
+    const strippedScore = await rate(captureFor(reader, "custom-check-stripped"), reader);
+    expect(keptScore.ratings[TEMPLATES[0]!.id]!).toBeGreaterThan(strippedScore.ratings[TEMPLATES[0]!.id]!);
+    expect(strippedScore.evidence.join(" ")).toMatch(/3 form fields without a label/);
   });
 
   it("sees content in a page that is only a screenshot for a screen-reader user with low vision, not without", () => {

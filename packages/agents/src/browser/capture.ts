@@ -158,6 +158,7 @@ export async function capturePage(
     consoleErrors: opts.consoleErrors,
     imagesWithoutAlt: dom.imagesWithoutAlt,
     unlabelledFields: dom.unlabelledFields,
+    formFields: dom.formFields,
     headings: dom.headings,
     landmarks: dom.landmarks,
     rendering,

@@ -13,6 +13,7 @@ export interface DomMeasurements {
   brokenImages: number;
   imagesWithoutAlt: number;
   unlabelledFields: number;
+  formFields: number;
   headings: number;
   landmarks: number;
   timings: { domContentLoaded: number | null; load: number | null };
@@ -140,6 +141,7 @@ export function measureDom(limits: { textChars: number }): DomMeasurements {
     brokenImages,
     imagesWithoutAlt,
     unlabelledFields,
+    formFields: fields.length,
     headings,
     landmarks,
     timings: {

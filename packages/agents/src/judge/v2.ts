@@ -89,7 +89,9 @@ export function namesSeverity(s: PageSignals, r: RenderingSignals): number {
   const kinds: number[] = [];
   const images = Math.max(r.images.total, s.imagesWithoutAlt);
   if (images > 0) kinds.push(s.imagesWithoutAlt / images);
-  const fields = Math.max(r.controls.fields ?? 0, s.unlabelledFields);
+  // Over the fields a screen reader meets (v8): the shown ones alone left out a checkbox its label draws, so a
+  // page whose one labelled field was such a checkbox looked as unnamed as its twin with that label gone.
+  const fields = Math.max(r.controls.fields ?? 0, s.formFields ?? 0, s.unlabelledFields);
   if (fields > 0) kinds.push(s.unlabelledFields / fields);
   if (r.controls.total > 0) kinds.push(r.controls.unnamed / r.controls.total);
   const share = kinds.length === 0 ? 0 : kinds.reduce((a, b) => a + b, 0) / kinds.length;
