@@ -54,7 +54,11 @@ async function startSite(): Promise<{ url: string; server: Server }> {
  * processes share once per process) and proportional (PSS from /proc/<pid>/smaps_rollup, which splits each
  * shared page among its sharers, so the sum is what the browser really holds).
  */
-function browserMemoryKb(): { rss: number; pss: number } {
+function browserMemoryKb(): {
+  rss: number;
+  pss: number;
+  byType: Map<string, { pss: number; count: number }>;
+} {
   const table = execFileSync("ps", ["-eo", "pid=,ppid=,rss=,comm="], { encoding: "utf8" });
   const rows = table
     .trim()
@@ -79,15 +83,24 @@ function browserMemoryKb(): { rss: number; pss: number } {
   }
   const chromium = rows.filter((r) => below.has(r.pid) && r.pid !== process.pid && /chrom/i.test(r.comm));
   let pss = 0;
+  // Which of Chromium's processes holds it: the browser, its zygotes, the GPU and utility processes, renderers.
+  const byType = new Map<string, { pss: number; count: number }>();
   for (const r of chromium) {
     try {
       const rollup = readFileSync(`/proc/${r.pid}/smaps_rollup`, "utf8");
-      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      const kb = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      pss += kb;
+      const cmdline = readFileSync(`/proc/${r.pid}/cmdline`, "utf8");
+      const type = /--type=([\w-]+)/.exec(cmdline)?.[1] ?? "browser";
+      const entry = byType.get(type) ?? { pss: 0, count: 0 };
+      entry.pss += kb;
+      entry.count++;
+      byType.set(type, entry);
     } catch {
       // The process ended between `ps` and the read.
     }
   }
-  return { rss: chromium.reduce((n, r) => n + r.rss, 0), pss };
+  return { rss: chromium.reduce((n, r) => n + r.rss, 0), pss, byType };
 }
 
 /**
@@ -229,7 +242,10 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
     const sampler = setInterval(() => {
       const now = browserMemoryKb();
       peak.rss = Math.max(peak.rss, now.rss);
-      peak.pss = Math.max(peak.pss, now.pss);
+      if (now.pss > peak.pss) {
+        peak.pss = now.pss;
+        peak.byType = now.byType;
+      }
     }, 250);
     const cpuBefore = cpuSeconds();
     const started = performance.now();
@@ -252,6 +268,12 @@ export async function benchAutousers(bench: BenchDatabase, log: (line: string) =
       `autousers: ${seconds.toFixed(1)} s wall, ${((seconds * 1000) / RUNS).toFixed(0)} ms per run; ` +
         `idle browser ${(idle.rss / 1024).toFixed(0)} MB RSS / ${(idle.pss / 1024).toFixed(0)} MB PSS`,
     );
+    const byType = (m: typeof idle.byType) =>
+      [...m.entries()]
+        .sort((a, b) => b[1].pss - a[1].pss)
+        .map(([type, e]) => `${type} ${(e.pss / 1024).toFixed(0)} MB (${e.count})`)
+        .join(", ");
+    log(`autousers: PSS by process at the peak: ${byType(peak.byType)}; idle: ${byType(idle.byType)}`);
     const nodeCpuMs = ((cpuAfter.node - cpuBefore.node) * 1000) / RUNS;
     const browserCpuMs = ((cpuAfter.browser - cpuBefore.browser) * 1000) / RUNS;
     log(
