@@ -1,6 +1,27 @@
-/** What the results tests share: a running evaluation to rate, and a comparison of figures to 1e-9. */
+/** What the results tests share: a team on its own database, a running evaluation to rate, and a comparison of figures to 1e-9. */
+import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { expect } from "vitest";
-import { type CoreContext, createEvaluation } from "../src/index";
+import { bootstrapAccount, type CoreContext, createEvaluation, systemClock } from "../src/index";
+
+export type StatsActor = { userId: string; boundTeamId: string; principal: "api_key" };
+
+/** A fresh database with one enterprise team, and an API-key actor bound to it. */
+export async function statsTeam(
+  name: string,
+): Promise<{ database: TestDatabase; ctx: CoreContext; teamId: string; actor: StatsActor }> {
+  const database = await createTestDatabase();
+  const ctx: CoreContext = { db: database.db, clock: systemClock, baseUrl: "http://localhost" };
+  const slug = name.toLowerCase().replace(/\s+/g, "-");
+  const account = await bootstrapAccount(ctx, {
+    email: `${slug}@example.com`,
+    password: `${slug}-password`,
+    teamName: name,
+    plan: "enterprise",
+    scopes: ["*"],
+  });
+  const actor: StatsActor = { userId: account.userId, boundTeamId: account.teamId, principal: "api_key" };
+  return { database, ctx, teamId: account.teamId, actor };
+}
 
 export async function runningEvaluation(
   ctx: CoreContext,

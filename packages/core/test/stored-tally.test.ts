@@ -1,9 +1,8 @@
 import { createDatabase, evaluations } from "@rubricon/db";
-import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import type { TestDatabase } from "@rubricon/db/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  bootstrapAccount,
   type CoreContext,
   computeAgreementOfTally,
   computeResultsOfTally,
@@ -13,28 +12,17 @@ import {
   oldestQueuedTallyAge,
   ratingTallyQueue,
   storedStatsTally,
-  systemClock,
 } from "../src/index";
-import { expectClose, runningEvaluation } from "./stats-helpers";
+import { expectClose, runningEvaluation, type StatsActor, statsTeam } from "./stats-helpers";
 
 let database: TestDatabase;
 let ctx: CoreContext;
 let teamId: string;
-let actor: { userId: string; boundTeamId: string; principal: "api_key" };
+let actor: StatsActor;
 const AT = new Date("2026-11-25T12:00:00.000Z");
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  ctx = { db: database.db, clock: systemClock, baseUrl: "http://localhost" };
-  const account = await bootstrapAccount(ctx, {
-    email: "stored-tally@example.com",
-    password: "stored-tally-password",
-    teamName: "Stored tally",
-    plan: "enterprise",
-    scopes: ["*"],
-  });
-  teamId = account.teamId;
-  actor = { userId: account.userId, boundTeamId: teamId, principal: "api_key" };
+  ({ database, ctx, teamId, actor } = await statsTeam("Stored tally"));
 }, 180_000);
 afterAll(() => database?.dispose());
 
