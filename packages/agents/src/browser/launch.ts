@@ -1,6 +1,7 @@
 import { type Browser, chromium } from "playwright-core";
 import type { AgentBrowser, LaunchOptions, OpenPageOptions } from "../types";
 import { type AgentTab, openAgentPage, resetAgentTab } from "./agent-page";
+import { chromiumArgs } from "./chromium-args";
 
 /** Cleared tabs kept for later runs at most, across keys; the oldest is closed first. */
 const IDLE_TABS = 4;
@@ -16,7 +17,7 @@ function start(options: LaunchOptions): Promise<Browser> {
     ? chromium.connect(options.wsEndpoint)
     : chromium.launch({
         executablePath: options.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
-        args: ["--no-sandbox", "--disable-background-networking"],
+        args: chromiumArgs(),
       });
 }
 

@@ -1,4 +1,5 @@
 import { chromium } from "playwright-core";
+import { chromiumArgs } from "../browser/chromium-args";
 import { DEFAULT_CHROMIUM_PATH } from "../browser/launch";
 
 export interface TestBrowserServer {
@@ -16,7 +17,7 @@ export async function startBrowserServer(
 ): Promise<TestBrowserServer> {
   const server = await chromium.launchServer({
     executablePath: chromiumPath,
-    args: ["--no-sandbox", "--disable-background-networking"],
+    args: chromiumArgs(),
   });
   return { wsEndpoint: server.wsEndpoint(), close: () => server.close() };
 }
