@@ -134,9 +134,10 @@ export interface RenderingSignals {
   text: { chars: number; medianSize: number | null; smallShare: number; tinyShare: number };
   /**
    * Rendered text contrast: each text node's colour against the background found by compositing its ancestors'
-   * background colours, weighted by characters; text over an image or gradient is not measured.
+   * background colours, weighted by characters; text over an image or gradient is not measured. `below2Share`
+   * (added for heuristic-v9; absent before) is text faint to every reader, not only to those WCAG's 3:1 protects.
    */
-  contrast: { measuredChars: number; below45Share: number; below3Share: number };
+  contrast: { measuredChars: number; below45Share: number; below3Share: number; below2Share?: number };
   /**
    * Document width over viewport width (1 when it fits), and the share of the first screen's text (by
    * characters) drawn over other text.
@@ -268,7 +269,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v8` (formerly `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v9` (formerly `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -13,6 +13,7 @@ import {
   launchAgentBrowser,
   namesSeverity,
   obscuredSeverity,
+  overflowSeverity,
   type PageCapture,
   type Persona,
   type PersonaDevice,
@@ -140,6 +141,9 @@ const TWINS: Record<string, (html: string) => string> = {
       '<button type="submit">',
       CUSTOM_CHECK.replace(/<label[^>]*>[\s\S]*?<\/label>/, ""),
     ),
+  // Body copy in a template's mid grey (#999 on white, 2.8:1): it fails WCAG's 3:1 but most readers still read
+  // it. Not one of the degraded twins; a smaller defect than text faint to everyone (grey-text, 1.6:1).
+  "mid-grey": (h) => inject(h, "p, li, h3 { color: #999 !important; } body { background: #fff !important; }"),
   // One name lost: the hero image's alt text. Not one of the degraded twins; a much smaller defect.
   "one-alt-missing": (h) => h.replace(' alt="Tea terraces on a misty hillside at sunrise"', ""),
   // Content kept in the flow but invisible, as when an animation script never runs: holes in the layout.
@@ -155,7 +159,15 @@ const TWINS: Record<string, (html: string) => string> = {
     h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
 };
 const DEGRADED = Object.keys(TWINS).filter(
-  (t) => !["intact", "one-alt-missing", "placeholders", "custom-check", "custom-check-stripped"].includes(t),
+  (t) =>
+    ![
+      "intact",
+      "one-alt-missing",
+      "placeholders",
+      "custom-check",
+      "custom-check-stripped",
+      "mid-grey",
+    ].includes(t),
 );
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
 const SHOTS: Record<string, Uint8Array> = {};
@@ -350,7 +362,7 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     expect(broken.evidence[0]).toBe("4 of 4 images failed to load");
     expect(broken.justification).toContain("held down by: 4 of 4 images failed to load");
     const grey = await rate(captureFor(who, "grey-text"), who);
-    expect(grey.evidence[0]).toMatch(/^\d+% of the text below 3:1 contrast/);
+    expect(grey.evidence[0]).toMatch(/^\d+% of the text below 2:1 contrast, \d+% below 3:1/);
     const bare = await rate(captureFor(who, "no-styles"), who);
     expect(bare.evidence.join("\n")).toMatch(/few author styles apply .*text in the browser's default serif/);
     const unlabelled = await rate(captureFor(SYSTEM_PERSONAS[2]!, "no-labels"), SYSTEM_PERSONAS[2]!);
@@ -597,6 +609,51 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     const strippedScore = await rate(captureFor(reader, "custom-check-stripped"), reader);
     expect(keptScore.ratings[TEMPLATES[0]!.id]!).toBeGreaterThan(strippedScore.ratings[TEMPLATES[0]!.id]!);
     expect(strippedScore.evidence.join(" ")).toMatch(/3 form fields without a label/);
+  });
+
+  it("weighs text under 3:1 that most can read (2.8:1) at half the cost of text faint to everyone (v9)", async () => {
+    const at = (twin: string) => captures[`desktop/${twin}`]!.signals;
+    const mid = at("mid-grey").rendering!.contrast;
+    const faint = at("grey-text").rendering!.contrast;
+    expect(mid.below3Share).toBeGreaterThan(0.5);
+    expect(mid.below2Share).toBe(0);
+    expect(faint.below2Share).toBeGreaterThan(0.5);
+    for (const who of SYSTEM_PERSONAS.filter((p) => !readerOf(p).screenReader || readerOf(p).lowVision)) {
+      const score = async (twin: string) =>
+        (await rate(captureFor(who, twin), who)).ratings[TEMPLATES[0]!.id]!;
+      expect(await score("mid-grey"), who.name).toBeGreaterThan(await score("grey-text"));
+      expect(await score("mid-grey"), who.name).toBeLessThanOrEqual(await score("intact"));
+      // A capture from before v9 (no 2:1 share) counts all text under 3:1 as faint, as v8 did.
+      const signals = captureFor(who, "mid-grey").signals;
+      const before = {
+        ...signals,
+        rendering: {
+          ...signals.rendering!,
+          contrast: { ...signals.rendering!.contrast, below2Share: undefined },
+        },
+      };
+      expect(qualityV2(before, TEMPLATES[0]!, who).quality).toBeLessThan(
+        qualityV2(signals, TEMPLATES[0]!, who).quality,
+      );
+    }
+  });
+
+  it("costs a page wider than the screen by how much wider, up to two screens (v9)", () => {
+    expect(overflowSeverity(1)).toBe(0);
+    expect(overflowSeverity(1.09)).toBeCloseTo(0.56, 2);
+    expect(overflowSeverity(1.41)).toBeLessThan(overflowSeverity(1.8));
+    expect(overflowSeverity(2)).toBe(1);
+    expect(overflowSeverity(5)).toBe(1);
+    // The same phone capture 41% too wide and five screens wide: v8 gated both alike.
+    const shopper = SYSTEM_PERSONAS[4]!;
+    const signals = captureFor(shopper, "intact").signals;
+    const wide = (overflowRatio: number) => ({
+      ...signals,
+      rendering: { ...signals.rendering!, layout: { ...signals.rendering!.layout, overflowRatio } },
+    });
+    const q = (ratio: number) => qualityV2(wide(ratio), TEMPLATES[0]!, shopper).quality;
+    expect(q(1.09)).toBeGreaterThan(q(1.41));
+    expect(q(1.41)).toBeGreaterThan(q(5.13));
   });
 
   it("sees content in a page that is only a screenshot for a screen-reader user with low vision, not without", () => {

@@ -124,6 +124,7 @@ export function measureRendering(): RenderingSignals {
   let contrastChars = 0;
   let below45 = 0;
   let below3 = 0;
+  let below2 = 0;
   let defaultFontChars = 0;
   const sizes: [number, number][] = [];
   const range = document.createRange();
@@ -154,6 +155,7 @@ export function measureRendering(): RenderingSignals {
         contrastChars += chars;
         if (ratio < 4.5) below45 += chars;
         if (ratio < 3) below3 += chars;
+        if (ratio < 2) below2 += chars;
       }
       if (onFirstScreen(rect)) {
         for (const r of range.getClientRects()) if (r.width > 0) mark(r);
@@ -532,6 +534,7 @@ export function measureRendering(): RenderingSignals {
       measuredChars: contrastChars,
       below45Share: share(below45, contrastChars),
       below3Share: share(below3, contrastChars),
+      below2Share: share(below2, contrastChars),
     },
     layout: {
       overlappingTextShare: share(overlapChars, firstScreenChars),

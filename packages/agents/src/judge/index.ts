@@ -22,6 +22,7 @@ export {
   LOW_VISION_FIGURE_GROUND,
   namesSeverity,
   obscuredSeverity,
+  overflowSeverity,
   PICTURE_SPAN,
   qualityV2,
   type Reader,

@@ -49,6 +49,16 @@ export function readerOf(p: Persona): Reader {
   };
 }
 
+/**
+ * How much a page wider than the screen costs, 0..1 (v9): any sideways scrolling costs half, growing with the
+ * logarithm of the width to all of it at two screens wide. A stray element 9% too wide hides a sliver (0.56); a
+ * page five screens wide has to be panned along every line. Before v9 every page 40% too wide or more cost the
+ * same, so a twin five screens wide that no longer overlapped anything could beat its page.
+ */
+export function overflowSeverity(ratio: number): number {
+  return ratio <= 1.01 ? 0 : Math.min(1, 0.5 + 0.5 * Math.log2(ratio));
+}
+
 /** v2 component scores: v1's formulas, with shares measured on the rendered page where the capture has them. */
 export function componentScoresV2(s: PageSignals): ComponentScores {
   const r = s.rendering;
@@ -65,7 +75,8 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
   scores.textSize = r.text.chars === 0 ? null : 1 - 0.6 * r.text.smallShare - 0.4 * r.text.tinyShare;
   scores.tapTargets =
     s.interactiveElements === 0 ? null : clamp01(1 - 0.8 * (s.smallTapTargets / s.interactiveElements));
-  scores.overflow = r.layout.overflowRatio <= 1.01 ? 1 : clamp01(0.5 - (r.layout.overflowRatio - 1));
+  scores.overflow =
+    r.layout.overflowRatio <= 1.01 ? 1 : clamp01(0.5 - 0.25 * Math.log2(r.layout.overflowRatio));
   scores.labels = 1 - namesSeverity(s, r);
   scores.integrity =
     (1 - (r.images.total === 0 ? 0 : r.images.failed / r.images.total)) * (3 / (3 + s.consoleErrors));
@@ -338,12 +349,26 @@ export function gatesFor(
   const agree = s.axeChecked === false ? 0.5 : s.contrastFailures > 0 ? 1 : 0.25;
   const c3 = r.contrast.below3Share * agree;
   const c45 = r.contrast.below45Share * agree;
+  // Text under 2:1 is faint to everyone; between 2:1 and 3:1 it fails WCAG yet most readers still read it (a
+  // template's #999 body text on white is 2.8:1), so it costs half as much (v9). Captures made before v9 have no
+  // 2:1 share and count all text under 3:1 as faint.
+  const c2 = (r.contrast.below2Share ?? r.contrast.below3Share) * agree;
   const { tinyShare: tiny, smallShare: small } = r.text;
-  const severity = 0.5 * c3 + 0.15 * Math.max(0, c45 - c3) + 0.6 * tiny + 0.15 * Math.max(0, small - tiny);
+  const severity =
+    0.5 * c2 +
+    0.25 * Math.max(0, c3 - c2) +
+    0.15 * Math.max(0, c45 - c3) +
+    0.6 * tiny +
+    0.15 * Math.max(0, small - tiny);
   if (severity > 0.02 && r.text.chars > 0) {
     const strength = reader.lowVision ? 1.2 : reader.screenReader ? 0.8 : 1;
     const words: string[] = [];
-    if (c45 > 0) words.push(`${pct(c3)} of the text below 3:1 contrast and ${pct(c45)} below 4.5:1`);
+    if (c45 > 0)
+      words.push(
+        c2 > 0
+          ? `${pct(c2)} of the text below 2:1 contrast, ${pct(c3)} below 3:1 and ${pct(c45)} below 4.5:1`
+          : `${pct(c3)} of the text below 3:1 contrast and ${pct(c45)} below 4.5:1`,
+      );
     if (small > 0)
       words.push(
         `${pct(small)} of the text under 12 px (${pct(tiny)} under 9 px, median ${r.text.medianSize} px)`,
@@ -359,7 +384,7 @@ export function gatesFor(
     const k = reader.phone ? 0.6 : reader.lowVision ? 0.55 : 0.45;
     gates.push({
       name: "overflow",
-      factor: 1 - k * Math.min(1, 0.6 + (r.layout.overflowRatio - 1)),
+      factor: 1 - k * overflowSeverity(r.layout.overflowRatio),
       reason: `the page is ${pct(r.layout.overflowRatio - 1)} wider than the screen`,
     });
   }
@@ -587,7 +612,9 @@ export function renderingEvidence(s: PageSignals): string[] {
   facts.push(`${pct(r.firstScreenCoverage)} of the first screen holds content`);
   if (r.contrast.measuredChars > 0)
     facts.push(
-      `${pct(r.contrast.below3Share)} of the text below 3:1 contrast, ${pct(r.contrast.below45Share)} below 4.5:1`,
+      !r.contrast.below2Share
+        ? `${pct(r.contrast.below3Share)} of the text below 3:1 contrast, ${pct(r.contrast.below45Share)} below 4.5:1`
+        : `${pct(r.contrast.below2Share)} of the text below 2:1 contrast, ${pct(r.contrast.below3Share)} below 3:1, ${pct(r.contrast.below45Share)} below 4.5:1`,
     );
   if (r.text.medianSize !== null) facts.push(`median text size ${r.text.medianSize} px`);
   if (r.layout.overflowRatio > 1.01)
