@@ -155,6 +155,18 @@ const TWINS: Record<string, (html: string) => string> = {
       h,
       "body > *, body > * > *, body > * > * > * { position: absolute !important; top: 0 !important; left: 0 !important; margin: 0 !important; }",
     ),
+  // The stacked twin mid-transition, as a carousel's two slides are while one slides over the other: a finite
+  // animation on every block (opacity 0.99 to 1, so nothing moves), and the same animation endless.
+  "stacked-moving": (h) =>
+    inject(
+      TWINS.stacked!(h),
+      "@keyframes settle { from { opacity: 0.99 } to { opacity: 1 } } body > * { animation: settle 600s linear 1; }",
+    ),
+  "stacked-endless": (h) =>
+    inject(
+      TWINS.stacked!(h),
+      "@keyframes settle { from { opacity: 0.99 } to { opacity: 1 } } body > * { animation: settle 600s linear infinite; }",
+    ),
   empty: (h) =>
     h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
 };
@@ -167,6 +179,8 @@ const DEGRADED = Object.keys(TWINS).filter(
       "custom-check",
       "custom-check-stripped",
       "mid-grey",
+      "stacked-moving",
+      "stacked-endless",
     ].includes(t),
 );
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
@@ -543,6 +557,22 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     }
   });
 
+  it("does not count text or controls caught mid-transition as stacked, and does count them under an endless animation (v9)", () => {
+    for (const device of ["desktop", "phone"]) {
+      const layout = (twin: string) => captures[`${device}/${twin}`]!.signals.rendering!.layout;
+      expect(layout("stacked").overlappingTextShare, device).toBeGreaterThan(0.05);
+      expect(layout("stacked").obscuredControls, device).toBeGreaterThan(0);
+      expect(layout("stacked-moving"), device).toMatchObject({
+        overlappingTextShare: 0,
+        obscuredControls: 0,
+      });
+      expect(layout("stacked-endless"), device).toMatchObject({
+        overlappingTextShare: layout("stacked").overlappingTextShare,
+        obscuredControls: layout("stacked").obscuredControls,
+      });
+    }
+  });
+
   it("finds a layout collapsed around its content (words broken, fields squeezed, controls stacked) and gates it", async () => {
     for (const device of ["desktop", "phone"]) {
       const intact = captures[`${device}/intact`]!.signals.rendering!;
@@ -593,7 +623,7 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     for (const t of TEMPLATES) expect(intact.ratings[t.id]!).toBeGreaterThan(rated.ratings[t.id]!);
   });
 
-  it("counts a hidden checkbox its label draws among the fields a screen reader meets (v8)", async () => {
+  it("counts a hidden checkbox its label draws among the fields a screen reader meets (v8) and a sighted visitor sees (v9)", async () => {
     const at = (twin: string) => captures[`desktop/${twin}`]!.signals;
     const kept = at("custom-check");
     const stripped = at("custom-check-stripped");
@@ -609,6 +639,13 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     const strippedScore = await rate(captureFor(reader, "custom-check-stripped"), reader);
     expect(keptScore.ratings[TEMPLATES[0]!.id]!).toBeGreaterThan(strippedScore.ratings[TEMPLATES[0]!.id]!);
     expect(strippedScore.evidence.join(" ")).toMatch(/3 form fields without a label/);
+    // A sighted visitor sees the checkbox through its label (v9): a third field, labelled; stripped, it is gone.
+    expect(kept.rendering!.controls).toMatchObject({ visibleFields: 3, visibleUnlabelled: 2 });
+    expect(stripped.rendering!.controls).toMatchObject({ visibleFields: 2, visibleUnlabelled: 2 });
+    const visitor = SYSTEM_PERSONAS[0]!;
+    expect(qualityV2(kept, TEMPLATES[0]!, visitor).quality).toBeGreaterThan(
+      qualityV2(stripped, TEMPLATES[0]!, visitor).quality,
+    );
   });
 
   it("weighs text under 3:1 that most can read (2.8:1) at half the cost of text faint to everyone (v9)", async () => {

@@ -19,6 +19,17 @@ export function measureRendering(): RenderingSignals {
     }
     return s;
   };
+  // Elements in a finite transition or animation now (a carousel's slides mid-slide, a menu fading in): two slides
+  // crossing are not text drawn over text, nor a control covered for good. Endless animations (a spinner, a pulsing
+  // badge) are left in, so a page animated as a whole is still measured.
+  const moving = document
+    .getAnimations()
+    .filter(
+      (a) => a.playState === "running" && Number.isFinite(Number(a.effect?.getComputedTiming().endTime)),
+    )
+    .map((a) => (a.effect as KeyframeEffect | null)?.target)
+    .filter((t): t is Element => t instanceof Element);
+  const inMotion = (el: Element) => moving.some((m) => m === el || m.contains(el));
   const shownCache = new Map<Element, boolean>();
   const shown = (el: Element): boolean => {
     const cached = shownCache.get(el);
@@ -178,10 +189,11 @@ export function measureRendering(): RenderingSignals {
   // quarter of its own (a node nested in the other's element, like a link in a sentence, does not count).
   let overlapChars = 0;
   let firstScreenChars = 0;
-  for (const a of firstScreenText) {
+  const settled = moving.length === 0 ? firstScreenText : firstScreenText.filter((t) => !inMotion(t.el));
+  for (const a of settled) {
     firstScreenChars += a.chars;
     const areaA = a.rect.width * a.rect.height;
-    for (const b of firstScreenText) {
+    for (const b of settled) {
       if (a === b || a.el === b.el || a.el.contains(b.el) || b.el.contains(a.el)) continue;
       const w = Math.min(a.rect.right, b.rect.right) - Math.max(a.rect.left, b.rect.left);
       const h = Math.min(a.rect.bottom, b.rect.bottom) - Math.max(a.rect.top, b.rect.top);
@@ -354,6 +366,7 @@ export function measureRendering(): RenderingSignals {
       if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
       reachable++;
       const hit = document.elementFromPoint(x, y);
+      if (hit && moving.length > 0 && (inMotion(hit) || inMotion(el))) continue;
       if (!hit || hit === el || el.contains(hit) || hit.contains(el)) continue;
       const label = hit.closest("label");
       if (label && (label.control === el || label.contains(el))) continue;
@@ -452,16 +465,27 @@ export function measureRendering(): RenderingSignals {
   let visibleFields = 0;
   let visibleUnlabelled = 0;
   if (body) {
+    const textOf = (l: Element) => (l as HTMLElement).innerText.replace(/\s+/g, "").length > 0;
+    const drawnByLabel = (f: HTMLInputElement) =>
+      (f.type === "checkbox" || f.type === "radio") &&
+      [...(f.labels ?? [])].some((l) => {
+        const r = l.getBoundingClientRect();
+        return r.width >= 2 && r.height >= 2 && shown(l) && textOf(l);
+      });
     const candidates = [...body.querySelectorAll<HTMLInputElement>(fieldSelector)].filter(
-      (f) => !["submit", "button", "reset", "image", "hidden"].includes(f.type) && shown(f),
+      (f) =>
+        !["submit", "button", "reset", "image", "hidden"].includes(f.type) && (shown(f) || drawnByLabel(f)),
     );
     for (const f of candidates.slice(0, 60)) {
       const box = f.getBoundingClientRect();
-      if (box.width < 2 || box.height < 2) continue;
+      if (!shown(f) || box.width < 2 || box.height < 2) {
+        // A custom checkbox or radio (v9): the input hidden, its label drawing the box beside its text. A sighted
+        // visitor sees a labelled option; with the label gone the option is not on screen at all.
+        if (drawnByLabel(f)) visibleFields++;
+        continue;
+      }
       visibleFields++;
-      const labelled = [...(f.labels ?? [])].some(
-        (l) => shown(l) && (l as HTMLElement).innerText.replace(/\s+/g, "").length > 0,
-      );
+      const labelled = [...(f.labels ?? [])].some((l) => shown(l) && textOf(l));
       if (labelled) continue;
       let scope: Element = f;
       const group = f.closest("form, fieldset");
