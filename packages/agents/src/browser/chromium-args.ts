@@ -9,7 +9,7 @@
  * must carry Playwright's list too or those features come back on. A test compares this list with the one the
  * installed Playwright passes (browser-args.test.ts).
  */
-export const PLAYWRIGHT_DISABLED_FEATURES = [
+const PLAYWRIGHT_DISABLED_FEATURES = [
   "AvoidUnnecessaryBeforeUnloadCheckSync",
   "DestroyProfileOnBrowserClose",
   "HttpsUpgrades",

@@ -465,12 +465,12 @@ export function measureRendering(): RenderingSignals {
   let visibleFields = 0;
   let visibleUnlabelled = 0;
   if (body) {
-    const textOf = (l: Element) => (l as HTMLElement).innerText.replace(/\s+/g, "").length > 0;
+    const hasText = (l: Element) => (l as HTMLElement).innerText.replace(/\s+/g, "").length > 0;
     const drawnByLabel = (f: HTMLInputElement) =>
       (f.type === "checkbox" || f.type === "radio") &&
       [...(f.labels ?? [])].some((l) => {
         const r = l.getBoundingClientRect();
-        return r.width >= 2 && r.height >= 2 && shown(l) && textOf(l);
+        return r.width >= 2 && r.height >= 2 && shown(l) && hasText(l);
       });
     const candidates = [...body.querySelectorAll<HTMLInputElement>(fieldSelector)].filter(
       (f) =>
@@ -478,14 +478,19 @@ export function measureRendering(): RenderingSignals {
     );
     for (const f of candidates.slice(0, 60)) {
       const box = f.getBoundingClientRect();
-      if (!shown(f) || box.width < 2 || box.height < 2) {
-        // A custom checkbox or radio (v9): the input hidden, its label drawing the box beside its text. A sighted
-        // visitor sees a labelled option; with the label gone the option is not on screen at all.
+      // A custom checkbox or radio (v9): the input hidden, its label drawing the box beside its text. A sighted
+      // visitor sees a labelled option; with the label gone the option is not on screen at all. (A hidden field
+      // is among the candidates only when its label draws it.)
+      if (!shown(f)) {
+        visibleFields++;
+        continue;
+      }
+      if (box.width < 2 || box.height < 2) {
         if (drawnByLabel(f)) visibleFields++;
         continue;
       }
       visibleFields++;
-      const labelled = [...(f.labels ?? [])].some((l) => shown(l) && textOf(l));
+      const labelled = [...(f.labels ?? [])].some((l) => shown(l) && hasText(l));
       if (labelled) continue;
       let scope: Element = f;
       const group = f.closest("form, fieldset");
