@@ -321,8 +321,11 @@ describe("an operator watching the web process", () => {
       async () => {
         const f = await scrape(url);
         held = Math.max(held, gauge(f, "rubricon_worker_leases_held", { queue: "autouser_runs" }));
+        // Later events may still be on their way out when the first is delivered: wait until no delivery lease
+        // is held, so the gauge is read at rest, not mid-delivery.
         return total(f, "rubricon_autouser_runs_finished_total") >= 4 &&
-          countOf("rubricon_webhook_outbox_lag_seconds") >= 1
+          countOf("rubricon_webhook_outbox_lag_seconds") >= 1 &&
+          gauge(f, "rubricon_worker_leases_held", { queue: "webhook_deliveries" }) === 0
           ? f
           : undefined;
       },
