@@ -27,6 +27,18 @@ export function processCpuMs(pid: number): number {
 }
 
 /**
+ * Write system calls a process has made so far (`syscw` of /proc/<pid>/io: write, writev, send and the like on any
+ * file or socket). A server's writes per request are mostly its round trips: each answer and each batch of
+ * statements sent to Postgres is one or two.
+ */
+export function processWriteCalls(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/io`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("syscw:"));
+  return line ? Number(line.slice("syscw:".length).trim()) : Number.NaN;
+}
+
+/**
  * The process of a process group whose command line contains `marker`: the server a launcher (pnpm, a shell)
  * started, found from outside. Undefined off Linux or when no such process runs.
  */

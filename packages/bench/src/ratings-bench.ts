@@ -33,6 +33,7 @@ import {
   freePort,
   serverCpu,
   serverEnv,
+  serverWriteCalls,
   startRubricon,
   stopServer,
   waitReady,
@@ -196,6 +197,7 @@ async function burstOnServer(
       { url: `${api}/evaluations/${evaluationId}/ratings`, method: "POST", headers, body },
       { connections: RATERS, durationS, warmupS: 2 },
       serverCpu(server, "server.mjs"),
+      serverWriteCalls(server, "server.mjs"),
     );
   } finally {
     await stopServer(server);
@@ -281,6 +283,8 @@ export async function benchRatings(bench: BenchDatabase, log: (m: string) => voi
       ),
       info("POST /evaluations/{id}/ratings p50", load.p50Ms, "ms"),
       info("server CPU per rating", load.cpuMsPerRequest ?? Number.NaN, "ms"),
+      // Each batch of statements sent to Postgres is a write or two, the answer one, the request log's a share of one.
+      info("server write system calls per rating", load.writeCallsPerRequest ?? Number.NaN, ""),
       atMost("POST /evaluations/{id}/ratings p99", load.p99Ms, "ms", TARGET_RATING_P99_MS),
       atMost("POST /evaluations/{id}/ratings failed", load.failures, "", 0),
       // Every answered rating is a row and counted once in the revision that keeps cached results exact.

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findProcessInGroup, processCpuMs } from "./process-cpu";
+import { findProcessInGroup, processCpuMs, processWriteCalls } from "./process-cpu";
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_ROOT = resolve(BENCH_DIR, "../..");
@@ -149,11 +149,19 @@ export function startRubricon(env: Record<string, string | undefined>, port: num
  * process group whose command line names `marker` (`server.mjs` for Rubricon).
  */
 export function serverCpu(child: ChildProcess, marker: string): (() => number) | undefined {
+  const pid = serverPid(child, marker);
+  return pid === undefined ? undefined : () => processCpuMs(pid);
+}
+
+/** Reads the write system calls of a started server so far, found as `serverCpu` finds it. */
+export function serverWriteCalls(child: ChildProcess, marker: string): (() => number) | undefined {
+  const pid = serverPid(child, marker);
+  return pid === undefined ? undefined : () => processWriteCalls(pid);
+}
+
+function serverPid(child: ChildProcess, marker: string): number | undefined {
   if (!child.pid) return undefined;
   const pid = findProcessInGroup(child.pid, marker);
-  if (pid === undefined) {
-    log(`could not find the process of ${marker}; its CPU time is not measured`);
-    return undefined;
-  }
-  return () => processCpuMs(pid);
+  if (pid === undefined) log(`could not find the process of ${marker}; its CPU time is not measured`);
+  return pid;
 }

@@ -111,6 +111,20 @@ describe("recordUsage", () => {
     expect(rows.find((r) => r.shard === 0)?.count ?? 0).toBeGreaterThan(0);
   });
 
+  it("answers a spread count with its own increment in the total (read after the shard's bump)", async () => {
+    const id = await team("enterprise");
+    const customLimits = { humanRatingsPerMonth: 1_000_000 };
+    await setTeamLimits(ctx, id, customLimits);
+    const spread = (who: Parameters<typeof recordUsage>[1]) =>
+      database.db.transaction((tx) => recordUsage(tx, who, "human_ratings_mo", NOW, 1, { spread: "fast" }));
+    expect(await spread(id)).toBe(1);
+    expect(await spread(id)).toBe(2);
+    // As a rating counts: the plan already read, so the bump and the total leave at once.
+    expect(await spread({ id, plan: "enterprise", customLimits })).toBe(3);
+    const rows = await database.db.select().from(usageCounters).where(eq(usageCounters.teamId, id));
+    expect(rows.every((r) => r.shard > 0)).toBe(true);
+  });
+
   it("refuses a batch that does not fit whole, and counts one that does", async () => {
     const id = await team("free");
     expect(await record(id, 45)).toBe(45);

@@ -1,7 +1,7 @@
 import { QUOTA_METRICS, type QuotaMetric, UNLIMITED, type Usage } from "@rubricon/contracts";
 import { type DbOrTx, hotStatement, type Params, teams, usageCounters } from "@rubricon/db";
 import { and, eq, sql } from "drizzle-orm";
-import { ApiError, ENFORCE_LIMITS, type LimitPolicy } from "../../kernel";
+import { ApiError, ENFORCE_LIMITS, type LimitPolicy, together } from "../../kernel";
 import { logOverLimit } from "./enforcement";
 import { limitsFor, type TeamPlan } from "./plans";
 
@@ -210,18 +210,17 @@ function addWithinHeld(tx: DbOrTx, v: UsageValues) {
 }
 
 /**
- * The fast way for a spread count: one on the connection's shard, then the total read by a later statement (so
- * after the shard row is held). Exact although concurrent increments cannot see one another: an increment is let
+ * The fast way for a spread count: one on the connection's shard, then the total read by the statement after it (so
+ * after the shard row is held; both go in one round trip). Exact although concurrent increments cannot see one another: an increment is let
  * through only when the total it read plus every transaction that could be open at once stays within the limit.
  * Of the increments that commit, take the one whose read came last; every one committed after that read was open
  * at it, so the final total is at most that read plus the open transactions. Nearer the limit it throws
  * `UsageNearLimit` for the exact way.
  */
 async function addSpread(tx: DbOrTx, terms: UsageTerms, values: UsageValues): Promise<number> {
-  // One after the other: the total must be read once the shard row is held (sent together, nothing would
-  // guarantee the order in which the two leave).
-  await bumpShard(tx, values);
-  const [row] = await spreadTotal(tx, values);
+  // Sent together, in this order, on the transaction's one connection: Postgres runs a connection's statements one
+  // after another, so the total is still read once the shard row is held, without a round trip of its own.
+  const [, [row]] = await together(bumpShard(tx, values), spreadTotal(tx, values));
   const total = Number(row!.total);
   if (terms.within !== null && total - values.amount + Number(row!.open) > terms.within) {
     if (nearLimit.size >= NEAR_LIMIT_REMEMBERED) nearLimit.clear();
