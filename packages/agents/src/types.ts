@@ -166,6 +166,14 @@ export interface RenderingSignals {
     brokenWordShare?: number;
     collapsedFields?: number;
     overlappingControls?: number;
+    /**
+     * The viewport's width in CSS px, and the share of it the first screen's content spans (text, controls, media
+     * and painted boxes, as `firstScreenCoverage` counts them) from its leftmost to its rightmost; null when the
+     * first screen holds under 40 characters of text. On a phone a layout squeezed into a strip leaves most of the
+     * screen empty beside it. Absent in captures made before they were measured.
+     */
+    viewportWidth?: number;
+    contentSpan?: number | null;
   };
   /** Visible controls to activate (links, buttons, ARIA widgets; form fields are `unlabelledFields`), those without an accessible name, and elements with a positive tabindex. */
   controls: {
@@ -269,7 +277,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v9` (formerly `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v10` (formerly `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

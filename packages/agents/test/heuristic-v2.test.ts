@@ -21,6 +21,7 @@ import {
   QUALITY_FLOOR,
   qualityV2,
   readerOf,
+  squeezedSeverity,
   sseScoreV2,
   visualAppeal,
   visualSignals,
@@ -167,6 +168,10 @@ const TWINS: Record<string, (html: string) => string> = {
       TWINS.stacked!(h),
       "@keyframes settle { from { opacity: 0.99 } to { opacity: 1 } } body > * { animation: settle 600s linear infinite; }",
     ),
+  // The page's blocks shrunk to a strip on the left, as a wrapper that lost its width leaves them: on a phone the
+  // text wraps a few words a line beside an empty half screen; on a desktop it reads as a narrow column.
+  squeezed: (h) =>
+    inject(h, "body > * { width: 42% !important; margin-left: 0 !important; margin-right: 0 !important; }"),
   empty: (h) =>
     h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
 };
@@ -181,6 +186,7 @@ const DEGRADED = Object.keys(TWINS).filter(
       "mid-grey",
       "stacked-moving",
       "stacked-endless",
+      "squeezed",
     ].includes(t),
 );
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
@@ -602,6 +608,35 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
       expect(
         qualityV2(captureFor(who, "intact").signals, TEMPLATES[0]!, who).gates.map((g) => g.name),
       ).not.toContain("collapsed");
+    }
+  });
+
+  it("gates a phone's first screen squeezed into a strip, and leaves a desktop's narrow column alone (v10)", async () => {
+    const phoneIntact = captures["phone/intact"]!.signals.rendering!;
+    const phoneSqueezed = captures["phone/squeezed"]!.signals.rendering!;
+    expect(phoneIntact.layout.viewportWidth).toBe(390);
+    expect(phoneIntact.layout.contentSpan).toBeGreaterThan(0.8);
+    expect(phoneSqueezed.layout.contentSpan).toBeLessThan(0.5);
+    expect(squeezedSeverity(phoneIntact)).toBe(0);
+    expect(squeezedSeverity(phoneSqueezed)).toBeGreaterThan(0.3);
+    const desktopSqueezed = captures["desktop/squeezed"]!.signals.rendering!;
+    expect(desktopSqueezed.layout.viewportWidth).toBeGreaterThanOrEqual(1024);
+    expect(desktopSqueezed.layout.contentSpan).toBeLessThan(0.5);
+    expect(squeezedSeverity(desktopSqueezed)).toBe(0);
+    for (const who of SYSTEM_PERSONAS) {
+      const squeezed = qualityV2(captureFor(who, "squeezed").signals, TEMPLATES[0]!, who);
+      const gate = squeezed.gates.find((g) => g.name === "collapsed");
+      if (who.device.kind !== "mobile") {
+        expect(gate, who.name).toBeUndefined();
+        continue;
+      }
+      expect(gate?.reason).toMatch(/the first screen squeezed into \d+% of the phone's width/);
+      const intact = await rate(captureFor(who, "intact"), who);
+      const worse = await rate(captureFor(who, "squeezed"), who);
+      for (const t of TEMPLATES)
+        expect(intact.ratings[t.id], `${who.name}, ${t.sourceBuiltInId}`).toBeGreaterThan(
+          worse.ratings[t.id]!,
+        );
     }
   });
 

@@ -140,6 +140,7 @@ export function measureRendering(): RenderingSignals {
   const sizes: [number, number][] = [];
   const range = document.createRange();
   const firstScreenText: { rect: DOMRect; chars: number; el: Element }[] = [];
+  let firstScreenTextChars = 0;
   if (body) {
     const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -169,6 +170,7 @@ export function measureRendering(): RenderingSignals {
         if (ratio < 2) below2 += chars;
       }
       if (onFirstScreen(rect)) {
+        firstScreenTextChars += chars;
         for (const r of range.getClientRects()) if (r.width > 0) mark(r);
         if (firstScreenText.length < 600) firstScreenText.push({ rect, chars, el: parent });
       }
@@ -535,6 +537,18 @@ export function measureRendering(): RenderingSignals {
 
   let covered = 0;
   for (const c of cells) covered += c;
+  // How much of the screen's width the content spans: from the leftmost column of cells holding any of it to the
+  // rightmost.
+  let leftColumn = COLS;
+  let rightColumn = -1;
+  for (let x = 0; x < COLS; x++) {
+    for (let y = 0; y < ROWS; y++) {
+      if (!cells[y * COLS + x]) continue;
+      leftColumn = Math.min(leftColumn, x);
+      rightColumn = x;
+      break;
+    }
+  }
   let hidden = 0;
   for (const c of holes) hidden += c;
   return {
@@ -574,6 +588,11 @@ export function measureRendering(): RenderingSignals {
       brokenWordShare: share(brokenWordChars, wordChars),
       collapsedFields,
       overlappingControls,
+      viewportWidth: vw,
+      contentSpan:
+        firstScreenTextChars < 40 || rightColumn < leftColumn
+          ? null
+          : share(rightColumn - leftColumn + 1, COLS),
     },
     controls: {
       total: controls.length,

@@ -28,6 +28,7 @@ export {
   type Reader,
   readerOf,
   renderingEvidence,
+  squeezedSeverity,
   styledIndex,
   visualAppeal,
 } from "./v2";

@@ -124,9 +124,9 @@ export function visibleLabelSeverity(r: RenderingSignals): number {
 
 /**
  * How badly the layout has collapsed around its content, 0..1: text broken inside its words (a box narrower than a
- * word: one letter per line), text fields squeezed under 48 px, and controls drawn over one another anywhere on the
- * page. Each is a share; they combine as independent chances of meeting the defect. 0 on captures made before
- * these were measured.
+ * word: one letter per line), text fields squeezed under 48 px, controls drawn over one another anywhere on the
+ * page, and a phone's first screen squeezed into a strip (v10). Each is a share; they combine as independent chances
+ * of meeting the defect. 0 on captures made before these were measured.
  */
 export function collapsedSeverity(r: RenderingSignals): number {
   const words = clamp01((r.layout.brokenWordShare ?? 0) / 0.1);
@@ -136,7 +136,21 @@ export function collapsedSeverity(r: RenderingSignals): number {
   const over = all === 0 ? 0 : clamp01((r.layout.overlappingControls ?? 0) / all);
   // A couple of controls sharing a box (an icon over its button) is ordinary: a twentieth is allowed for.
   const overlap = over <= 0.05 ? 0 : clamp01((over - 0.05) / 0.25);
-  return round3(1 - (1 - words) * (1 - fields) * (1 - overlap));
+  return round3(1 - (1 - words) * (1 - fields) * (1 - overlap) * (1 - squeezedSeverity(r)));
+}
+
+/** Viewports narrower than this are a phone's: a layout there is meant to use the screen's whole width. */
+const PHONE_WIDTH = 600;
+
+/**
+ * How far a phone's first screen has been squeezed into a strip, 0..1: its content spans under 60% of the screen's
+ * width (a phone layout spans 85 to 100%: its cards, fields and bands reach across, whatever their text), 1 at 30%
+ * or less. A desktop's narrow column (a centred sign-in card) is design, so wider viewports are not measured.
+ */
+export function squeezedSeverity(r: RenderingSignals): number {
+  const span = r.layout.contentSpan;
+  if (span === null || span === undefined || (r.layout.viewportWidth ?? PHONE_WIDTH) >= PHONE_WIDTH) return 0;
+  return round3(clamp01((0.6 - span) / 0.3));
 }
 
 /**
@@ -439,6 +453,8 @@ export function gatesFor(
       parts.push(`${r.layout.collapsedFields} of ${r.controls.fields} fields squeezed under 48 px`);
     if ((r.layout.overlappingControls ?? 0) > 0)
       parts.push(`${r.layout.overlappingControls} controls drawn over another`);
+    if (squeezedSeverity(r) > 0)
+      parts.push(`the first screen squeezed into ${pct(r.layout.contentSpan ?? 0)} of the phone's width`);
     gates.push({
       name: "collapsed",
       factor: Math.max(0.3, 1 - k * collapsed),
