@@ -210,9 +210,10 @@ function addWithinHeld(tx: DbOrTx, v: UsageValues) {
 }
 
 /**
- * The fast way for a spread count: one on the connection's shard, then the total read by the statement after it (so
- * after the shard row is held; both go in one round trip). Exact although concurrent increments cannot see one another: an increment is let
- * through only when the total it read plus every transaction that could be open at once stays within the limit.
+ * The fast way for a spread count: one on the connection's shard, then the total read by the statement after it
+ * (so after the shard row is held; both go in one round trip). Exact although concurrent increments cannot see one
+ * another: an increment is let through only when the total it read plus every transaction that could be open at
+ * once stays within the limit.
  * Of the increments that commit, take the one whose read came last; every one committed after that read was open
  * at it, so the final total is at most that read plus the open transactions. Nearer the limit it throws
  * `UsageNearLimit` for the exact way.
