@@ -31,9 +31,8 @@ import type { BenchDatabase } from "./seed";
 import {
   ensureWebBuild,
   freePort,
-  serverCpu,
+  serverCounters,
   serverEnv,
-  serverWriteCalls,
   startRubricon,
   stopServer,
   waitReady,
@@ -193,11 +192,12 @@ async function burstOnServer(
   try {
     const api = `http://127.0.0.1:${port}/api/v1`;
     await waitReady("rubricon", server, `${api}/evaluations/${evaluationId}`, headers, 120_000);
+    const counters = serverCounters(server, "server.mjs");
     return await runLoad(
       { url: `${api}/evaluations/${evaluationId}/ratings`, method: "POST", headers, body },
       { connections: RATERS, durationS, warmupS: 2 },
-      serverCpu(server, "server.mjs"),
-      serverWriteCalls(server, "server.mjs"),
+      counters?.cpuMs,
+      counters?.writeCalls,
     );
   } finally {
     await stopServer(server);

@@ -149,19 +149,19 @@ export function startRubricon(env: Record<string, string | undefined>, port: num
  * process group whose command line names `marker` (`server.mjs` for Rubricon).
  */
 export function serverCpu(child: ChildProcess, marker: string): (() => number) | undefined {
-  const pid = serverPid(child, marker);
-  return pid === undefined ? undefined : () => processCpuMs(pid);
+  return serverCounters(child, marker)?.cpuMs;
 }
 
-/** Reads the write system calls of a started server so far, found as `serverCpu` finds it. */
-export function serverWriteCalls(child: ChildProcess, marker: string): (() => number) | undefined {
-  const pid = serverPid(child, marker);
-  return pid === undefined ? undefined : () => processWriteCalls(pid);
-}
-
-function serverPid(child: ChildProcess, marker: string): number | undefined {
+/** The started server's CPU time and write system calls so far, read from outside as `serverCpu` reads the first. */
+export function serverCounters(
+  child: ChildProcess,
+  marker: string,
+): { cpuMs: () => number; writeCalls: () => number } | undefined {
   if (!child.pid) return undefined;
   const pid = findProcessInGroup(child.pid, marker);
-  if (pid === undefined) log(`could not find the process of ${marker}; its CPU time is not measured`);
-  return pid;
+  if (pid === undefined) {
+    log(`could not find the process of ${marker}; its CPU time is not measured`);
+    return undefined;
+  }
+  return { cpuMs: () => processCpuMs(pid), writeCalls: () => processWriteCalls(pid) };
 }
