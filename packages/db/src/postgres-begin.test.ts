@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 /*
  * postgres.js is patched (patches/postgres@3.4.9.patch) so a transaction's `begin` and its first statements leave in
  * one write: a transaction costs one round trip less. Checked on Postgres through a proxy that counts the client's
- * turns (data from the client after an answer from the server): each turn is one round trip.
+ * turns (data from the client after an answer from the server): each turn is one round trip. The patch also sends
+ * a turn's statements in one write up to 64 KiB (not 1 KB), counted on the client's socket.
  */
 const require = createRequire(import.meta.url);
 const PG = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
@@ -150,5 +151,74 @@ describe("postgres.js transactions (patched)", () => {
       return row!.level;
     });
     expect(level).toBe("serializable");
+  });
+});
+
+describe("postgres.js writes (patched)", () => {
+  /** A client whose socket counts its writes; `socket` hands postgres.js a connected socket. */
+  function countingClient() {
+    const counter = { writes: 0, bytes: [] as number[] };
+    const client = postgres(PG.toString(), {
+      max: 1,
+      onnotice: () => {},
+      socket: () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect(Number(PG.port || 5432), PG.hostname, () => resolve(socket));
+          socket.once("error", reject);
+          const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
+          socket.write = ((data: Buffer, ...rest: unknown[]) => {
+            counter.writes++;
+            counter.bytes.push(data.length);
+            return write(data, ...rest);
+          }) as Socket["write"];
+        }),
+    });
+    return { client, counter };
+  }
+
+  it("sends a pipelined batch over 1 KB in one write: a write is a system call and the server's wake-up", async () => {
+    const { client, counter } = countingClient();
+    try {
+      await client`select 1`;
+      const padding = "x".repeat(300);
+      const batch = () =>
+        client.begin((tx) =>
+          Promise.all(
+            Array.from({ length: 12 }, (_, i) => tx`select ${i}::int as n, ${padding}::text as pad`),
+          ),
+        );
+      // The first time, the statement is prepared (described, then run): a round trip more.
+      await batch();
+      const before = counter.writes;
+      const rows = await batch();
+      expect(rows.map(([row]) => row!.n)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+      // `begin` with the twelve statements (over 3.6 KB of parameters), then the `commit`. Unpatched, the batch
+      // left in a write each time it passed 1 KB: five writes.
+      expect(counter.writes - before).toBe(2);
+      expect(Math.max(...counter.bytes.slice(before))).toBeGreaterThan(3600);
+    } finally {
+      await client.end({ timeout: 1 });
+    }
+  });
+
+  it("writes at once when a batch reaches 64 KiB, so a large one neither waits nor grows without bound", async () => {
+    const { client, counter } = countingClient();
+    try {
+      await client`select 1`;
+      const padding = "y".repeat(20_000);
+      await client`select length(${padding}::text) as n`;
+      const before = counter.writes;
+      const lengths = await Promise.all(
+        Array.from({ length: 7 }, () => client`select length(${padding}::text) as n`),
+      );
+      expect(lengths.map(([row]) => row!.n)).toEqual(Array(7).fill(20_000));
+      // 140 KB of statements: the first write as the fourth passes 64 KiB, the last three at the turn's end.
+      const sizes = counter.bytes.slice(before);
+      expect(sizes.length).toBe(2);
+      expect(sizes[0]).toBeGreaterThanOrEqual(65_536);
+      expect(sizes[0]! + sizes[1]!).toBeGreaterThan(140_000);
+    } finally {
+      await client.end({ timeout: 1 });
+    }
   });
 });
