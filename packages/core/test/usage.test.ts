@@ -6,12 +6,15 @@ import {
   ApiError,
   billingPeriod,
   type CoreContext,
+  countAhead,
   type LimitPolicy,
   limitsFor,
   quotaRemaining,
+  readTotalAhead,
   recordUsage,
   setTeamLimits,
   systemClock,
+  teamPlan,
   teamUsage,
   UsageNearLimit,
 } from "../src/index";
@@ -123,6 +126,31 @@ describe("recordUsage", () => {
     expect(await spread({ id, plan: "enterprise", customLimits })).toBe(3);
     const rows = await database.db.select().from(usageCounters).where(eq(usageCounters.teamId, id));
     expect(rows.every((r) => r.shard > 0)).toBe(true);
+  });
+
+  it("counts ahead on a total read earlier in the transaction, and goes the exact way before sending anything near the quota", async () => {
+    const id = await team("free");
+    const plan = await teamPlan(database.db, id);
+    // As a rating counts when its increment leaves with the commit: the total read with the first statements.
+    const ahead = () =>
+      database.db.transaction(async (tx) => {
+        const read = await readTotalAhead(tx, id, "human_ratings_mo", NOW);
+        return countAhead({ id, ...plan }, read, NOW)(tx);
+      });
+    expect(await ahead()).toBe(1);
+    expect(await ahead()).toBe(2);
+    const rows = await database.db.select().from(usageCounters).where(eq(usageCounters.teamId, id));
+    expect(rows.every((r) => r.shard > 0)).toBe(true);
+    // Fill up to where the transactions that could be open at once would pass the free plan's 250.
+    const { open } = await database.db.transaction((tx) => readTotalAhead(tx, id, "human_ratings_mo", NOW));
+    await database.db.insert(usageCounters).values({
+      teamId: id,
+      periodStart: billingPeriod(NOW).start,
+      metric: "human_ratings_mo",
+      count: 249 - open,
+    });
+    await expect(ahead()).rejects.toBeInstanceOf(UsageNearLimit);
+    expect((await teamUsage(database.db, id, NOW)).used.human_ratings_mo).toBe(251 - open);
   });
 
   it("refuses a batch that does not fit whole, and counts one that does", async () => {

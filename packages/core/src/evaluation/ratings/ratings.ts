@@ -1,5 +1,6 @@
 import type { PageQuery, RaterType, Rating, RatingSubmission, SharePermission } from "@rubricon/contracts";
 import {
+  commitWithLast,
   comparisons,
   type DbOrTx,
   evaluationRatingRevisions,
@@ -8,11 +9,20 @@ import {
   newId,
   type Params,
   ratings,
+  violatedUniqueIndex,
 } from "@rubricon/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
 import { ApiError, paginate, recordTombstone, together } from "../../kernel";
-import { emitEvent, recordUsage, teamPlan, UsageNearLimit } from "../../platform";
+import {
+  countAhead,
+  emitEvent,
+  readTotalAhead,
+  recordUsage,
+  subscribersAhead,
+  teamPlan,
+  UsageNearLimit,
+} from "../../platform";
 import { evaluationNotFound, loadEvaluationAccess, loadVisibleEvaluation } from "../evaluations/access";
 import { deadlinePassed, endEvaluation, targetReached } from "../evaluations/lifecycle";
 import type { EvaluationRow } from "../evaluations/serialize";
@@ -137,8 +147,8 @@ const insertRating = hotStatement("insert_rating", (db, $: Params<NewRating>) =>
       createdAt: $.createdAt,
       updatedAt: $.updatedAt,
     })
-    // A second rating by the same rater waits here for the first to commit, then inserts nothing.
-    .onConflictDoNothing({ target: [ratings.comparisonId, ratings.singleRaterKey] })
+    // A second rating by the same rater waits here for the first to commit, then fails on the unique index
+    // (`alreadyRated`): an error, so that the commit sent behind it rolls the rest back.
     .returning(),
 );
 
@@ -196,16 +206,25 @@ export async function submitRating(
       `No such comparison in evaluation ${evaluationId}: ${input.comparisonId}.`,
     );
 
+  const key = raterKey(rater);
+  const countsUsage = rater.type !== "autouser";
+  type Outcome = { rating: Rating | null; closedAt: Date | null };
   const attempt = (exclusive: boolean, usage: "fast" | "exact") =>
-    ctx.db.transaction(async (tx) => {
+    commitWithLast<Outcome>(ctx.db, async (tx) => {
       // The reads a rating checks against go with the row lock on the transaction's connection, in one round trip
       // (on the pool they had taken up to three connections and a round trip each). Sent after the lock, they see
       // at least what it does. The plan's limits read here are no fresher than outside (the team row is not locked).
-      const [row, [comparison], loadedTemplates, plan] = await together(
+      // So do the usage total a fast count decides on and the endpoints the event goes to, so that the writes
+      // after need no answer before the commit.
+      const [row, [comparison], loadedTemplates, plan, ahead, subscribers] = await together(
         lockForRating(tx, evaluationId, exclusive, access),
         comparisonOfEvaluation(tx, { id: input.comparisonId, evaluationId }),
         loadStatsTemplates(tx, before),
-        rater.type === "autouser" ? null : teamPlan(tx, before.teamId),
+        countsUsage ? teamPlan(tx, before.teamId) : null,
+        countsUsage && !exclusive && usage === "fast"
+          ? readTotalAhead(tx, before.teamId, "human_ratings_mo", now)
+          : null,
+        exclusive ? null : subscribersAhead(tx, before.teamId, "rating.created"),
       );
       access?.seen?.(row);
       if (row.status !== "Running") throw notRunning(row);
@@ -221,10 +240,9 @@ export async function submitRating(
         // The window closed before anyone swept it: end the evaluation now (committed, unless autouser runs are
         // still at work: the last of them ends it) and refuse the rating.
         if (!(await hasActiveRuns(tx, row.id))) await endEvaluation(tx, ctx, row);
-        return { rating: null, closedAt: row.ratingDeadline! };
+        return { value: { rating: null, closedAt: row.ratingDeadline! } };
       }
 
-      const key = raterKey(rater);
       const rated = input.skipReason === undefined ? templates : [];
       const values: NewRating = {
         id: newId("rating"),
@@ -247,7 +265,6 @@ export async function submitRating(
         createdAt: now,
         updatedAt: now,
       };
-      const inserting = insertRating(tx, values);
       // A transfer between the read and the lock moves the rating to another team: its plan is read here.
       const team = plan && row.teamId === before.teamId ? { id: row.teamId, ...plan } : row.teamId;
       const count = () =>
@@ -258,9 +275,8 @@ export async function submitRating(
         object: { ...rating, rubricVersion: null },
       });
       if (exclusive) {
-        const [inserted] = await inserting;
-        if (!inserted) throw await alreadyRated(tx, comparison.id, key);
-        const rating = toRating(inserted);
+        const [inserted] = await insertRating(tx, values);
+        const rating = toRating(inserted!);
         await emitEvent(tx, ctx, createdEvent(rating));
         if (
           rater.type !== "autouser" &&
@@ -272,28 +288,42 @@ export async function submitRating(
         // The exclusive lock already bumped the evaluation's own revision. Counted last; a refusal rolls the
         // rating back.
         if (rater.type !== "autouser") await count();
-        return { rating, closedAt: null };
+        return { value: { rating, closedAt: null } };
       }
       // Nothing left here depends on another's answer, the insert's included: the rating is what the insert
       // stores (`asStoredRating`), so its event, its count and the usage go out with the insert on the
-      // transaction's connection, one round trip for all. An insert that finds the rater's rating already there
-      // inserts nothing, and the rest is rolled back with the refusal. The shard rows (revision, usage) are held
-      // from here to the commit.
+      // transaction's connection, one round trip for all. A second rating by the same rater fails the insert, and
+      // the rest fails after it. The shard rows (revision, usage) are held from here to the commit.
       const rating = toRating(asStoredRating(values));
-      const [[inserted]] = await together(
-        inserting,
-        emitEvent(tx, ctx, createdEvent(rating)),
+      // The fast count is decided on the total read with the lock, before anything is sent: the statements then
+      // leave with the commit, whose refusals are all Postgres's own (the unique index).
+      const countFast =
+        countsUsage && ahead && typeof team !== "string"
+          ? countAhead(team, ahead, now, { policy: ctx.limits })
+          : null;
+      const sameTeam = row.teamId === before.teamId;
+      const last = together(
+        insertRating(tx, values),
+        emitEvent(tx, ctx, createdEvent(rating), sameTeam && subscribers ? subscribers : undefined),
         countRating(tx, evaluationId),
-        rater.type !== "autouser" ? count() : null,
+        countFast ? countFast(tx) : countsUsage ? count() : null,
       );
-      if (!inserted) throw await alreadyRated(tx, comparison.id, key);
-      return { rating, closedAt: null };
+      const value = { rating, closedAt: null };
+      // The exact count (near the quota) decides on its answer, and a rating moved to another team since the
+      // caller's read reads that team's plan and endpoints first: then the statements are awaited before the commit.
+      if ((countsUsage && !countFast) || !sameTeam) {
+        await last;
+        return { value };
+      }
+      return { value, last };
     });
   const run = (exclusive: boolean, usage: "fast" | "exact"): ReturnType<typeof attempt> =>
-    attempt(exclusive, usage).catch((err: unknown) => {
+    attempt(exclusive, usage).catch(async (err: unknown) => {
       if (err instanceof NeedsExclusiveLock) return run(true, usage);
       // Near the quota: again, counting exactly (every shard of the team's counter held).
       if (err instanceof UsageNearLimit) return run(exclusive, "exact");
+      if (violatedUniqueIndex(err) === "ratings_single_rater_uq")
+        throw await alreadyRated(ctx.db, input.comparisonId, key);
       throw err;
     });
   const outcome = await run(mayEnd(before, now), "fast");

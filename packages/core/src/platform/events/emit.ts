@@ -1,7 +1,9 @@
 import { API_VERSION, type EventEnvelope, type EventType } from "@rubricon/contracts";
 import { type DbOrTx, events, hotStatement, newId, type Params } from "@rubricon/db";
 import { type CoreContext, together } from "../../kernel";
-import { enqueueDeliveries } from "../webhooks/outbox";
+import { enqueueDeliveries, type Subscribers } from "../webhooks/outbox";
+
+export { type Subscribers, subscribersAhead } from "../webhooks/outbox";
 
 export interface EmitInput {
   type: EventType;
@@ -30,7 +32,13 @@ const insertEvent = hotStatement("insert_event", (db, $: Params<EventValues>) =>
  * The one way state changes are recorded as events. Call it with the transaction that makes the change, so
  * the event exists exactly when the change does (the outbox).
  */
-export async function emitEvent(tx: DbOrTx, ctx: CoreContext, input: EmitInput): Promise<EventEnvelope> {
+export async function emitEvent(
+  tx: DbOrTx,
+  ctx: CoreContext,
+  input: EmitInput,
+  /** The event's subscribers read earlier in the transaction (`subscribersAhead`): then nothing waits on a read. */
+  subscribers?: Subscribers,
+): Promise<EventEnvelope> {
   const id = newId("event");
   const createdAt = ctx.clock.now();
   const row = {
@@ -49,7 +57,7 @@ export async function emitEvent(tx: DbOrTx, ctx: CoreContext, input: EmitInput):
   // Sent together: the endpoints' read does not wait for the event's insert (any deliveries follow both).
   await together(
     insertEvent(tx, { ...row, payload: JSON.stringify(envelope) }),
-    enqueueDeliveries(tx, { id, teamId: input.teamId, type: input.type, createdAt }),
+    enqueueDeliveries(tx, { id, teamId: input.teamId, type: input.type, createdAt }, subscribers),
   );
   return envelope;
 }

@@ -26,20 +26,42 @@ const subscribedEndpoints = hotStatement(
       .orderBy(webhookEndpoints.id),
 );
 
+/** The enabled endpoints of a team subscribed to an event type, by id: read ahead with `subscribersAhead`. */
+export interface Subscribers {
+  teamId: string;
+  type: string;
+  endpointIds: string[];
+}
+
+/**
+ * Reads the endpoints an event will be delivered to early in its transaction (with its first statements), so that
+ * writing the event and its deliveries later needs no answer first: they can leave with the commit.
+ */
+export async function subscribersAhead(tx: DbOrTx, teamId: string, type: string): Promise<Subscribers> {
+  const endpoints = await subscribedEndpoints(tx, { teamId, type });
+  return { teamId, type, endpointIds: endpoints.map((e) => e.id) };
+}
+
 /**
  * One pending delivery per enabled endpoint of the team subscribed to the event's type, written in the
- * transaction that writes the event: the event and its deliveries exist together or not at all.
+ * transaction that writes the event: the event and its deliveries exist together or not at all. With the
+ * subscribers read ahead in the same transaction, one statement at most, sent at once.
  */
 export async function enqueueDeliveries(
   tx: DbOrTx,
   event: { id: string; teamId: string; type: string; createdAt: Date },
+  ahead?: Subscribers,
 ): Promise<number> {
-  const endpoints = await subscribedEndpoints(tx, { teamId: event.teamId, type: event.type });
-  if (endpoints.length === 0) return 0;
+  if (ahead && (ahead.teamId !== event.teamId || ahead.type !== event.type))
+    throw new Error("enqueueDeliveries: the subscribers were read for another team or event type");
+  const endpointIds =
+    ahead?.endpointIds ??
+    (await subscribedEndpoints(tx, { teamId: event.teamId, type: event.type })).map((e) => e.id);
+  if (endpointIds.length === 0) return 0;
   await tx.insert(webhookDeliveries).values(
-    endpoints.map((endpoint) => ({
+    endpointIds.map((endpointId) => ({
       id: newId("webhookDelivery"),
-      endpointId: endpoint.id,
+      endpointId,
       teamId: event.teamId,
       eventId: event.id,
       eventType: event.type,
@@ -48,5 +70,5 @@ export async function enqueueDeliveries(
       updatedAt: event.createdAt,
     })),
   );
-  return endpoints.length;
+  return endpointIds.length;
 }
