@@ -162,7 +162,8 @@ describe("postgres.js writes (patched)", () => {
   /** A client whose socket counts its writes; `socket` hands postgres.js a connected socket. */
   function countingClient() {
     const counter = { writes: 0, bytes: [] as number[] };
-    const client = postgres(PG.toString(), {
+    // `socket` is a driver option its types leave out.
+    const options = {
       max: 1,
       onnotice: () => {},
       socket: () =>
@@ -176,7 +177,8 @@ describe("postgres.js writes (patched)", () => {
             return write(data, ...rest);
           }) as Socket["write"];
         }),
-    });
+    };
+    const client = postgres(PG.toString(), options as postgres.Options<Record<string, never>>);
     return { client, counter };
   }
 
