@@ -139,6 +139,13 @@ function nearKey(terms: UsageTerms): string {
   return `${terms.teamId}\u0000${terms.periodStart.getTime()}\u0000${terms.metric}\u0000${terms.within}`;
 }
 
+/** Remembers the counter as near its quota, and answers the error that sends the caller the exact way. */
+function nearLimitFor(terms: UsageTerms): UsageNearLimit {
+  if (nearLimit.size >= NEAR_LIMIT_REMEMBERED) nearLimit.clear();
+  nearLimit.add(nearKey(terms));
+  return new UsageNearLimit();
+}
+
 // Raw SQL binds no column encoder: the period goes as text, typed in SQL.
 const period = (v: UsageValues) => sql`${v.periodStart.toISOString()}::timestamptz`;
 
@@ -223,11 +230,8 @@ async function addSpread(tx: DbOrTx, terms: UsageTerms, values: UsageValues): Pr
   // after another, so the total is still read once the shard row is held, without a round trip of its own.
   const [, [row]] = await together(bumpShard(tx, values), spreadTotal(tx, values));
   const total = Number(row!.total);
-  if (terms.within !== null && total - values.amount + Number(row!.open) > terms.within) {
-    if (nearLimit.size >= NEAR_LIMIT_REMEMBERED) nearLimit.clear();
-    nearLimit.add(nearKey(terms));
-    throw new UsageNearLimit();
-  }
+  if (terms.within !== null && total - values.amount + Number(row!.open) > terms.within)
+    throw nearLimitFor(terms);
   return settleUsage(terms, total);
 }
 
@@ -273,11 +277,8 @@ export function countAhead(
   const terms = usageTerms(team, ahead.metric, now, 1, opts);
   if (terms.teamId !== ahead.teamId || terms.periodStart.getTime() !== ahead.periodStart.getTime())
     throw new Error("countAhead: the total was read for another counter");
-  if (terms.within !== null && (nearLimit.has(nearKey(terms)) || ahead.total + ahead.open > terms.within)) {
-    if (nearLimit.size >= NEAR_LIMIT_REMEMBERED) nearLimit.clear();
-    nearLimit.add(nearKey(terms));
-    throw new UsageNearLimit();
-  }
+  if (terms.within !== null && (nearLimit.has(nearKey(terms)) || ahead.total + ahead.open > terms.within))
+    throw nearLimitFor(terms);
   const values = { teamId: terms.teamId, periodStart: terms.periodStart, metric: ahead.metric };
   return (tx) => bumpShard(tx, values).then(() => settleUsage(terms, ahead.total + 1));
 }
