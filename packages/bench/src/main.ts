@@ -24,7 +24,8 @@ import {
   ensureWebBuild,
   freePort,
   log,
-  serverCpu,
+  profileArgs,
+  serverCounters,
   serverEnv,
   startRubricon,
   startServer,
@@ -153,7 +154,7 @@ async function benchApi(): Promise<number> {
     yardstick = startServer(
       "yardstick",
       process.execPath,
-      ["--import", "tsx", join(BENCH_DIR, "src/yardstick-server.ts")],
+      [...profileArgs("yardstick"), "--import", "tsx", join(BENCH_DIR, "src/yardstick-server.ts")],
       BENCH_DIR,
       { ...env, PORT: String(yardstickPort), BASE_URL: webUrl },
     );
@@ -167,8 +168,8 @@ async function benchApi(): Promise<number> {
     ]);
     log("both servers ready");
     const cpuOf = {
-      rubricon: serverCpu(web, "server.mjs"),
-      yardstick: serverCpu(yardstick, "yardstick-server.ts"),
+      rubricon: serverCounters(web, "server.mjs"),
+      yardstick: serverCounters(yardstick, "yardstick-server.ts"),
     };
 
     const createBody = JSON.stringify({
@@ -233,12 +234,15 @@ async function benchApi(): Promise<number> {
           pair[side] = await runLoad(
             target(side === "rubricon" ? webUrl : yardstickUrl, probe),
             LOAD,
-            cpuOf[side],
+            cpuOf[side]?.cpuMs,
+            cpuOf[side]?.writeCalls,
           );
         }
         rounds.push(pair as Round);
         log(
-          `${route}: round ${round + 1} ratio ${(pair.rubricon!.requestsPerSec / pair.yardstick!.requestsPerSec).toFixed(2)}`,
+          `${route}: round ${round + 1} ratio ${(pair.rubricon!.requestsPerSec / pair.yardstick!.requestsPerSec).toFixed(2)}` +
+            ` (CPU per request: ${fmt(pair.rubricon!.cpuMsPerRequest ?? Number.NaN, 3)} against ${fmt(pair.yardstick!.cpuMsPerRequest ?? Number.NaN, 3)} ms;` +
+            ` write system calls per request: ${fmt(pair.rubricon!.writeCallsPerRequest ?? Number.NaN, 2)} against ${fmt(pair.yardstick!.writeCallsPerRequest ?? Number.NaN, 2)})`,
         );
       }
       const chosen = medianRound(rounds);

@@ -130,18 +130,30 @@ export function serverEnv(databaseUrl: string, dataDir: string): Record<string, 
   return { ...inherited, DATABASE_URL: databaseUrl, DATA_DIR: dataDir };
 }
 
+/**
+ * BENCH_PROFILE_DIR: a V8 CPU profile of a started server for the whole run, written when it stops, into
+ * `<dir>/<name>` (Rubricon's, and the yardstick's beside it).
+ */
+export function profileArgs(name: string): string[] {
+  return process.env.BENCH_PROFILE_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${join(resolve(process.env.BENCH_PROFILE_DIR), name)}`]
+    : [];
+}
+
 /** Rubricon's production server (`pnpm start`: `/api/v1` on node:http, the rest through Next.js). */
 export function startRubricon(env: Record<string, string | undefined>, port: number): ChildProcess {
-  // BENCH_PROFILE_DIR: a V8 CPU profile of the server for the whole run, written there when it stops.
-  const profile = process.env.BENCH_PROFILE_DIR
-    ? ["--cpu-prof", `--cpu-prof-dir=${resolve(process.env.BENCH_PROFILE_DIR)}`]
-    : [];
-  return startServer("rubricon (pnpm start)", process.execPath, [...profile, SERVER_ENTRY], WEB_DIR, {
-    ...env,
-    NODE_ENV: "production",
-    PORT: String(port),
-    BASE_URL: `http://127.0.0.1:${port}`,
-  });
+  return startServer(
+    "rubricon (pnpm start)",
+    process.execPath,
+    [...profileArgs("rubricon"), SERVER_ENTRY],
+    WEB_DIR,
+    {
+      ...env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+    },
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { teamMembers, teams } from "@rubricon/db";
+import { apiKeys, teamMembers, teams } from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,8 +40,9 @@ describe("bootstrapAccount", () => {
       teamId: first.teamId,
       userId: first.userId,
       scopes: ["*"],
-      name: "bootstrap",
     });
+    const [stored] = await ctx.db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, key.id));
+    expect(stored?.name).toBe("bootstrap");
     const [team] = await ctx.db.select().from(teams).where(eq(teams.id, first.teamId));
     expect(team).toMatchObject({ name: "Acme", plan: "pro" });
 

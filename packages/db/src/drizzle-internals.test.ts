@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   captureQuery,
   decoderOf,
+  isIdentityDecoder,
   PINNED_DRIZZLE_VERSION,
   placeholderOf,
   postgresJsClientOf,
@@ -152,6 +153,17 @@ describe("Drizzle internals (src/drizzle-internals.ts)", () => {
     expect(decoderOf(sql`1`).mapFromDriverValue("as is"), hint).toBe("as is");
     expect(decoderOf(users.createdAt)).toBe(users.createdAt);
     expect(is(counted, SQL)).toBe(true);
+  });
+
+  it("6: a decoder that hands values back unchanged is known as such, one that decodes is not", () => {
+    for (const identity of [teams.name, teams.id, sql`1`, sql<string>`x`.as("x"), users.email])
+      expect(isIdentityDecoder(decoderOf(identity)), hint).toBe(true);
+    for (const decoding of [users.createdAt, teams.customLimits, sql<number>`count(*)`.mapWith(Number)])
+      expect(isIdentityDecoder(decoderOf(decoding)), hint).toBe(false);
+    // An identity decoder's values are its inputs: what the row mapping relies on when it skips the call.
+    const value = { some: "value" };
+    expect(decoderOf(teams.name).mapFromDriverValue(value)).toBe(value);
+    expect(decoderOf(sql`1`).mapFromDriverValue(value)).toBe(value);
   });
 
   it("7: a column read through an alias is a proxy whose own properties are the column's", () => {

@@ -1,9 +1,11 @@
 import {
+  Column,
   createTableRelationsHelpers,
   type ExtractTablesWithRelations,
   entityKind,
   extractTablesRelationalConfig,
   is,
+  noopDecoder,
   Param,
   Placeholder,
   type Query,
@@ -117,6 +119,17 @@ export function decoderOf(field: SelectedFieldsOrdered[number]["field"]): Decode
   if (is(field, SQL.Aliased)) return of(field.sql);
   if (is(field, Subquery)) return of(field._.sql);
   throw new Error("hotStatement: a selected field that is neither a column, SQL nor a subquery");
+}
+
+/**
+ * Whether a decoder hands every value back unchanged (a column type without its own decoding, such as text or
+ * boolean, or a `sql` expression's default decoder), so a row mapping may take the value as the driver gave it.
+ */
+export function isIdentityDecoder(decoder: Decoder): boolean {
+  return (
+    decoder.mapFromDriverValue === Column.prototype.mapFromDriverValue ||
+    decoder.mapFromDriverValue === noopDecoder.mapFromDriverValue
+  );
 }
 
 /** The column behind any alias or subquery proxies, as a plain copy (7). */

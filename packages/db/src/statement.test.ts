@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { newId } from "./ids";
 import { teamMembers, teams, users } from "./schema/index";
@@ -49,6 +49,19 @@ const usersThroughAliases = hotStatement("test_users_through_aliases", (db, $: P
   return db.with(outer).select(outer._.selectedFields).from(outer);
 });
 
+const teamWithCounts = hotStatement("test_team_with_counts", (db, $: Params<{ id: string }>) =>
+  db
+    .select({
+      ...getTableColumns(teams),
+      members: sql<number>`(select count(*) from team_members m where m.team_id = ${teams.id})`.mapWith(
+        Number,
+      ),
+      upperName: sql<string>`upper(${teams.name})`,
+    })
+    .from(teams)
+    .where(eq(teams.id, $.id)),
+);
+
 function userRow(overrides: Partial<UserRow> = {}): UserRow {
   const id = newId("user");
   const now = new Date("2026-01-02T03:04:05.678Z");
@@ -89,6 +102,31 @@ describe("hot statements", () => {
     const [user] = await database.db.select().from(users).where(eq(users.id, row.id));
     expect(user?.name).toBeNull();
     expect(user?.createdAt.toISOString()).toBe(row.createdAt.toISOString());
+  });
+
+  it("map a wide row to what Drizzle maps, value for value and key for key", async () => {
+    const id = newId("team");
+    await database.db.insert(teams).values({ id, name: "Wide", customLimits: { rpm: 7 } });
+    const both = await Promise.all([
+      teamWithCounts(database.db, { id }),
+      database.db
+        .select({
+          ...getTableColumns(teams),
+          members: sql<number>`(select count(*) from team_members m where m.team_id = ${teams.id})`.mapWith(
+            Number,
+          ),
+          upperName: sql<string>`upper(${teams.name})`,
+        })
+        .from(teams)
+        .where(eq(teams.id, id)),
+    ]);
+    const [ours, drizzles] = both.map((rows) => rows[0]!);
+    expect(ours).toEqual(drizzles);
+    expect(Object.keys(ours!)).toEqual(Object.keys(drizzles!));
+    expect(ours!.customLimits).toEqual({ rpm: 7 });
+    expect(ours!.members).toBe(0);
+    expect(ours!.createdAt).toBeInstanceOf(Date);
+    expect(ours!.upperName).toBe("WIDE");
   });
 
   it("run on the transaction's own connection: a rollback takes the write back", async () => {

@@ -12,6 +12,7 @@ import {
   type CapturedQueryParts,
   captureQuery,
   decoderOf,
+  isIdentityDecoder,
   placeholderOf,
   postgresJsClientOf,
   prepareOnSession,
@@ -146,20 +147,27 @@ function compileStatement<Values extends object, Config extends PreparedQueryCon
  * which is what hot statements select) is resolved once here into one decoder per column; values decode exactly
  * as Drizzle's mapping would (null stays null, everything else through the field's decoder). Nested selections,
  * whose objects may be nulled by an outer join, keep Drizzle's mapping.
+ *
+ * The mapping is compiled into one function that builds each row as an object literal: every row then starts with
+ * its final shape, where setting keys one by one from an array went through V8's generic keyed stores, and a column
+ * whose decoder changes nothing (text, booleans, most `sql` expressions) is taken as the driver gave it. The code is
+ * made from the schema's own field names, never from data.
  */
 function flatRowMapper<Rows>(fields: SelectedFieldsOrdered): ((rows: unknown[][]) => Rows) | undefined {
   if (fields.some(({ path }) => path.length !== 1)) return undefined;
   const keys = fields.map(({ path }) => path[0]!);
+  if (keys.includes("__proto__")) return undefined;
   const decoders = fields.map(({ field }) => decoderOf(field));
-  const width = keys.length;
-  const mapRow = (raw: unknown[]) => {
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < width; i++) {
-      const value = raw[i];
-      row[keys[i]!] = value === null ? null : decoders[i]!.mapFromDriverValue(value);
-    }
-    return row;
-  };
+  const entries = keys.map((key, i) => {
+    const value = isIdentityDecoder(decoders[i]!)
+      ? `raw[${i}]`
+      : `(v = raw[${i}]) === null ? null : d[${i}].mapFromDriverValue(v)`;
+    return `${JSON.stringify(key)}: ${value}`;
+  });
+  const mapRow = new Function(
+    "d",
+    `return function mapRow(raw) {\n  let v;\n  return { ${entries.join(",\n    ")} };\n};`,
+  )(decoders) as (raw: unknown[]) => Record<string, unknown>;
   return (rows) => rows.map(mapRow) as Rows;
 }
 

@@ -224,7 +224,7 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
     cookies: [],
     ctx,
     principal() {
-      principal ??= resolvePrincipal(req, services).then((p) => {
+      principal ??= resolvePrincipal(req, services, ctx.clientIp).then((p) => {
         ctx.principal = p;
         return p;
       });

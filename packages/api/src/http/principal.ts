@@ -104,7 +104,12 @@ async function verifyJwt(token: string, services: AppServices): Promise<Principa
  * Resolves the caller in the spec's order: session cookie, API key, OAuth access token, plugin token. The first
  * carrier present decides: a bad one is a 401, never a fall-through to the next.
  */
-export async function resolvePrincipal(req: ApiRequest, services: AppServices): Promise<Principal | null> {
+export async function resolvePrincipal(
+  req: ApiRequest,
+  services: AppServices,
+  /** The caller's address when already known (the exchange reads it once per request). */
+  ip: string | null = clientIp(req.headers, services.env.trustedProxyCount),
+): Promise<Principal | null> {
   const sessionToken = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
   if (sessionToken) {
     const found = await findSessionUser(
@@ -130,7 +135,8 @@ export async function resolvePrincipal(req: ApiRequest, services: AppServices): 
   if (token.startsWith(API_KEY_PREFIX)) {
     const now = services.clock.now();
     const key = await authenticateApiKey(services.db, token, now);
-    await recordApiKeyUse(services.db, key, clientIp(req.headers, services.env.trustedProxyCount), now);
+    const recorded = recordApiKeyUse(services.db, key, ip, now);
+    if (recorded) await recorded;
     return {
       kind: "api_key",
       userId: key.userId,

@@ -28,6 +28,21 @@ const REDACT = [
   "headers.cookie",
 ];
 
+let timeMs = Number.NaN;
+let timeField = "";
+/**
+ * pino's `isoTime` (the same field, byte for byte), formatting the date once per millisecond: a busy server writes
+ * several lines in one, and the ISO string was about a third of a request line's cost.
+ */
+function isoTimeOncePerMs(): string {
+  const now = Date.now();
+  if (now !== timeMs) {
+    timeMs = now;
+    timeField = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return timeField;
+}
+
 function build(
   level: string,
   pretty: boolean,
@@ -42,7 +57,7 @@ function build(
     level,
     base: { pid: process.pid },
     redact: { paths: REDACT, censor: "[redacted]" },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeOncePerMs,
     formatters: { level: (label) => ({ level: label }) },
     ...(pretty && !destination ? { transport: { target: "pino-pretty", options: { colorize: true } } } : {}),
   };
