@@ -26,7 +26,7 @@ export function toEvaluation(
   templates: TemplateRefs,
   access?: string | null,
 ): Evaluation {
-  return {
+  const evaluation: Evaluation = {
     id: row.id,
     object: "evaluation",
     teamId: row.teamId,
@@ -62,10 +62,11 @@ export function toEvaluation(
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     links: evaluationLinks(baseUrl, row),
-    ...(access === "VIEWER" || access === "EDITOR" || access === "OWNER"
-      ? { sharedWithYou: { permission: access } }
-      : {}),
   };
+  // Set after the literal rather than spread into it: a spread makes every evaluation in a generic, slower way.
+  if (access === "VIEWER" || access === "EDITOR" || access === "OWNER")
+    evaluation.sharedWithYou = { permission: access };
+  return evaluation;
 }
 
 /** Event payloads carry the evaluation as the API shows it, with only the preview, review and results links. */
