@@ -43,7 +43,6 @@ export const RATINGS = Number(process.env.BENCH_RATINGS ?? 100_000);
 const RATERS_PER_UNIT = 50;
 /** Concurrent raters of one evaluation (one keep-alive connection each). */
 const RATERS = Number(process.env.BENCH_RATERS ?? 64);
-const TARGET_AGREEMENT_MS = 100;
 const TARGET_RATINGS_PER_S = 1000;
 const TARGET_RATING_P99_MS = 200;
 /** Rubricon's pool size (packages/db), which the floor uses too. */
@@ -51,6 +50,8 @@ const POOL = 10;
 const TARGET_CACHED_RESULTS_P50_MS = 10;
 /** The first read at 100,000 ratings, and at a million (scaled in between). */
 const TARGET_FIRST_READ_MS = RATINGS >= 1_000_000 ? 2000 : 200;
+/** Agreement's compute from the counts: half a first read's budget at either size (it grows with the counts). */
+const TARGET_AGREEMENT_MS = TARGET_FIRST_READ_MS / 2;
 const TARGET_GROWTH_MB = 200;
 
 function median(values: number[]): number {
