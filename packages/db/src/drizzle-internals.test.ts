@@ -8,6 +8,7 @@ import {
   captureQuery,
   decoderOf,
   isIdentityDecoder,
+  isIdentityEncoder,
   PINNED_DRIZZLE_VERSION,
   placeholderOf,
   postgresJsClientOf,
@@ -164,6 +165,11 @@ describe("Drizzle internals (src/drizzle-internals.ts)", () => {
     const value = { some: "value" };
     expect(decoderOf(teams.name).mapFromDriverValue(value)).toBe(value);
     expect(decoderOf(sql`1`).mapFromDriverValue(value)).toBe(value);
+    // The same for encoders, which bound placeholders go through.
+    expect(isIdentityEncoder(teams.name), hint).toBe(true);
+    expect(teams.name.mapToDriverValue(value)).toBe(value);
+    for (const encoding of [users.createdAt, teams.customLimits])
+      expect(isIdentityEncoder(encoding), hint).toBe(false);
   });
 
   it("7: a column read through an alias is a proxy whose own properties are the column's", () => {

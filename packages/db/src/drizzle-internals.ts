@@ -6,6 +6,7 @@ import {
   extractTablesRelationalConfig,
   is,
   noopDecoder,
+  noopEncoder,
   Param,
   Placeholder,
   type Query,
@@ -129,6 +130,14 @@ export function isIdentityDecoder(decoder: Decoder): boolean {
   return (
     decoder.mapFromDriverValue === Column.prototype.mapFromDriverValue ||
     decoder.mapFromDriverValue === noopDecoder.mapFromDriverValue
+  );
+}
+
+/** Whether an encoder hands every value to the driver unchanged (a column type without its own encoding). */
+export function isIdentityEncoder(encoder: { mapToDriverValue(value: unknown): unknown }): boolean {
+  return (
+    encoder.mapToDriverValue === Column.prototype.mapToDriverValue ||
+    encoder.mapToDriverValue === noopEncoder.mapToDriverValue
   );
 }
 

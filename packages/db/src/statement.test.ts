@@ -62,6 +62,18 @@ const teamWithCounts = hotStatement("test_team_with_counts", (db, $: Params<{ id
     .where(eq(teams.id, $.id)),
 );
 
+const withOptionalMembership = hotStatement("test_optional_membership", (db, $: Params<{ teamId: string }>) =>
+  db
+    .select({
+      team: { id: teams.id, name: teams.name },
+      member: teamMembers,
+      joined: { role: teamMembers.role },
+    })
+    .from(teams)
+    .leftJoin(teamMembers, eq(teamMembers.teamId, teams.id))
+    .where(eq(teams.id, $.teamId)),
+);
+
 function userRow(overrides: Partial<UserRow> = {}): UserRow {
   const id = newId("user");
   const now = new Date("2026-01-02T03:04:05.678Z");
@@ -102,6 +114,11 @@ describe("hot statements", () => {
     const [user] = await database.db.select().from(users).where(eq(users.id, row.id));
     expect(user?.name).toBeNull();
     expect(user?.createdAt.toISOString()).toBe(row.createdAt.toISOString());
+    // A value given as undefined, for a column with its own encoding or without, is sent as null.
+    const blank = userRow({ name: "x", passwordHash: "y" });
+    await insertUser(database.db, { ...blank, name: undefined as never, passwordHash: undefined as never });
+    const [stored] = await database.db.select().from(users).where(eq(users.id, blank.id));
+    expect(stored).toMatchObject({ name: null, passwordHash: null, email: blank.email });
   });
 
   it("map a wide row to what Drizzle maps, value for value and key for key", async () => {
@@ -162,6 +179,22 @@ describe("hot statements", () => {
     );
     expect(await teamsIn(database.db, { ids: [] })).toEqual([]);
     expect(await usersThroughAliases(database.db, { id: user.id })).toEqual([user]);
+
+    // Nested objects come out as Drizzle builds them, key for key; an outer join with no row nulls its object.
+    const drizzles = await database.db
+      .select({ team: teams, role: teamMembers.role })
+      .from(teamMembers)
+      .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+      .where(eq(teamMembers.teamId, teamId))
+      .limit(1);
+    expect(membership).toEqual(drizzles[0]);
+    expect(Object.keys(membership!)).toEqual(Object.keys(drizzles[0]!));
+    expect(Object.keys(membership!.team)).toEqual(Object.keys(drizzles[0]!.team));
+    const [lonely] = await withOptionalMembership(database.db, { teamId: other });
+    expect(lonely).toEqual({ team: { id: other, name: "Other" }, member: null, joined: null });
+    const [joined] = await withOptionalMembership(database.db, { teamId });
+    expect(joined?.member?.role).toBe("owner");
+    expect(joined?.joined).toEqual({ role: "owner" });
   });
 
   it("are built once, for the pool and every transaction, into the SQL Drizzle writes", async () => {

@@ -13,6 +13,7 @@ import {
   captureQuery,
   decoderOf,
   isIdentityDecoder,
+  isIdentityEncoder,
   placeholderOf,
   postgresJsClientOf,
   prepareOnSession,
@@ -128,66 +129,103 @@ function compileStatement<Values extends object, Config extends PreparedQueryCon
 ): Compiled<Values, Config> {
   const captured = captureQuery(name, (db) => build(db, placeholderProxy<Values>()));
   const { query } = captured;
-  const binders = query.params.map(binderOf);
   const fields = captured.fields?.map(({ path, field }) =>
     path.length === 1 && is(field, PgColumn) ? { path, field: unaliased(field) } : { path, field },
   );
   return {
     query,
-    bind: (values) => binders.map((bind) => bind(values, name)),
+    bind: compileBinder(query.params, name),
     fields,
-    mapRows: captured.mapRows ?? (fields && flatRowMapper<Config["execute"]>(fields)),
+    mapRows:
+      captured.mapRows ?? (fields && rowMapper<Config["execute"]>(fields, captured.joinsNotNullableMap)),
     joinsNotNullableMap: captured.joinsNotNullableMap,
   };
 }
 
 /**
  * Drizzle maps each row by walking its selection and asking, per value, what kind of field decodes it: on a list
- * page of evaluations about a tenth of the request's CPU. A flat selection (every field at the top of the row,
- * which is what hot statements select) is resolved once here into one decoder per column; values decode exactly
- * as Drizzle's mapping would (null stays null, everything else through the field's decoder). Nested selections,
- * whose objects may be nulled by an outer join, keep Drizzle's mapping.
+ * page of evaluations about a tenth of the request's CPU. A hot statement's selection is resolved once here into one
+ * decoder per column; values decode exactly as Drizzle's mapping would (null stays null, everything else through the
+ * field's decoder), nested selections (`{ team: teams, role }`) into nested objects in the same key order. Drizzle
+ * nulls a joined table's object when an outer join found no row; a statement with an outer join keeps Drizzle's
+ * mapping, as inner joins never null one.
  *
  * The mapping is compiled into one function that builds each row as an object literal: every row then starts with
  * its final shape, where setting keys one by one from an array went through V8's generic keyed stores, and a column
  * whose decoder changes nothing (text, booleans, most `sql` expressions) is taken as the driver gave it. The code is
  * made from the schema's own field names, never from data.
  */
-function flatRowMapper<Rows>(fields: SelectedFieldsOrdered): ((rows: unknown[][]) => Rows) | undefined {
-  if (fields.some(({ path }) => path.length !== 1)) return undefined;
-  const keys = fields.map(({ path }) => path[0]!);
-  if (keys.includes("__proto__")) return undefined;
+function rowMapper<Rows>(
+  fields: SelectedFieldsOrdered,
+  joinsNotNullableMap: Record<string, boolean> | undefined,
+): ((rows: unknown[][]) => Rows) | undefined {
+  const nested = fields.some(({ path }) => path.length > 1);
+  if (nested && joinsNotNullableMap && Object.values(joinsNotNullableMap).some((notNull) => !notNull))
+    return undefined;
+  if (fields.some(({ path }) => path.length === 0 || path.includes("__proto__"))) return undefined;
   const decoders = fields.map(({ field }) => decoderOf(field));
-  const entries = keys.map((key, i) => {
-    const value = isIdentityDecoder(decoders[i]!)
+  // The selection as a tree of keys in first-seen order (a Map keeps it), its leaves the columns' indexes.
+  type Tree = Map<string, Tree | number>;
+  const root: Tree = new Map();
+  for (const [i, { path }] of fields.entries()) {
+    let node = root;
+    for (const key of path.slice(0, -1)) {
+      let next = node.get(key);
+      if (typeof next !== "object") {
+        // A key first seen as a value and then as an object (no selection does this) keeps Drizzle's walk.
+        if (next !== undefined) return undefined;
+        next = new Map();
+        node.set(key, next);
+      }
+      node = next;
+    }
+    const last = path.at(-1)!;
+    if (typeof node.get(last) === "object") return undefined;
+    node.set(last, i);
+  }
+  const valueOf = (i: number) =>
+    isIdentityDecoder(decoders[i]!)
       ? `raw[${i}]`
       : `(v = raw[${i}]) === null ? null : d[${i}].mapFromDriverValue(v)`;
-    return `${JSON.stringify(key)}: ${value}`;
-  });
-  const mapRow = new Function(
-    "d",
-    `return function mapRow(raw) {\n  let v;\n  return { ${entries.join(",\n    ")} };\n};`,
-  )(decoders) as (raw: unknown[]) => Record<string, unknown>;
+  const literal = (tree: Tree): string =>
+    `{ ${[...tree].map(([key, node]) => `${JSON.stringify(key)}: ${typeof node === "number" ? valueOf(node) : literal(node)}`).join(", ")} }`;
+  const mapRow = new Function("d", `return function mapRow(raw) {\n  let v;\n  return ${literal(root)};\n};`)(
+    decoders,
+  ) as (raw: unknown[]) => Record<string, unknown>;
   return (rows) => rows.map(mapRow) as Rows;
 }
 
-type Binder = (values: object, statement: string) => unknown;
-
-/** How one compiled parameter takes its value; a placeholder bound to a column goes through its encoder. */
-function binderOf(param: unknown): Binder {
-  const placeholder = placeholderOf(param);
-  if (!placeholder) return () => param;
-  const { name, encoder } = placeholder;
-  if (!encoder) return (values, statement) => placeholderValue(values, name, statement);
-  return (values, statement) => {
-    const value = placeholderValue(values, name, statement);
-    return value === null || value === undefined ? null : encoder.mapToDriverValue(value);
+/**
+ * The statement's parameters from a call's values, compiled once into one function that reads each placeholder by
+ * its constant name (where a loop of closures reading names from variables went through V8's generic keyed loads, a
+ * tenth of a create's CPU). A placeholder bound to a column goes through the column's encoder unless that changes
+ * nothing; a value given as null or undefined is sent as null there, and a placeholder without a value is an error.
+ */
+function compileBinder(params: unknown[], statement: string): (values: object) => unknown[] {
+  const constants: unknown[] = [];
+  const encoders: { mapToDriverValue(value: unknown): unknown }[] = [];
+  const entries = params.map((param, i) => {
+    const placeholder = placeholderOf(param);
+    if (!placeholder) {
+      constants[i] = param;
+      return `c[${i}]`;
+    }
+    const key = JSON.stringify(placeholder.name);
+    const absent = `(${key} in v ? ${placeholder.encoder ? "null" : "x"} : missing(${key}))`;
+    if (!placeholder.encoder) return `(x = v[${key}]) === undefined ? ${absent} : x`;
+    if (isIdentityEncoder(placeholder.encoder)) return `(x = v[${key}]) === undefined ? ${absent} : x`;
+    encoders[i] = placeholder.encoder;
+    return `(x = v[${key}]) === undefined ? ${absent} : x === null ? null : e[${i}].mapToDriverValue(x)`;
+  });
+  const missing = (name: string) => {
+    throw new Error(`hotStatement ${statement}: no value for placeholder "${name}"`);
   };
-}
-
-function placeholderValue(values: object, name: string, statement: string): unknown {
-  if (!(name in values)) throw new Error(`hotStatement ${statement}: no value for placeholder "${name}"`);
-  return (values as Record<string, unknown>)[name];
+  return new Function(
+    "c",
+    "e",
+    "missing",
+    `return function bind(v) {\n  let x;\n  return [${entries.join(",\n    ")}];\n};`,
+  )(constants, encoders, missing) as (values: object) => unknown[];
 }
 
 function placeholderProxy<Values>(): Params<Values> {

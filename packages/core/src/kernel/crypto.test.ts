@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   hashPassword,
   needsRehash,
+  randomToken,
   setPasswordHashCost,
   sha256Hex,
   unmatchableHash,
@@ -45,5 +46,28 @@ describe("sha256Hex", () => {
     for (const value of ["", "rk_live_0123456789abcdef", "ünïcødé ✓", "x".repeat(10_000)]) {
       expect(sha256Hex(value)).toBe(createHash("sha256").update(value).digest("hex"));
     }
+  });
+});
+
+describe("randomToken", () => {
+  it("answers distinct URL-safe tokens of the bytes asked for, across refills of its pool", () => {
+    const seen = new Set<string>();
+    let zeroBytes = 0;
+    let total = 0;
+    // 32 and 18 bytes do not divide the 4 KiB pool: tokens straddle a refill's boundary on the way.
+    for (let i = 0; i < 600; i++) {
+      const bytes = i % 2 === 0 ? 32 : 18;
+      const token = randomToken(bytes);
+      expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+      const decoded = Buffer.from(token, "base64url");
+      expect(decoded.length).toBe(bytes);
+      for (const b of decoded) if (b === 0) zeroBytes++;
+      total += bytes;
+      seen.add(token);
+    }
+    expect(seen.size).toBe(600);
+    // Random bytes are zero about once in 256; a token read after the pool was zeroed would be all zeros.
+    expect(zeroBytes / total).toBeLessThan(0.02);
+    expect(Buffer.from(randomToken(5000), "base64url").length).toBe(5000);
   });
 });
