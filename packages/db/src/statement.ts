@@ -183,12 +183,12 @@ function rowMapper<Rows>(
     if (typeof node.get(last) === "object") return undefined;
     node.set(last, i);
   }
-  const valueOf = (i: number) =>
+  const columnValue = (i: number) =>
     isIdentityDecoder(decoders[i]!)
       ? `raw[${i}]`
       : `(v = raw[${i}]) === null ? null : d[${i}].mapFromDriverValue(v)`;
   const literal = (tree: Tree): string =>
-    `{ ${[...tree].map(([key, node]) => `${JSON.stringify(key)}: ${typeof node === "number" ? valueOf(node) : literal(node)}`).join(", ")} }`;
+    `{ ${[...tree].map(([key, node]) => `${JSON.stringify(key)}: ${typeof node === "number" ? columnValue(node) : literal(node)}`).join(", ")} }`;
   const mapRow = new Function("d", `return function mapRow(raw) {\n  let v;\n  return ${literal(root)};\n};`)(
     decoders,
   ) as (raw: unknown[]) => Record<string, unknown>;
