@@ -49,17 +49,15 @@ const usersThroughAliases = hotStatement("test_users_through_aliases", (db, $: P
   return db.with(outer).select(outer._.selectedFields).from(outer);
 });
 
+/** A wide selection: every column of a table (text, jsonb, dates) and two expressions, one decoded. */
+const teamWithCountsFields = () => ({
+  ...getTableColumns(teams),
+  members: sql<number>`(select count(*) from team_members m where m.team_id = ${teams.id})`.mapWith(Number),
+  upperName: sql<string>`upper(${teams.name})`,
+});
+
 const teamWithCounts = hotStatement("test_team_with_counts", (db, $: Params<{ id: string }>) =>
-  db
-    .select({
-      ...getTableColumns(teams),
-      members: sql<number>`(select count(*) from team_members m where m.team_id = ${teams.id})`.mapWith(
-        Number,
-      ),
-      upperName: sql<string>`upper(${teams.name})`,
-    })
-    .from(teams)
-    .where(eq(teams.id, $.id)),
+  db.select(teamWithCountsFields()).from(teams).where(eq(teams.id, $.id)),
 );
 
 const withOptionalMembership = hotStatement("test_optional_membership", (db, $: Params<{ teamId: string }>) =>
@@ -126,16 +124,7 @@ describe("hot statements", () => {
     await database.db.insert(teams).values({ id, name: "Wide", customLimits: { rpm: 7 } });
     const both = await Promise.all([
       teamWithCounts(database.db, { id }),
-      database.db
-        .select({
-          ...getTableColumns(teams),
-          members: sql<number>`(select count(*) from team_members m where m.team_id = ${teams.id})`.mapWith(
-            Number,
-          ),
-          upperName: sql<string>`upper(${teams.name})`,
-        })
-        .from(teams)
-        .where(eq(teams.id, id)),
+      database.db.select(teamWithCountsFields()).from(teams).where(eq(teams.id, id)),
     ]);
     const [ours, drizzles] = both.map((rows) => rows[0]!);
     expect(ours).toEqual(drizzles);

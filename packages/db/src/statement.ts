@@ -212,8 +212,8 @@ function compileBinder(params: unknown[], statement: string): (values: object) =
     }
     const key = JSON.stringify(placeholder.name);
     const absent = `(${key} in v ? ${placeholder.encoder ? "null" : "x"} : missing(${key}))`;
-    if (!placeholder.encoder) return `(x = v[${key}]) === undefined ? ${absent} : x`;
-    if (isIdentityEncoder(placeholder.encoder)) return `(x = v[${key}]) === undefined ? ${absent} : x`;
+    if (!placeholder.encoder || isIdentityEncoder(placeholder.encoder))
+      return `(x = v[${key}]) === undefined ? ${absent} : x`;
     encoders[i] = placeholder.encoder;
     return `(x = v[${key}]) === undefined ? ${absent} : x === null ? null : e[${i}].mapToDriverValue(x)`;
   });
