@@ -130,6 +130,12 @@ export interface RenderingSignals {
   };
   /** Share of the first viewport covered by visible text, loaded images, form controls and painted backgrounds. */
   firstScreenCoverage: number;
+  /**
+   * The page's own content, apart from its navigation and sidebars (`nav`, `aside` and their roles; v11): the share
+   * of the first viewport it covers, as `firstScreenCoverage` counts, and its visible words. An app whose view
+   * failed to render still draws its menu. Absent in older captures.
+   */
+  ownContent?: { coverage: number; words: number };
   /** Visible text by characters: how much, the median font size (px) and shares under 12 px and under 9 px. */
   text: { chars: number; medianSize: number | null; smallShare: number; tinyShare: number };
   /**
@@ -191,6 +197,12 @@ export interface RenderingSignals {
      */
     visibleFields?: number;
     visibleUnlabelled?: number;
+    /**
+     * Fields keyboard focus reaches that nothing draws (v11): hidden by opacity or shrunk under 2 px, with no shown
+     * label and no small box around them drawing them in their place (a custom checkbox whose label is gone).
+     * Absent in older captures.
+     */
+    ghostFields?: number;
   };
 }
 
@@ -277,7 +289,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v10` (formerly `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v11` (formerly `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -7,6 +7,7 @@ import {
   collapsedSeverity,
   componentScoresV2,
   createHeuristicJudge,
+  ghostSeverity,
   HEURISTIC_MODEL,
   isPicture,
   type JudgeTemplate,
@@ -174,6 +175,43 @@ const TWINS: Record<string, (html: string) => string> = {
     inject(h, "body > * { width: 42% !important; margin-left: 0 !important; margin-right: 0 !important; }"),
   empty: (h) =>
     h.replace(/<body>[\s\S]*<\/body>/, '<body><p>Welcome</p><img src="/missing/logo.png"></body>'),
+  // Only the header and its navigation, as an app whose view failed to render still draws its menu. Not one of
+  // the bench's twins.
+  "nav-only": (h) =>
+    inject(
+      h.replace(
+        /<main>[\s\S]*<\/footer>/,
+        `<aside class="menu"><nav aria-label="Shop">${["Green", "Black", "White", "Oolong", "Herbal", "Matcha", "Gifts", "Teaware", "Journal", "Recipes", "Stockists", "Contact"].map((n) => `<a href="/${n.toLowerCase()}">${n} teas and more</a>`).join("")}</nav></aside>`,
+      ),
+      ".menu { position: fixed; top: 68px; bottom: 0; left: 0; width: 320px; background: #14351f; } " +
+        ".menu a { display: block; color: #fff; padding: 10px 24px; }",
+    ),
+  // A menu collapsed the way current templates collapse one (a grid row of 0fr around a box that hides its
+  // overflow): its links keep boxes, laid over the hero below, yet nothing of them is drawn. Not a degraded twin.
+  "collapsed-menu": (h) =>
+    inject(
+      h.replace(
+        "<main>",
+        '<main><div class="more"><button aria-expanded="false">More teas</button><div class="sub"><div class="sub-inner">' +
+          '<a href="/green">Green teas</a><a href="/black">Black teas</a><a href="/white">White teas</a>' +
+          '<a href="/herbal">Herbal infusions</a></div></div></div>',
+      ),
+      ".sub { display: grid; grid-template-rows: 0fr; } .sub-inner { overflow: hidden; min-height: 0; } " +
+        ".sub a { display: block; padding: 12px 16px; font-size: 24px; }",
+    ),
+  // The team's faces as an avatar stack, each overlapping the next by a third: a designed stack, not controls
+  // drawn over one another. Not a degraded twin.
+  avatars: (h) =>
+    inject(
+      h.replace(
+        "<footer><p>",
+        '<footer><div class="team"><a class="av" href="/team/ana">AN</a><a class="av" href="/team/ben">BE</a>' +
+          '<a class="av" href="/team/caz">CA</a><a class="av" href="/team/dee">DE</a></div><p>',
+      ),
+      ".av { display: inline-block; width: 42px; height: 42px; line-height: 38px; text-align: center; " +
+        "border-radius: 50%; border: 2px solid #fff; background: #c0572b; color: #fff !important; " +
+        "margin-left: -14px; padding: 0 !important; } .av:first-child { margin-left: 0; }",
+    ),
 };
 const DEGRADED = Object.keys(TWINS).filter(
   (t) =>
@@ -187,6 +225,9 @@ const DEGRADED = Object.keys(TWINS).filter(
       "stacked-moving",
       "stacked-endless",
       "squeezed",
+      "collapsed-menu",
+      "avatars",
+      "nav-only",
     ].includes(t),
 );
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
@@ -391,7 +432,7 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     );
     const empty = await rate(captureFor(who, "empty"), who);
     expect(empty.evidence[0]).toMatch(
-      /^[0-4](\.\d)?% of the first screen holds content and the page has 1 word$/,
+      /^outside navigation and sidebars, [0-4](\.\d)?% of the first screen holds content and the page has 1 word$/,
     );
   });
 
@@ -681,6 +722,80 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     expect(qualityV2(kept, TEMPLATES[0]!, visitor).quality).toBeGreaterThan(
       qualityV2(stripped, TEMPLATES[0]!, visitor).quality,
     );
+  });
+
+  it("finds a field keyboard focus reaches that nothing draws, and gates it for every persona (v11)", async () => {
+    const at = (twin: string) => captures[`desktop/${twin}`]!.signals.rendering!;
+    // The custom checkbox drawn by its label is no ghost; with the label gone nothing draws it.
+    expect(at("intact").controls.ghostFields).toBe(0);
+    expect(at("custom-check").controls.ghostFields).toBe(0);
+    expect(at("custom-check-stripped").controls.ghostFields).toBe(1);
+    expect(ghostSeverity(at("custom-check"))).toBe(0);
+    // One invisible checkbox beside two visible fields: half of a third, half of 1 / 3.
+    expect(ghostSeverity(at("custom-check-stripped"))).toBeCloseTo(0.5 / 3 + 0.5 / 3, 3);
+    for (const who of SYSTEM_PERSONAS) {
+      const stripped = captureFor(who, "custom-check-stripped");
+      if (who.device.kind === "mobile") expect(stripped.signals.rendering!.controls.ghostFields).toBe(1);
+      const gate = qualityV2(stripped.signals, TEMPLATES[0]!, who).gates.find((g) => g.name === "ghost");
+      expect(gate?.reason, who.name).toBe("1 form field keyboard focus reaches but nothing draws");
+      const k =
+        readerOf(who).screenReader && !readerOf(who).lowVision
+          ? 0.3
+          : readerOf(who).keyboard || readerOf(who).motor
+            ? 0.6
+            : 0.5;
+      expect(gate!.factor, who.name).toBeCloseTo(1 - k * ghostSeverity(stripped.signals.rendering!), 3);
+      const kept = await rate(captureFor(who, "custom-check"), who);
+      const lost = await rate(stripped, who);
+      expect(kept.ratings[TEMPLATES[0]!.id]!, who.name).toBeGreaterThan(lost.ratings[TEMPLATES[0]!.id]!);
+    }
+  });
+
+  it("counts only the page's own content, apart from its navigation, as a page's worth (v11)", async () => {
+    const intact = captures["desktop/intact"]!.signals;
+    const shell = captures["desktop/nav-only"]!.signals;
+    // The header's band and brand are the page's own; its four links are navigation.
+    expect(intact.rendering!.ownContent!.coverage).toBeGreaterThan(0.2);
+    expect(intact.rendering!.ownContent!.words).toBeLessThan(intact.wordCount);
+    expect(shell.rendering!.ownContent!.words).toBeLessThan(5);
+    expect(shell.rendering!.ownContent!.coverage).toBeLessThan(shell.rendering!.firstScreenCoverage);
+    for (const who of SYSTEM_PERSONAS) {
+      const gate = qualityV2(captureFor(who, "nav-only").signals, TEMPLATES[0]!, who).gates.find(
+        (g) => g.name === "content",
+      );
+      expect(gate?.reason, who.name).toMatch(/outside (its )?navigation/);
+      // Judged on the whole page, the menu's words would have passed for a page's worth for a screen reader.
+      const whole = captureFor(who, "nav-only").signals;
+      const before = { ...whole, rendering: { ...whole.rendering!, ownContent: undefined } };
+      expect(qualityV2(whole, TEMPLATES[0]!, who).quality, who.name).toBeLessThan(
+        qualityV2(before, TEMPLATES[0]!, who).quality,
+      );
+      const kept = await rate(captureFor(who, "intact"), who);
+      const lost = await rate(captureFor(who, "nav-only"), who);
+      expect(kept.ratings[TEMPLATES[0]!.id]!, who.name).toBeGreaterThan(lost.ratings[TEMPLATES[0]!.id]!);
+    }
+  });
+
+  it("leaves what a collapsed menu clips away out of the drawn measures (v11)", () => {
+    const intact = captures["desktop/intact"]!.signals.rendering!;
+    const menu = captures["desktop/collapsed-menu"]!.signals.rendering!;
+    // The menu's four links are laid out over the hero, clipped to a box of no height: not drawn over its text,
+    // not covering or covered by its controls.
+    expect(menu.layout.overlappingTextShare).toBe(0);
+    expect(menu.layout.overlappingControls).toBe(0);
+    expect(menu.layout.obscuredControls).toBe(intact.layout.obscuredControls);
+    // The same links blocks stacked on each other still are (nothing clips them).
+    expect(captures["desktop/stacked"]!.signals.rendering!.layout.overlappingControls).toBeGreaterThan(0);
+    // Still there for a screen reader: the links count among the controls.
+    expect(menu.controls.total).toBe(intact.controls.total + 5);
+    expect(collapsedSeverity(menu)).toBe(0);
+  });
+
+  it("does not count an avatar stack as controls drawn over each other (v11)", () => {
+    const faces = captures["desktop/avatars"]!.signals.rendering!;
+    expect(faces.controls.total).toBe(captures["desktop/intact"]!.signals.rendering!.controls.total + 4);
+    expect(faces.layout.overlappingControls).toBe(0);
+    expect(collapsedSeverity(faces)).toBe(0);
   });
 
   it("weighs text under 3:1 that most can read (2.8:1) at half the cost of text faint to everyone (v9)", async () => {

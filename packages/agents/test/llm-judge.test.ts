@@ -174,6 +174,7 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
             elements: 140,
           },
           firstScreenCoverage: 0.18,
+          ownContent: { coverage: 0.03, words: 4 },
           text: { chars: 5200, medianSize: 16, smallShare: 0.05, tinyShare: 0 },
           contrast: { measuredChars: 5000, below45Share: 0.9, below3Share: 0.8 },
           layout: {
@@ -182,7 +183,7 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
             firstScreenControls: 12,
             obscuredControls: 5,
           },
-          controls: { total: 30, unnamed: 7, fields: 3, positiveTabindex: 0 },
+          controls: { total: 30, unnamed: 7, fields: 3, positiveTabindex: 0, ghostFields: 1 },
         } as NonNullable<PageCapture["signals"]["rendering"]>,
         visual: {
           colourfulness: 4.2,
@@ -204,10 +205,12 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
         "4 of 8 loaded, 4 failed to load (62% of the image area left empty)",
         "0 CSS rules; text in the browser's default serif font: 97%",
         "first screen covered by content (text, images, controls, backgrounds): 18%",
+        "outside navigation and sidebars: 3%, with 4 words",
         "80% below 3:1",
         "1.56× the viewport's width",
         "7 of 30 without an accessible name",
         "5 of the 12 controls on the first screen covered by other content",
+        "fields keyboard focus reaches but nothing draws: 1",
         "colourfulness (Hasler & Süsstrunk): 4",
         "74% of the screen empty",
       ]) {

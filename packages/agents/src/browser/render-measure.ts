@@ -40,6 +40,65 @@ export function measureRendering(): RenderingSignals {
     shownCache.set(el, result);
     return result;
   };
+  // Where an ancestor clips content away (overflow hidden or clip), as CSS applies it (v11): a collapsed menu or
+  // accordion keeps its items laid out inside a box of no height, so they have boxes yet nothing of them is drawn.
+  // A scroll container clips nothing away for good (its content scrolls into view) unless its own box is gone; an
+  // absolutely positioned box escapes the clips below its containing block, a fixed one all of them. The body and
+  // the root hand their overflow to the viewport, which scrolls.
+  type Region = { l: number; t: number; r: number; b: number };
+  const OPEN: Region = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
+  const EMPTY: Region = { l: 0, t: 0, r: 0, b: 0 };
+  const meet = (a: Region, b: Region): Region => ({
+    l: Math.max(a.l, b.l),
+    t: Math.max(a.t, b.t),
+    r: Math.min(a.r, b.r),
+    b: Math.min(a.b, b.b),
+  });
+  const clips = (v: string) => v === "hidden" || v === "clip";
+  const scrolls = (v: string) => v === "auto" || v === "scroll";
+  const contentCache = new Map<Element, Region>();
+  const boxRegion = (el: Element): Region => {
+    const position = styleOf(el).position;
+    if (position === "fixed") return OPEN;
+    let a = el.parentElement;
+    if (position === "absolute")
+      while (a && styleOf(a).position === "static" && styleOf(a).transform === "none") a = a.parentElement;
+    return a && a !== document.body && a !== document.documentElement ? contentRegion(a) : OPEN;
+  };
+  const contentRegion = (el: Element): Region => {
+    const cached = contentCache.get(el);
+    if (cached) return cached;
+    const s = styleOf(el);
+    const outer = boxRegion(el);
+    let result = outer;
+    const { overflowX: ox, overflowY: oy } = s;
+    if (clips(ox) || clips(oy) || scrolls(ox) || scrolls(oy)) {
+      const r = el.getBoundingClientRect();
+      const seen = meet(outer, { l: r.left, t: r.top, r: r.right, b: r.bottom });
+      if (seen.r - seen.l < 2 || seen.b - seen.t < 2) result = EMPTY;
+      else
+        result = {
+          l: clips(ox) ? seen.l : scrolls(ox) ? -Infinity : outer.l,
+          r: clips(ox) ? seen.r : scrolls(ox) ? Infinity : outer.r,
+          t: clips(oy) ? seen.t : scrolls(oy) ? -Infinity : outer.t,
+          b: clips(oy) ? seen.b : scrolls(oy) ? Infinity : outer.b,
+        };
+    }
+    contentCache.set(el, result);
+    return result;
+  };
+  /** Whether less than half of `rect` (or under 2 px of it either way) survives the clips of `region`. */
+  const clippedAway = (region: Region, rect: DOMRect): boolean => {
+    if (region === OPEN) return false;
+    const seen = meet(region, { l: rect.left, t: rect.top, r: rect.right, b: rect.bottom });
+    const w = seen.r - seen.l;
+    const h = seen.b - seen.t;
+    return w < 2 || h < 2 || w * h < 0.5 * rect.width * rect.height;
+  };
+  /** An element shown and not clipped away by its ancestors. */
+  const drawn = (el: Element, rect = el.getBoundingClientRect()) =>
+    shown(el) && !clippedAway(boxRegion(el), rect);
+
   const parseColor = (c: string): [number, number, number, number] | null => {
     const m = c.match(/rgba?\(([^)]+)\)/);
     if (!m) return null;
@@ -128,6 +187,25 @@ export function measureRendering(): RenderingSignals {
     for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) grid[y * COLS + x] = 1;
   };
   const onFirstScreen = (r: DOMRect) => r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
+  // The page's own content, apart from its navigation and sidebars (v11): an app whose view failed to render still
+  // draws its menu, which covers a fifth of the screen and holds a hundred words, yet the page has nothing on it.
+  const own = new Uint8Array(COLS * ROWS);
+  const CHROME = 'nav, [role="navigation"], aside, [role="complementary"]';
+  const chromeCache = new Map<Element, boolean>();
+  const inChrome = (el: Element): boolean => {
+    let v = chromeCache.get(el);
+    if (v === undefined) {
+      v = el.closest(CHROME) !== null;
+      chromeCache.set(el, v);
+    }
+    return v;
+  };
+  // A box painted around navigation (a header band, a wrapper) is the navigation's backdrop, not content of its own.
+  const markOwn = (el: Element, r: { left: number; top: number; right: number; bottom: number }) => {
+    mark(r);
+    if (!inChrome(el) && (el.childElementCount === 0 || el.querySelector(CHROME) === null)) mark(r, own);
+  };
+  let ownWords = 0;
 
   let textChars = 0;
   let smallChars = 0;
@@ -152,6 +230,7 @@ export function measureRendering(): RenderingSignals {
       const rect = range.getBoundingClientRect();
       // Text clipped to a pixel (the usual "visually hidden" pattern) is for screen readers only.
       if (rect.width < 2 || rect.height < 2 || !shown(parent)) continue;
+      if (clippedAway(contentRegion(parent), rect)) continue;
       const s = styleOf(parent);
       const size = Number.parseFloat(s.fontSize) || 16;
       textChars += chars;
@@ -169,9 +248,10 @@ export function measureRendering(): RenderingSignals {
         if (ratio < 3) below3 += chars;
         if (ratio < 2) below2 += chars;
       }
+      if (!inChrome(parent)) ownWords += (node.textContent ?? "").trim().split(/\s+/).length;
       if (onFirstScreen(rect)) {
         firstScreenTextChars += chars;
-        for (const r of range.getClientRects()) if (r.width > 0) mark(r);
+        for (const r of range.getClientRects()) if (r.width > 0) markOwn(parent, r);
         if (firstScreenText.length < 600) firstScreenText.push({ rect, chars, el: parent });
       }
     }
@@ -226,7 +306,7 @@ export function measureRendering(): RenderingSignals {
       failedArea += area;
     } else {
       imagesLoaded++;
-      if (onFirstScreen(rect) && area > 0) mark(rect);
+      if (onFirstScreen(rect) && area > 0) markOwn(img, rect);
     }
   }
 
@@ -287,7 +367,7 @@ export function measureRendering(): RenderingSignals {
       UA_STYLED.has(el.tagName) ||
       ["SVG", "svg", "CANVAS", "VIDEO", "PICTURE"].includes(el.tagName)
     )
-      mark(rect);
+      markOwn(el, rect);
   }
   let rules = 0;
   for (const sheet of document.styleSheets) {
@@ -360,9 +440,8 @@ export function measureRendering(): RenderingSignals {
   let obscured = 0;
   if (body) {
     for (const el of [...controls, ...body.querySelectorAll(fieldSelector)]) {
-      if (!shown(el)) continue;
       const rect = el.getBoundingClientRect();
-      if (rect.width < 2 || rect.height < 2) continue;
+      if (rect.width < 2 || rect.height < 2 || !drawn(el, rect)) continue;
       const x = rect.left + rect.width / 2;
       const y = rect.top + rect.height / 2;
       if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
@@ -392,7 +471,7 @@ export function measureRendering(): RenderingSignals {
       if (!shown(parent)) continue;
       range.selectNodeContents(node);
       const rect = range.getBoundingClientRect();
-      if (rect.width < 2 || rect.height < 2) continue;
+      if (rect.width < 2 || rect.height < 2 || clippedAway(contentRegion(parent), rect)) continue;
       wordChars += chars;
       const words = text.trim().split(/\s+/).length;
       const lines = new Set<number>();
@@ -407,20 +486,21 @@ export function measureRendering(): RenderingSignals {
   // A text field under 48 CSS px shows three or four characters of what is typed into it (WCAG 1.4.10 reflow,
   // 2.5.8 target size: a field squeezed to a sliver cannot be read back or hit).
   const collapsedFields = body
-    ? [...body.querySelectorAll(TEXT_FIELDS)].filter(
-        (el) => shown(el) && el.getBoundingClientRect().width < 48,
-      ).length
+    ? [...body.querySelectorAll(TEXT_FIELDS)].filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width < 48 && drawn(el, r);
+      }).length
     : 0;
   // Controls laid over each other anywhere on the page (blocks positioned on top of each other): pairs whose boxes
-  // overlap by more than a quarter of the smaller, neither inside the other. Focus and a pointer land on one of two
-  // things drawn in one place (WCAG 2.4.11, 1.3.2).
+  // overlap by more than half the smaller, neither inside the other. Focus and a pointer land on one of two things
+  // drawn in one place (WCAG 2.4.11, 1.3.2). Up to half is a designed stack (v11): an avatar group's faces overlap
+  // by a third or so, each still showing most of itself.
   const boxes: { el: Element; r: DOMRect }[] = [];
   if (body) {
     for (const el of [...controls, ...body.querySelectorAll(fieldSelector)]) {
       if (boxes.length >= 400) break;
-      if (!shown(el)) continue;
       const r = el.getBoundingClientRect();
-      if (r.width >= 2 && r.height >= 2) boxes.push({ el, r });
+      if (r.width >= 2 && r.height >= 2 && drawn(el, r)) boxes.push({ el, r });
     }
   }
   let overlappingControls = 0;
@@ -436,7 +516,7 @@ export function measureRendering(): RenderingSignals {
       const la = a.el.closest("label");
       const lb = b.el.closest("label");
       if (la && la === lb) continue;
-      if (w * h > 0.25 * smaller) {
+      if (w * h > 0.5 * smaller) {
         overlappingControls++;
         break;
       }
@@ -535,8 +615,50 @@ export function measureRendering(): RenderingSignals {
     }
   }
 
+  // Fields keyboard focus reaches that nothing draws (v11; WCAG 2.4.7 focus visible): hidden by opacity or shrunk
+  // under 2 px, with no shown label and no small box around them drawing them in their place. A custom checkbox
+  // or radio whose label is gone: a screen reader announces it, a keyboard's focus lands on nothing visible, and a
+  // sighted visitor never sees the option. A box around the field draws it when it is about a control's size (at
+  // most 320 by 64 px: a styled checkbox, a file button) and paints a background or border. Buttons are left out:
+  // an invisible submit button is how forms keep Enter working.
+  let ghostFields = 0;
+  if (body) {
+    const paints = (el: Element) => {
+      const s = styleOf(el);
+      return (
+        s.backgroundImage !== "none" ||
+        (parseColor(s.backgroundColor)?.[3] ?? 0) > 0 ||
+        (Number.parseFloat(s.borderTopWidth) > 0 && s.borderTopStyle !== "none")
+      );
+    };
+    const drawnAround = (f: Element) => {
+      for (let a = f.parentElement, i = 0; a && i < 2; a = a.parentElement, i++) {
+        const r = a.getBoundingClientRect();
+        if (r.width >= 8 && r.height >= 8 && r.width <= 320 && r.height <= 64 && shown(a) && paints(a))
+          return true;
+      }
+      return false;
+    };
+    for (const f of body.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+      fieldSelector,
+    )) {
+      if (f instanceof HTMLInputElement && ["submit", "button", "reset", "image"].includes(f.type)) continue;
+      if (f.disabled || f.tabIndex < 0 || f.closest("[inert]") || f.getClientRects().length === 0) continue;
+      if (styleOf(f).visibility !== "visible" || inMotion(f)) continue;
+      const box = f.getBoundingClientRect();
+      if (shown(f) && box.width >= 2 && box.height >= 2) continue;
+      const labelled = [...(f.labels ?? [])].some((l) => {
+        const r = l.getBoundingClientRect();
+        return r.width >= 2 && r.height >= 2 && shown(l);
+      });
+      if (!labelled && !drawnAround(f)) ghostFields++;
+    }
+  }
+
   let covered = 0;
   for (const c of cells) covered += c;
+  let ownCovered = 0;
+  for (const c of own) ownCovered += c;
   // How much of the screen's width the content spans: from the leftmost column of cells holding any of it to the
   // rightmost.
   let leftColumn = COLS;
@@ -567,6 +689,7 @@ export function measureRendering(): RenderingSignals {
       elements,
     },
     firstScreenCoverage: share(covered, COLS * ROWS),
+    ownContent: { coverage: share(ownCovered, COLS * ROWS), words: ownWords },
     text: {
       chars: textChars,
       medianSize: medianSize === null ? null : Math.round(medianSize * 10) / 10,
@@ -602,6 +725,7 @@ export function measureRendering(): RenderingSignals {
       placeholderOnly,
       visibleFields,
       visibleUnlabelled,
+      ghostFields,
     },
   };
 }

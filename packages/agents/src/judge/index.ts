@@ -18,6 +18,7 @@ export {
   componentScoresV2,
   type Gate,
   gatesFor,
+  ghostSeverity,
   isPicture,
   LOW_VISION_FIGURE_GROUND,
   namesSeverity,

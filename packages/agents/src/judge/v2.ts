@@ -165,6 +165,17 @@ export function obscuredSeverity(r: RenderingSignals): number {
   return round3(0.5 * (n / total) + 0.5 * (n / (n + 4)));
 }
 
+/**
+ * How badly fields go undrawn, 0..1 (v11): fields keyboard focus reaches that nothing draws (`ghostFields`), half
+ * their share of the fields a visitor could see, half their count n as n / (n + 2), so one invisible checkbox on a
+ * sign-in form costs about a third. 0 on captures made before it was measured.
+ */
+export function ghostSeverity(r: RenderingSignals): number {
+  const n = r.controls.ghostFields ?? 0;
+  if (n === 0) return 0;
+  return round3(0.5 * (n / ((r.controls.visibleFields ?? 0) + n)) + 0.5 * (n / (n + 2)));
+}
+
 /** Author styling 0..1 from the defaults a page without styles keeps; null when there is too little text to tell. */
 export function styledIndex(r: RenderingSignals): number | null {
   if (r.text.chars < 40) return null;
@@ -295,6 +306,7 @@ export interface Gate {
     | "hidden"
     | "obscured"
     | "collapsed"
+    | "ghost"
     | "names"
     | "labels"
     | "appeal"
@@ -304,13 +316,18 @@ export interface Gate {
   reason: string;
 }
 
-/** How much of a page there is for this reader, 0..1 (1: a full page's worth). */
+/**
+ * How much of a page there is for this reader, 0..1 (1: a full page's worth). From v11 only the page's own content
+ * counts, apart from its navigation and sidebars: a menu around an empty view is not a page's worth. Captures made
+ * before keep the whole page's words and coverage.
+ */
 function contentAmount(s: PageSignals, r: RenderingSignals, reader: Reader): number {
-  const heard = clamp01((s.wordCount + 5 * (r.images.loaded - s.imagesWithoutAlt)) / 60);
+  const words = r.ownContent?.words ?? s.wordCount;
+  const heard = clamp01((words + 5 * (r.images.loaded - s.imagesWithoutAlt)) / 60);
   // A screen-reader user with low vision also sees the page in part (appeal applies to them too): a page that is
   // one picture holds content for them, where a screen reader alone finds nothing in it.
   if (reader.screenReader && !reader.lowVision) return heard;
-  return Math.max(heard, clamp01(r.firstScreenCoverage / 0.2));
+  return Math.max(heard, clamp01((r.ownContent?.coverage ?? r.firstScreenCoverage) / 0.2));
 }
 
 /** The gates that apply to one page for one persona and template, strongest first. */
@@ -330,8 +347,10 @@ export function gatesFor(
       factor: 0.25 + 0.75 * amount ** 0.7,
       reason:
         reader.screenReader && !reader.lowVision
-          ? `almost nothing to hear: ${words(s.wordCount)}`
-          : `${share1(r.firstScreenCoverage)} of the first screen holds content and the page has ${words(s.wordCount)}`,
+          ? `almost nothing to hear: ${words(r.ownContent?.words ?? s.wordCount)}${r.ownContent ? " outside its navigation" : ""}`
+          : r.ownContent
+            ? `outside navigation and sidebars, ${share1(r.ownContent.coverage)} of the first screen holds content and the page has ${words(r.ownContent.words)}`
+            : `${share1(r.firstScreenCoverage)} of the first screen holds content and the page has ${words(s.wordCount)}`,
     });
   }
 
@@ -459,6 +478,21 @@ export function gatesFor(
       name: "collapsed",
       factor: Math.max(0.3, 1 - k * collapsed),
       reason: `the layout has collapsed: ${parts.join(", ")}`,
+    });
+  }
+
+  // Fields nothing draws (WCAG 2.4.7 focus visible, 1.3.1): keyboard focus lands on nothing visible, a pointer or
+  // finger cannot find them, and a sighted visitor never sees the option. A screen reader announces them as any
+  // other field (their missing name is the names gate's), so a screen-reader user without sight meets only the
+  // focus a sighted colleague cannot follow.
+  const ghost = ghostSeverity(r);
+  if (ghost > 0) {
+    const k = reader.screenReader && !reader.lowVision ? 0.3 : reader.keyboard || reader.motor ? 0.6 : 0.5;
+    const n = r.controls.ghostFields ?? 0;
+    gates.push({
+      name: "ghost",
+      factor: 1 - k * ghost,
+      reason: `${n} form ${n === 1 ? "field" : "fields"} keyboard focus reaches but nothing draws`,
     });
   }
 
@@ -646,6 +680,10 @@ export function renderingEvidence(s: PageSignals): string[] {
   if ((r.controls.visibleUnlabelled ?? 0) > 0)
     facts.push(
       `${r.controls.visibleUnlabelled} of ${r.controls.visibleFields} form fields without a visible label`,
+    );
+  if ((r.controls.ghostFields ?? 0) > 0)
+    facts.push(
+      `${r.controls.ghostFields} form ${r.controls.ghostFields === 1 ? "field" : "fields"} keyboard focus reaches but nothing draws`,
     );
   if (s.visual) {
     const { appeal, parts } = visualAppeal(s.visual);

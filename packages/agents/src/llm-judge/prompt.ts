@@ -154,7 +154,10 @@ function renderingFacts(r: RenderingSignals): string[] {
     `author styles: ${styles.stylesheetRules} CSS rules; text in the browser's default serif font: ${share(styles.defaultFontShare)}; ` +
       `links in default blue: ${share(styles.defaultLinkShare)}; body keeps the default 8px margin: ${styles.bodyMargin8 ? "yes" : "no"}; ` +
       `styled elements (backgrounds, borders, flex/grid…): ${percent(styles.decoratedShare)} of ${styles.elements}`,
-    `first screen covered by content (text, images, controls, backgrounds): ${percent(r.firstScreenCoverage)}`,
+    `first screen covered by content (text, images, controls, backgrounds): ${percent(r.firstScreenCoverage)}` +
+      (r.ownContent
+        ? `; outside navigation and sidebars: ${percent(r.ownContent.coverage)}, with ${r.ownContent.words} words`
+        : ""),
     `visible text: ${r.text.chars} characters, median size ${px(r.text.medianSize)}, ${percent(r.text.smallShare)} under 12px, ${percent(r.text.tinyShare)} under 9px`,
     r.contrast.measuredChars === 0
       ? "rendered text contrast: no text measured"
@@ -174,6 +177,9 @@ function renderingFacts(r: RenderingSignals): string[] {
       (controls.visibleUnlabelled === undefined
         ? ""
         : `; ${controls.visibleUnlabelled} of ${controls.visibleFields} fields without a visible label`) +
+      (controls.ghostFields === undefined
+        ? ""
+        : `; fields keyboard focus reaches but nothing draws: ${controls.ghostFields}`) +
       `; ${r.controls.positiveTabindex} with a positive tabindex`,
   ];
 }

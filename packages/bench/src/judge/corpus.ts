@@ -76,6 +76,18 @@ export const PACKAGES: CorpusPackage[] = [
     ],
   },
   {
+    name: "@creative-tim-official/argon-dashboard-free",
+    version: "1.2.0",
+    corpus: "tuning",
+    root: "",
+    pages: [
+      { path: "examples/login.html", kind: "sign-in" },
+      { path: "examples/register.html", kind: "register" },
+      { path: "examples/tables.html", kind: "tables" },
+      { path: "examples/dashboard.html", kind: "dashboard" },
+    ],
+  },
+  {
     name: "startbootstrap-sb-admin-2",
     version: "4.1.4",
     corpus: "heldout",
@@ -119,6 +131,51 @@ export const PACKAGES: CorpusPackage[] = [
     corpus: "heldout",
     root: "dist",
     pages: [{ path: "index.html", kind: "sidebar layout" }],
+  },
+  {
+    name: "startbootstrap-agency",
+    version: "7.0.12",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "landing" }],
+  },
+  {
+    name: "startbootstrap-freelancer",
+    version: "7.0.7",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "portfolio" }],
+  },
+  {
+    name: "startbootstrap-landing-page",
+    version: "6.0.6",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "landing" }],
+  },
+  {
+    name: "startbootstrap-grayscale",
+    version: "7.0.6",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "landing" }],
+  },
+  {
+    name: "startbootstrap-coming-soon",
+    version: "6.0.7",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "sign-up" }],
+  },
+  {
+    name: "startbootstrap-clean-blog",
+    version: "6.0.9",
+    corpus: "heldout",
+    root: "dist",
+    pages: [
+      { path: "index.html", kind: "blog" },
+      { path: "contact.html", kind: "contact form" },
+    ],
   },
 ];
 
