@@ -199,6 +199,20 @@ const TWINS: Record<string, (html: string) => string> = {
       ".sub { display: grid; grid-template-rows: 0fr; } .sub-inner { overflow: hidden; min-height: 0; } " +
         ".sub a { display: block; padding: 12px 16px; font-size: 24px; }",
     ),
+  // Clips as CSS applies them: the tea cards in a scroll box 200 px high (their text scrolls into view, so it is
+  // drawn), and a menu of three links positioned below a box 20 px high that hides its overflow but is not the
+  // menu's containing block (so the menu escapes its clip). Not degraded twins.
+  "scroll-box": (h) => inject(h, ".cards { height: 200px; overflow: auto; }"),
+  "escaping-menu": (h) =>
+    inject(
+      h.replace(
+        "<main>",
+        '<main><div class="holder"><div class="clipper"><span>Teas</span><ul class="drop"><li><a href="/green">Green</a></li>' +
+          '<li><a href="/black">Black</a></li><li><a href="/white">White</a></li></ul></div></div>',
+      ),
+      ".holder { position: relative; height: 140px; } .clipper { overflow: hidden; height: 24px; } " +
+        ".drop { position: absolute; top: 30px; left: 0; margin: 0; padding: 0; list-style: none; display: flex; gap: 16px; }",
+    ),
   // The team's faces as an avatar stack, each overlapping the next by a third: a designed stack, not controls
   // drawn over one another. Not a degraded twin.
   avatars: (h) =>
@@ -228,6 +242,8 @@ const DEGRADED = Object.keys(TWINS).filter(
       "collapsed-menu",
       "avatars",
       "nav-only",
+      "scroll-box",
+      "escaping-menu",
     ].includes(t),
 );
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
@@ -789,6 +805,18 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     // Still there for a screen reader: the links count among the controls.
     expect(menu.controls.total).toBe(intact.controls.total + 5);
     expect(collapsedSeverity(menu)).toBe(0);
+  });
+
+  it("applies clips as CSS does: a scroll box's content and a box escaping a clip are drawn (v11)", () => {
+    const intact = captures["desktop/intact"]!.signals.rendering!;
+    // The cards' text scrolls into view: all of it is still measured.
+    expect(captures["desktop/scroll-box"]!.signals.rendering!.text.chars).toBe(intact.text.chars);
+    // The menu is positioned against the holder, outside the clipping box: its three links are on the first
+    // screen, drawn and uncovered.
+    const menu = captures["desktop/escaping-menu"]!.signals.rendering!;
+    expect(menu.layout.firstScreenControls).toBe(intact.layout.firstScreenControls! + 3);
+    expect(menu.layout.obscuredControls).toBe(intact.layout.obscuredControls);
+    expect(menu.text.chars).toBe(intact.text.chars + "TeasGreenBlackWhite".length);
   });
 
   it("does not count an avatar stack as controls drawn over each other (v11)", () => {
