@@ -201,9 +201,14 @@ export function measureRendering(): RenderingSignals {
     return v;
   };
   // A box painted around navigation (a header band, a wrapper) is the navigation's backdrop, not content of its own.
-  const markOwn = (el: Element, r: { left: number; top: number; right: number; bottom: number }) => {
+  const markOwn = (
+    el: Element,
+    r: { left: number; top: number; right: number; bottom: number },
+    painted = false,
+  ) => {
     mark(r);
-    if (!inChrome(el) && (el.childElementCount === 0 || el.querySelector(CHROME) === null)) mark(r, own);
+    if (inChrome(el) || (painted && el.childElementCount > 0 && el.querySelector(CHROME) !== null)) return;
+    mark(r, own);
   };
   let ownWords = 0;
 
@@ -367,7 +372,7 @@ export function measureRendering(): RenderingSignals {
       UA_STYLED.has(el.tagName) ||
       ["SVG", "svg", "CANVAS", "VIDEO", "PICTURE"].includes(el.tagName)
     )
-      markOwn(el, rect);
+      markOwn(el, rect, true);
   }
   let rules = 0;
   for (const sheet of document.styleSheets) {
