@@ -170,6 +170,10 @@ export function obscuredSeverity(r: RenderingSignals): number {
  * their share of the fields a visitor could see, half their count n as n / (n + 2), so one invisible checkbox on a
  * sign-in form costs about a third. 0 on captures made before it was measured.
  */
+/** The undrawn fields in words, as the gate and the evidence both say it. */
+const undrawnWords = (n: number) =>
+  `${n} form ${n === 1 ? "field" : "fields"} keyboard focus reaches but nothing draws`;
+
 export function ghostSeverity(r: RenderingSignals): number {
   const n = r.controls.ghostFields ?? 0;
   if (n === 0) return 0;
@@ -488,11 +492,10 @@ export function gatesFor(
   const ghost = ghostSeverity(r);
   if (ghost > 0) {
     const k = reader.screenReader && !reader.lowVision ? 0.3 : reader.keyboard || reader.motor ? 0.6 : 0.5;
-    const n = r.controls.ghostFields ?? 0;
     gates.push({
       name: "ghost",
       factor: 1 - k * ghost,
-      reason: `${n} form ${n === 1 ? "field" : "fields"} keyboard focus reaches but nothing draws`,
+      reason: undrawnWords(r.controls.ghostFields ?? 0),
     });
   }
 
@@ -681,10 +684,7 @@ export function renderingEvidence(s: PageSignals): string[] {
     facts.push(
       `${r.controls.visibleUnlabelled} of ${r.controls.visibleFields} form fields without a visible label`,
     );
-  if ((r.controls.ghostFields ?? 0) > 0)
-    facts.push(
-      `${r.controls.ghostFields} form ${r.controls.ghostFields === 1 ? "field" : "fields"} keyboard focus reaches but nothing draws`,
-    );
+  if ((r.controls.ghostFields ?? 0) > 0) facts.push(undrawnWords(r.controls.ghostFields ?? 0));
   if (s.visual) {
     const { appeal, parts } = visualAppeal(s.visual);
     facts.push(`screenshot: ${appealWords(s.visual, parts)}, visual appeal ${appeal}`);
