@@ -110,7 +110,9 @@ export interface PageSignals {
 export interface RenderingSignals {
   /**
    * `img` elements with a source that finished loading (lazy ones not yet fetched are left out) and background
-   * images style sheets fetched (from resource timing); `failedAreaShare` is over `img` elements only.
+   * images style sheets fetched (from resource timing); from v12 also videos, one that errored or found no source
+   * it can play counting as failed (one still fetching is neither). `failedAreaShare` is over `img` and `video`
+   * elements.
    */
   images: { total: number; loaded: number; failed: number; failedAreaShare: number };
   /** Whether author styles apply, against Chromium's defaults. */
@@ -140,10 +142,22 @@ export interface RenderingSignals {
   text: { chars: number; medianSize: number | null; smallShare: number; tinyShare: number };
   /**
    * Rendered text contrast: each text node's colour against the background found by compositing its ancestors'
-   * background colours, weighted by characters; text over an image or gradient is not measured. `below2Share`
+   * background colours (on the first screen, the layers the hit test finds under it), weighted by characters;
+   * text over an image, a gradient, a video or an overlay is measured on the screenshot instead (`screenshot`). `below2Share`
    * (added for heuristic-v9; absent before) is text faint to every reader, not only to those WCAG's 3:1 protects.
    */
-  contrast: { measuredChars: number; below45Share: number; below3Share: number; below2Share?: number };
+  contrast: {
+    measuredChars: number;
+    below45Share: number;
+    below3Share: number;
+    below2Share?: number;
+    /**
+     * The first screen's text over a picture, a video or a painted overlay, which the figures above leave out:
+     * its background read from the screenshot where each line is drawn (v12). Absent when there was none, and in
+     * captures made before.
+     */
+    screenshot?: { measuredChars: number; below45Share: number; below3Share: number; below2Share: number };
+  };
   /**
    * Document width over viewport width (1 when it fits), and the share of the first screen's text (by
    * characters) drawn over other text.
@@ -205,6 +219,22 @@ export interface RenderingSignals {
     ghostFields?: number;
   };
 }
+
+/**
+ * One line of first-screen text whose background the DOM cannot tell (over a picture, a video or a pseudo-element
+ * overlay): where it is in CSS px of the viewport, its colour (RGBA, alpha 0..1) and its characters.
+ */
+export interface TextSample {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  fg: [number, number, number, number];
+  chars: number;
+}
+
+/** What `measureRendering` returns: the rendering signals, and the text the capture measures on the screenshot. */
+export type RenderingMeasure = RenderingSignals & { unresolvedText?: TextSample[] };
 
 /** Measures of the viewport screenshot, read at about one sample per CSS pixel. */
 export interface VisualSignals {
@@ -289,7 +319,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v11` (formerly `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v12` (formerly `heuristic-v11`, `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +7,7 @@ import {
   appealPosition,
   collapsedSeverity,
   componentScoresV2,
+  contrastOf,
   createHeuristicJudge,
   ghostSeverity,
   HEURISTIC_MODEL,
@@ -107,6 +109,19 @@ footer { background: #14351f; color: #e9efe9; padding: 24px 32px; }
 footer a { color: #fff; }
 @media (max-width: 700px) { .hero, .cards { grid-template-columns: 1fr; } .top { flex-wrap: wrap; padding: 8px 16px; } main { padding: 16px; } h1 { font-size: 30px; } }
 `;
+
+const FILM =
+  '<section class="film"><video autoplay muted loop playsinline><source src="/media/loop.webm" type="video/webm"></video>' +
+  '<div class="film-text"><h2>From the gardens</h2><p>Watch the first flush being picked in Darjeeling this spring, ' +
+  "leaf by leaf, on the morning it leaves for your cup.</p></div></section>";
+const FILM_CSS =
+  ".film { position: relative; min-height: 240px; overflow: hidden; border-radius: 12px; margin-bottom: 24px; } " +
+  ".film video { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; } " +
+  '.film::before { content: ""; position: absolute; inset: 0; background: rgba(0, 0, 0, 0.3); z-index: 1; } ' +
+  ".film-text { position: relative; z-index: 2; color: #fff; padding: 32px; max-width: 640px; } " +
+  ".film-text h2 { color: #fff; margin: 0 0 8px; }";
+/** A few seconds of dark, moving colour (VP8 in WebM, as Chromium's MediaRecorder writes it). */
+const FILM_BYTES = readFileSync(new URL("./fixtures/loop.webm", import.meta.url));
 
 const CUSTOM_CHECK =
   '<div class="check"><input type="checkbox" id="news" name="news"><label for="news">Keep me posted</label></div><button type="submit">';
@@ -213,6 +228,14 @@ const TWINS: Record<string, (html: string) => string> = {
       ".holder { position: relative; height: 140px; } .clipper { overflow: hidden; height: 24px; } " +
         ".drop { position: absolute; top: 30px; left: 0; margin: 0; padding: 0; list-style: none; display: flex; gap: 16px; }",
     ),
+  // A banner with a film behind its words and a darkening layer drawn by ::before, as landing pages make them:
+  // the DOM finds no colour behind the text, the screenshot does (v12). Its twins lose the film (its source
+  // answers 404, as the bench's broken-images twin makes it) or turn its words dark grey. Not degraded twins.
+  film: (h) => inject(h.replace("<main>", `<main>${FILM}`), FILM_CSS),
+  "film-broken": (h) =>
+    inject(h.replace("<main>", `<main>${FILM.replace("/media/", "/missing/")}`), FILM_CSS),
+  "film-faint": (h) =>
+    inject(h.replace("<main>", `<main>${FILM}`), `${FILM_CSS} .film .film-text * { color: #3a3a3a; }`),
   // The team's faces as an avatar stack, each overlapping the next by a third: a designed stack, not controls
   // drawn over one another. Not a degraded twin.
   avatars: (h) =>
@@ -244,6 +267,9 @@ const DEGRADED = Object.keys(TWINS).filter(
       "nav-only",
       "scroll-box",
       "escaping-menu",
+      "film",
+      "film-broken",
+      "film-faint",
     ].includes(t),
 );
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
@@ -259,7 +285,9 @@ function startShop(): Promise<{ origin: string; server: Server }> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const img = path.match(/^\/img\/(\w+)\.svg$/);
-    if (path === "/site.css") {
+    if (path === "/media/loop.webm") {
+      res.writeHead(200, { "content-type": "video/webm" }).end(FILM_BYTES);
+    } else if (path === "/site.css") {
       res.writeHead(200, { "content-type": "text/css" }).end(CSS);
     } else if (img && hues[img[1]!]) {
       const [hue, label] = hues[img[1]!]!;
@@ -817,6 +845,56 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     expect(menu.layout.firstScreenControls).toBe(intact.layout.firstScreenControls! + 3);
     expect(menu.layout.obscuredControls).toBe(intact.layout.obscuredControls);
     expect(menu.text.chars).toBe(intact.text.chars + "TeasGreenBlackWhite".length);
+  });
+
+  it("counts a film that plays as media, and one that finds no source as failed for every persona (v12)", async () => {
+    const r = (twin: string) => captures[`desktop/${twin}`]!.signals.rendering!;
+    expect(r("film").images).toMatchObject({ total: 5, loaded: 5, failed: 0 });
+    expect(r("film-broken").images).toMatchObject({ total: 5, loaded: 4, failed: 1 });
+    expect(r("film-broken").images.failedAreaShare).toBeGreaterThan(0.2);
+    for (const who of SYSTEM_PERSONAS) {
+      const film = captureFor(who, "film");
+      const broken = captureFor(who, "film-broken");
+      expect(broken.signals.rendering!.images.failed, who.name).toBe(1);
+      const gate = qualityV2(broken.signals, TEMPLATES[0]!, who).gates.find((g) => g.name === "images");
+      expect(gate?.reason, who.name).toBe("1 of 5 images failed to load");
+      expect(qualityV2(broken.signals, TEMPLATES[0]!, who).quality, who.name).toBeLessThan(
+        qualityV2(film.signals, TEMPLATES[0]!, who).quality,
+      );
+    }
+  });
+
+  it("reads the contrast of text over a film and its overlay on the screenshot, and leaves the rest to the DOM (v12)", async () => {
+    const c = (twin: string, device = "desktop") =>
+      captures[`${device}/${twin}`]!.signals.rendering!.contrast;
+    expect(c("intact").screenshot).toBeUndefined();
+    for (const device of ["desktop", "phone"]) {
+      // The banner's ~140 characters: white on a film darkened by its ::before, and dark grey on it.
+      expect(c("film", device).screenshot!.measuredChars, device).toBeGreaterThan(100);
+      expect(c("film", device).screenshot!.below45Share, device).toBe(0);
+      expect(c("film-faint", device).screenshot!.below3Share, device).toBe(1);
+      expect(c("film", device).measuredChars, device).toBe(c("intact", device).measuredChars);
+    }
+    const film = captures["desktop/film"]!.signals;
+    const faint = captures["desktop/film-faint"]!.signals;
+    expect(contrastOf(faint.rendering!).below3Share).toBeGreaterThan(contrastOf(film.rendering!).below3Share);
+    // Axe leaves text over a film out of its verdict; the screenshot's reading counts in full all the same.
+    expect(faint.contrastFailures).toBe(film.contrastFailures);
+    const lowVision = SYSTEM_PERSONAS.find(
+      (p) => p.accessibilityNeeds.includes("low-vision") && !p.accessibilityNeeds.includes("screen-reader"),
+    )!;
+    const readability = qualityV2(faint, TEMPLATES[0]!, lowVision).gates.find(
+      (g) => g.name === "readability",
+    );
+    expect(readability?.reason).toMatch(/below 3:1/);
+    // A banner's two lines are a small part of the page: they cost quality, not yet a point of the scale.
+    expect(qualityV2(faint, TEMPLATES[0]!, lowVision).quality).toBeLessThan(
+      qualityV2(film, TEMPLATES[0]!, lowVision).quality,
+    );
+    const evidence = (await rate(captureFor(lowVision, "film-faint"), lowVision)).evidence.join("\n");
+    expect(evidence).toMatch(
+      /characters over a picture, video or overlay read on the screenshot: 100% below 3:1/,
+    );
   });
 
   it("does not count an avatar stack as controls drawn over each other (v11)", () => {

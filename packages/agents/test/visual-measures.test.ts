@@ -15,6 +15,8 @@ import {
   type RgbaImage,
   screenshotMeasures,
   screenshotThreadCount,
+  type TextSample,
+  textContrastOnScreenshot,
   useScreenshotThreadSource,
   visualAppeal,
   visualSignals,
@@ -281,6 +283,56 @@ describe("visual appeal", () => {
   });
 });
 
+describe("text contrast read on the screenshot (v12)", () => {
+  /** Lines of text 200 × 20 px: glyph strokes (every fourth column, rows 5..14) in `ink` over `paper(x, y)`. */
+  const lines = (ink: [number, number, number], paper: (x: number, y: number) => [number, number, number]) =>
+    image(200, 60, (x, y) => (x % 4 === 0 && y % 20 >= 5 && y % 20 < 15 ? ink : paper(x, y)));
+  const sample = (y: number, fg: [number, number, number, number], chars = 30): TextSample => ({
+    x: 0,
+    y,
+    w: 200,
+    h: 20,
+    fg,
+    chars,
+  });
+
+  it("finds the background behind the glyphs: white on a dark photo passes, dark grey on it fails", () => {
+    // A "photo": dark, noisy blue-green.
+    const photo = (x: number, y: number): [number, number, number] => [
+      20 + ((x * 31 + y * 17) % 25),
+      40 + ((x * 13 + y * 7) % 30),
+      60 + ((x * 5 + y * 11) % 20),
+    ];
+    const white = textContrastOnScreenshot(lines([255, 255, 255], photo), [sample(0, [255, 255, 255, 1])], 1);
+    expect(white).toEqual({ chars: 30, below45: 0, below3: 0, below2: 0 });
+    const grey = textContrastOnScreenshot(lines([58, 58, 58], photo), [sample(0, [58, 58, 58, 1])], 1);
+    expect(grey).toEqual({ chars: 30, below45: 30, below3: 30, below2: 30 });
+  });
+
+  it("weighs each line by its characters and composites translucent text on the background", () => {
+    const paper = (): [number, number, number] => [255, 255, 255];
+    // #ccc on white is 1.6:1; black at 40% on white is #999 (2.8:1): under 3:1 and 4.5:1, not under 2:1.
+    const img = lines([120, 120, 120], paper);
+    const got = textContrastOnScreenshot(
+      img,
+      [sample(0, [204, 204, 204, 1], 10), sample(20, [0, 0, 0, 0.4], 20), sample(40, [0, 0, 0, 1], 40)],
+      1,
+    );
+    expect(got).toEqual({ chars: 70, below45: 30, below3: 30, below2: 10 });
+  });
+
+  it("reads a 2× screenshot at the lines' CSS-pixel positions", () => {
+    const paper = (_x: number, y: number): [number, number, number] =>
+      y < 40 ? [255, 255, 255] : [10, 10, 10];
+    const img = image(400, 80, (x, y) => paper(x, y));
+    // The line at CSS y 20..40 lies on the white top half at 2× (rows 40..80 are dark).
+    const got = textContrastOnScreenshot(img, [sample(20, [255, 255, 255, 1])], 2);
+    expect(got.below2).toBe(0);
+    const atOne = textContrastOnScreenshot(img, [sample(20, [255, 255, 255, 1])], 1);
+    expect(atOne.below2).toBe(30);
+  });
+});
+
 describe("screenshot measures on the pool's threads", () => {
   // From the sources a thread loads tsx's loader first (loader hooks are not inherited by threads); the deployable
   // folder starts the bundled `visual-thread.mjs` instead.
@@ -309,6 +361,17 @@ describe("screenshot measures on the pool's threads", () => {
       for (const answer of there) expect(answer).toEqual(here);
     }
     expect(screenshotThreadCount()).toBeGreaterThan(0);
+  });
+
+  it("reads the text lines it is given on the thread as in this thread", async () => {
+    const png = encodePng(image(200, 40, (_x, y) => (y < 20 ? [250, 250, 250] : [15, 30, 45])));
+    const text: TextSample[] = [
+      { x: 0, y: 0, w: 200, h: 20, fg: [200, 200, 200, 1], chars: 12 },
+      { x: 0, y: 20, w: 200, h: 20, fg: [255, 255, 255, 1], chars: 8 },
+    ];
+    const here = screenshotMeasures(png, 200, text);
+    expect(here?.textContrast).toEqual({ chars: 20, below45: 12, below3: 12, below2: 12 });
+    expect(await measureScreenshot(png, 200, text)).toEqual(here);
   });
 
   it("answers null for bytes that are not a PNG, as in this thread", async () => {

@@ -2,7 +2,14 @@ import AxeBuilder from "@axe-core/playwright";
 import axeCore from "axe-core";
 import type { CDPSession, Page } from "playwright-core";
 import { timedPhase } from "../observability/phases";
-import type { AxeImpact, PageCapture, PageSignals } from "../types";
+import type {
+  AxeImpact,
+  PageCapture,
+  PageSignals,
+  RenderingSignals,
+  TextSample,
+  VisualSignals,
+} from "../types";
 import { largestContentfulPaint, measureDom } from "./measure";
 import { countWords, fleschReadingEase } from "./readability";
 import { measureRendering } from "./render-measure";
@@ -111,9 +118,12 @@ export async function capturePage(
   const dom = await timedPhase("capture.dom", () =>
     page.evaluate(measureDom, { textChars: VISIBLE_TEXT_LIMIT }),
   );
-  const rendering = await timedPhase("capture.rendering", () =>
+  const measured = await timedPhase("capture.rendering", () =>
     page.evaluate(measureRendering).catch(() => null),
   );
+  let rendering: RenderingSignals | null = null;
+  let unresolvedText: TextSample[] | undefined;
+  if (measured) ({ unresolvedText, ...rendering } = measured);
   // A sandboxed document (an image served with `Content-Security-Policy: sandbox`) never fires a timer, and the
   // paint figure and axe both wait on timers: such a page is measured without them.
   const timersRun = await within(
@@ -140,9 +150,30 @@ export async function capturePage(
   );
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
   // Measured off this thread: the decode would otherwise hold up every other run's writes and stream events.
-  const visual = screenshot
-    ? await timedPhase("capture.visual", () => measureScreenshot(screenshot, viewport.width))
+  const measures = screenshot
+    ? await timedPhase("capture.visual", () => measureScreenshot(screenshot, viewport.width, unresolvedText))
     : null;
+  let visual: VisualSignals | null = null;
+  if (measures) {
+    const { textContrast, ...shot } = measures;
+    visual = shot;
+    if (rendering && textContrast && textContrast.chars > 0) {
+      const { chars, below45, below3, below2 } = textContrast;
+      const share = (n: number) => Math.round((n / chars) * 1000) / 1000;
+      rendering = {
+        ...rendering,
+        contrast: {
+          ...rendering.contrast,
+          screenshot: {
+            measuredChars: Math.round(chars),
+            below45Share: share(below45),
+            below3Share: share(below3),
+            below2Share: share(below2),
+          },
+        },
+      };
+    }
+  }
   const signals: PageSignals = {
     axeViolations: violations ?? [],
     axeChecked: violations !== null,

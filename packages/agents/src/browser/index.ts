@@ -8,9 +8,12 @@ export {
   dominantColours,
   downsampleGrey,
   edgeMeasures,
+  type PixelContrast,
   quadtreeDensity,
   type RgbaImage,
+  type ScreenshotMeasures,
   screenshotMeasures,
+  textContrastOnScreenshot,
   visualSignals,
 } from "./visual";
 export {

@@ -1,11 +1,11 @@
-import type { RenderingSignals } from "../types";
+import type { RenderingMeasure, TextSample } from "../types";
 
 /**
  * What the page looks like as rendered, measured in the page (serialised by `page.evaluate`, so it uses only
  * the DOM and what it defines inside). Every figure comes from layout and computed styles, never from time,
  * so the same page at the same viewport measures the same.
  */
-export function measureRendering(): RenderingSignals {
+export function measureRendering(): RenderingMeasure {
   const vw = document.documentElement.clientWidth || window.innerWidth;
   const vh = window.innerHeight;
   const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -150,6 +150,29 @@ export function measureRendering(): RenderingSignals {
     return result;
   };
 
+  const MEDIA = new Set(["IMG", "VIDEO", "CANVAS", "IFRAME", "EMBED", "OBJECT", "PICTURE"]);
+  // A ::before or ::after positioned over most of its element and painted (a hero's darkening layer): the hit
+  // test never reports it, and its colour over what lies below is known only in pixels.
+  const overlayCache = new Map<Element, boolean>();
+  const overlaid = (el: Element): boolean => {
+    let v = overlayCache.get(el);
+    if (v === undefined) {
+      v = false;
+      const box = el.getBoundingClientRect();
+      for (const pseudo of ["::before", "::after"]) {
+        const p = getComputedStyle(el, pseudo);
+        if (p.content === "none" || p.content === "normal" || p.display === "none") continue;
+        if (p.position !== "absolute" && p.position !== "fixed") continue;
+        const painted = p.backgroundImage !== "none" || (parseColor(p.backgroundColor)?.[3] ?? 0) > 0;
+        const w = Number.parseFloat(p.width) || 0;
+        const h = Number.parseFloat(p.height) || 0;
+        if (painted && w >= 0.5 * box.width && h >= 0.5 * box.height) v = true;
+      }
+      overlayCache.set(el, v);
+    }
+    return v;
+  };
+
   // On the first screen, what is painted under the text is read from the hit-test stack, as axe does: it
   // finds an overlay or card positioned behind the text that is not its ancestor. Elements that ignore the
   // pointer are missing from the stack; then, and when the text's own element is covered, the ancestors are used.
@@ -163,6 +186,10 @@ export function measureRendering(): RenderingSignals {
     for (const under of stack.slice(at)) {
       const s = styleOf(under);
       if (s.backgroundImage !== "none" && under !== document.documentElement) return null;
+      // A picture, video or canvas painted behind the text, or an overlay drawn by a pseudo-element: their colour
+      // under the text is the screenshot's to tell (v12), not the background colours'.
+      if (under !== el && MEDIA.has(under.tagName)) return null;
+      if (overlaid(under)) return null;
       const layer = parseColor(s.backgroundColor);
       if (layer && layer[3] > 0) {
         layers.push(layer);
@@ -220,6 +247,7 @@ export function measureRendering(): RenderingSignals {
   let below3 = 0;
   let below2 = 0;
   let defaultFontChars = 0;
+  const unresolvedText: TextSample[] = [];
   const sizes: [number, number][] = [];
   const range = document.createRange();
   const firstScreenText: { rect: DOMRect; chars: number; el: Element }[] = [];
@@ -252,6 +280,21 @@ export function measureRendering(): RenderingSignals {
         if (ratio < 4.5) below45 += chars;
         if (ratio < 3) below3 += chars;
         if (ratio < 2) below2 += chars;
+      } else if (fg && onFirstScreen(rect) && !inMotion(parent) && unresolvedText.length < 240) {
+        // Over a picture, a video or an overlay: the capture reads the background from the screenshot, line by
+        // line, where the text is drawn now (text mid-fade would not show its colour yet). Text filled with a
+        // transparent colour is painted by its background (gradient lettering), which no colour stands for.
+        const fill = parseColor(s.getPropertyValue("-webkit-text-fill-color")) ?? fg;
+        const lines = [...range.getClientRects()].filter((r) => r.width >= 2 && r.height >= 2);
+        const lineChars = chars / Math.max(1, lines.length);
+        for (const r of lines) {
+          const x = Math.max(0, r.left);
+          const y = Math.max(0, r.top);
+          const w = Math.min(vw, r.right) - x;
+          const h = Math.min(vh, r.bottom) - y;
+          if (w < 2 || h < 2 || fill[3] < 0.1 || unresolvedText.length >= 240) continue;
+          unresolvedText.push({ x, y, w, h, fg: fill, chars: lineChars });
+        }
       }
       if (!inChrome(parent)) ownWords += (node.textContent ?? "").trim().split(/\s+/).length;
       if (onFirstScreen(rect)) {
@@ -312,6 +355,27 @@ export function measureRendering(): RenderingSignals {
     } else {
       imagesLoaded++;
       if (onFirstScreen(rect) && area > 0) markOwn(img, rect);
+    }
+  }
+
+  // Videos count as images do (v12): a hero's background film that finds no source it can play leaves its box
+  // empty. One still fetching (or waiting for a click, `preload="none"`) is neither, like a lazy image.
+  for (const video of document.querySelectorAll("video")) {
+    if (!video.getAttribute("src") && !video.querySelector("source")) continue;
+    if (!shown(video)) continue;
+    const failed = video.error !== null || video.networkState === HTMLMediaElement.NETWORK_NO_SOURCE;
+    const loaded = !failed && video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA;
+    if (!failed && !loaded) continue;
+    const rect = video.getBoundingClientRect();
+    const area = Math.max(0, rect.width) * Math.max(0, rect.height);
+    imagesTotal++;
+    imageArea += area;
+    if (failed) {
+      imagesFailed++;
+      failedArea += area;
+    } else {
+      imagesLoaded++;
+      if (onFirstScreen(rect) && area > 0) markOwn(video, rect);
     }
   }
 
@@ -732,5 +796,6 @@ export function measureRendering(): RenderingSignals {
       visibleUnlabelled,
       ghostFields,
     },
+    unresolvedText,
   };
 }

@@ -3,8 +3,8 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { VisualSignals } from "../types";
-import { screenshotMeasures } from "./visual";
+import type { TextSample } from "../types";
+import { type ScreenshotMeasures, screenshotMeasures } from "./visual";
 import type { VisualJob } from "./visual-thread";
 
 /**
@@ -20,7 +20,7 @@ const THREAD_FILE = "visual-thread.mjs";
 const MAX_THREADS = Math.max(1, Math.min(2, availableParallelism() - 1));
 
 interface Pending {
-  resolve: (visual: VisualSignals | null) => void;
+  resolve: (visual: ScreenshotMeasures | null) => void;
   job: VisualJob;
 }
 
@@ -68,7 +68,7 @@ function startThread(): Thread | null {
   const thread: Thread = { worker, busy: 0 };
   let answered = false;
   worker.unref();
-  worker.on("message", (answer: { id: number; visual: VisualSignals | null }) => {
+  worker.on("message", (answer: { id: number; visual: ScreenshotMeasures | null }) => {
     answered = true;
     const job = pending.get(answer.id);
     if (!job) return;
@@ -84,7 +84,7 @@ function startThread(): Thread | null {
     for (const [id, job] of pending) {
       if (job.thread !== thread) continue;
       pending.delete(id);
-      job.resolve(screenshotMeasures(job.job.png, job.job.viewportWidth));
+      job.resolve(screenshotMeasures(job.job.png, job.job.viewportWidth, job.job.text));
     }
   };
   worker.on("error", fail);
@@ -103,11 +103,15 @@ function pickThread(): Thread | null {
   return threads.reduce<Thread | null>((least, t) => (!least || t.busy < least.busy ? t : least), null);
 }
 
-/** `screenshotMeasures(png, viewportWidth)`, computed on a pooled thread. */
-export function measureScreenshot(png: Uint8Array, viewportWidth: number): Promise<VisualSignals | null> {
+/** `screenshotMeasures(png, viewportWidth, text)`, computed on a pooled thread. */
+export function measureScreenshot(
+  png: Uint8Array,
+  viewportWidth: number,
+  text?: readonly TextSample[],
+): Promise<ScreenshotMeasures | null> {
   const thread = pickThread();
-  if (!thread) return Promise.resolve(screenshotMeasures(png, viewportWidth));
-  const job: VisualJob = { id: nextId++, png, viewportWidth };
+  if (!thread) return Promise.resolve(screenshotMeasures(png, viewportWidth, text));
+  const job: VisualJob = { id: nextId++, png, viewportWidth, text };
   return new Promise((resolve) => {
     pending.set(job.id, { resolve, job, thread });
     // Referenced while it works, so a process waiting only on a measure does not exit under it.

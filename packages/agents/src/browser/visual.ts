@@ -1,5 +1,5 @@
 import { inflateSync } from "node:zlib";
-import type { VisualSignals } from "../types";
+import type { TextSample, VisualSignals } from "../types";
 
 /** Raw pixels, 4 bytes (RGBA) per pixel, rows top to bottom. */
 export interface RgbaImage {
@@ -322,7 +322,10 @@ export function dominantColours(img: RgbaImage, factor: number): number {
  * screenshot is halved), so the figures mean the same on every device. Deterministic for the same pixels.
  */
 export function visualSignals(png: Uint8Array, deviceScaleFactor = 1): VisualSignals {
-  const img = decodePng(png);
+  return visualOfImage(decodePng(png), png.byteLength, deviceScaleFactor);
+}
+
+function visualOfImage(img: RgbaImage, pngBytes: number, deviceScaleFactor: number): VisualSignals {
   const factor = Math.max(1, Math.round(deviceScaleFactor));
   const grey = downsampleGrey(img, factor);
   const edges = edgeMeasures(grey);
@@ -330,20 +333,92 @@ export function visualSignals(png: Uint8Array, deviceScaleFactor = 1): VisualSig
     colourfulness: Math.round(colourfulness(img) * 10) / 10,
     ...edges,
     // Compressed size per pixel: the second complexity measure (Reinecke et al. 2013 used file size likewise).
-    bytesPerPixel: Math.round((png.byteLength / Math.max(1, img.width * img.height)) * 1000) / 1000,
+    bytesPerPixel: Math.round((pngBytes / Math.max(1, img.width * img.height)) * 1000) / 1000,
     quadtreeDensity: quadtreeDensity(grey),
     dominantColours: dominantColours(img, factor),
   };
 }
 
+/** Contrast of text lines read on the screenshot: characters measured, and those under 4.5:1, 3:1 and 2:1. */
+export interface PixelContrast {
+  chars: number;
+  below45: number;
+  below3: number;
+  below2: number;
+}
+
+const linear = (v: number) => {
+  const c = v / 255;
+  return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+};
+const relativeLuminance = (r: number, g: number, b: number) =>
+  0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+
+/**
+ * WCAG contrast of text lines whose background the DOM cannot tell, read where they are drawn (v12). In a line's
+ * box the glyphs take well under half the pixels, so the background is the half of the pixels farthest in
+ * luminance from the text's colour, and its colour the median of that half: over a photo or a film that is the
+ * typical colour behind the letters, not the best or worst one. The text's colour, composited on it when
+ * translucent, comes from the page.
+ */
+export function textContrastOnScreenshot(
+  img: RgbaImage,
+  samples: readonly TextSample[],
+  scale: number,
+): PixelContrast {
+  const out: PixelContrast = { chars: 0, below45: 0, below3: 0, below2: 0 };
+  const d = img.data;
+  for (const t of samples) {
+    const x0 = Math.max(0, Math.floor(t.x * scale));
+    const y0 = Math.max(0, Math.floor(t.y * scale));
+    const x1 = Math.min(img.width, Math.ceil((t.x + t.w) * scale));
+    const y1 = Math.min(img.height, Math.ceil((t.y + t.h) * scale));
+    if (x1 - x0 < 2 || y1 - y0 < 2) continue;
+    const step = Math.max(1, Math.floor(Math.sqrt(((x1 - x0) * (y1 - y0)) / 900)));
+    const [fr, fg, fb, fa] = t.fg;
+    const textLum = relativeLuminance(fr, fg, fb);
+    const px: { lum: number; at: number }[] = [];
+    for (let y = y0; y < y1; y += step)
+      for (let x = x0; x < x1; x += step) {
+        const i = (y * img.width + x) * 4;
+        px.push({ lum: relativeLuminance(d[i]!, d[i + 1]!, d[i + 2]!), at: i });
+      }
+    px.sort((a, b) => Math.abs(b.lum - textLum) - Math.abs(a.lum - textLum));
+    const far = px.slice(0, Math.max(1, Math.ceil(px.length / 2))).sort((a, b) => a.lum - b.lum);
+    const at = far[Math.floor(far.length / 2)]!.at;
+    const bg = [d[at]!, d[at + 1]!, d[at + 2]!] as const;
+    const shown = [0, 1, 2].map((k) => t.fg[k]! * fa + bg[k]! * (1 - fa));
+    const a = relativeLuminance(shown[0]!, shown[1]!, shown[2]!);
+    const b = relativeLuminance(bg[0], bg[1], bg[2]);
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    out.chars += t.chars;
+    if (ratio < 4.5) out.below45 += t.chars;
+    if (ratio < 3) out.below3 += t.chars;
+    if (ratio < 2) out.below2 += t.chars;
+  }
+  return out;
+}
+
+/** A screenshot's measures, and the contrast of the text lines asked for (when any were). */
+export type ScreenshotMeasures = VisualSignals & { textContrast?: PixelContrast };
+
 /**
  * The visual measures of a screenshot taken at a viewport `viewportWidth` CSS pixels wide: the device scale is the
- * PNG's width over it (read from the header). Null when the PNG cannot be read.
+ * PNG's width over it (read from the header). With `text`, also those lines' contrast on the pixels. Null when the
+ * PNG cannot be read.
  */
-export function screenshotMeasures(png: Uint8Array, viewportWidth: number): VisualSignals | null {
+export function screenshotMeasures(
+  png: Uint8Array,
+  viewportWidth: number,
+  text?: readonly TextSample[],
+): ScreenshotMeasures | null {
   try {
     const width = png.byteLength > 24 ? Buffer.from(png.buffer, png.byteOffset, 24).readUInt32BE(16) : 0;
-    return visualSignals(png, viewportWidth > 0 ? width / viewportWidth : 1);
+    const scale = viewportWidth > 0 ? width / viewportWidth : 1;
+    const img = decodePng(png);
+    const visual: ScreenshotMeasures = visualOfImage(img, png.byteLength, scale);
+    if (text && text.length > 0) visual.textContrast = textContrastOnScreenshot(img, text, scale);
+    return visual;
   } catch {
     return null;
   }

@@ -16,6 +16,7 @@ export {
   appealPosition,
   collapsedSeverity,
   componentScoresV2,
+  contrastOf,
   type Gate,
   gatesFor,
   ghostSeverity,

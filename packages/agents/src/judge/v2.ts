@@ -59,6 +59,30 @@ export function overflowSeverity(ratio: number): number {
   return ratio <= 1.01 ? 0 : Math.min(1, 0.5 + 0.5 * Math.log2(ratio));
 }
 
+/**
+ * The rendered contrast over all the text measured (v12): the DOM's figures and the screenshot's for the first
+ * screen's text over a picture, a video or an overlay, weighted by characters.
+ */
+export function contrastOf(r: RenderingSignals): {
+  measuredChars: number;
+  below45Share: number;
+  below3Share: number;
+  below2Share: number;
+} {
+  const c = r.contrast;
+  const dom = { ...c, below2Share: c.below2Share ?? c.below3Share };
+  const shot = c.screenshot;
+  if (!shot || shot.measuredChars === 0) return dom;
+  const chars = c.measuredChars + shot.measuredChars;
+  const mix = (d: number, p: number) => round3((d * c.measuredChars + p * shot.measuredChars) / chars);
+  return {
+    measuredChars: chars,
+    below45Share: mix(dom.below45Share, shot.below45Share),
+    below3Share: mix(dom.below3Share, shot.below3Share),
+    below2Share: mix(dom.below2Share, shot.below2Share),
+  };
+}
+
 /** v2 component scores: v1's formulas, with shares measured on the rendered page where the capture has them. */
 export function componentScoresV2(s: PageSignals): ComponentScores {
   const r = s.rendering;
@@ -70,8 +94,9 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
   // An axe run that did not finish checked nothing: unknown is scored as the middle, neither a pass (which would
   // lift the page above one axe did check) nor dropped (its weight is the largest a screen-reader user has).
   scores.axe = s.axeChecked === false ? 0.5 : 25 / (25 + axeTotal);
+  const contrast = contrastOf(r);
   scores.contrast =
-    r.contrast.measuredChars === 0 ? null : 1 - 0.5 * r.contrast.below45Share - 0.5 * r.contrast.below3Share;
+    contrast.measuredChars === 0 ? null : 1 - 0.5 * contrast.below45Share - 0.5 * contrast.below3Share;
   scores.textSize = r.text.chars === 0 ? null : 1 - 0.6 * r.text.smallShare - 0.4 * r.text.tinyShare;
   scores.tapTargets =
     s.interactiveElements === 0 ? null : clamp01(1 - 0.8 * (s.smallTapTargets / s.interactiveElements));
@@ -383,13 +408,20 @@ export function gatesFor(
   // Two measures must agree before text is called illegible: when axe, which resolves what is painted behind
   // text its own way and leaves doubtful cases out, finds no contrast failure, the rendered shares count a quarter.
   // Without an axe result there is no second opinion, and the rendered shares count half.
+  // Text read on the screenshot (v12) counts in full: it is what is drawn, and axe leaves text over pictures out
+  // of its verdict, so its silence there is no second opinion.
   const agree = s.axeChecked === false ? 0.5 : s.contrastFailures > 0 ? 1 : 0.25;
-  const c3 = r.contrast.below3Share * agree;
-  const c45 = r.contrast.below45Share * agree;
+  const dom = r.contrast.measuredChars;
+  const shot = r.contrast.screenshot;
+  const drawn = shot?.measuredChars ?? 0;
+  const weigh = (domShare: number, shotShare: number | undefined) =>
+    dom + drawn === 0 ? 0 : (domShare * dom * agree + (shotShare ?? 0) * drawn) / (dom + drawn);
+  const c3 = weigh(r.contrast.below3Share, shot?.below3Share);
+  const c45 = weigh(r.contrast.below45Share, shot?.below45Share);
   // Text under 2:1 is faint to everyone; between 2:1 and 3:1 it fails WCAG yet most readers still read it (a
   // template's #999 body text on white is 2.8:1), so it costs half as much (v9). Captures made before v9 have no
   // 2:1 share and count all text under 3:1 as faint.
-  const c2 = (r.contrast.below2Share ?? r.contrast.below3Share) * agree;
+  const c2 = weigh(r.contrast.below2Share ?? r.contrast.below3Share, shot?.below2Share);
   const { tinyShare: tiny, smallShare: small } = r.text;
   const severity =
     0.5 * c2 +
@@ -663,11 +695,18 @@ export function renderingEvidence(s: PageSignals): string[] {
   const styled = styledIndex(r);
   if (styled !== null) facts.push(`author styling ${styled} (${r.styles.stylesheetRules} CSS rules)`);
   facts.push(`${pct(r.firstScreenCoverage)} of the first screen holds content`);
-  if (r.contrast.measuredChars > 0)
+  const contrast = contrastOf(r);
+  if (contrast.measuredChars > 0)
     facts.push(
-      !r.contrast.below2Share
-        ? `${pct(r.contrast.below3Share)} of the text below 3:1 contrast, ${pct(r.contrast.below45Share)} below 4.5:1`
-        : `${pct(r.contrast.below2Share)} of the text below 2:1 contrast, ${pct(r.contrast.below3Share)} below 3:1, ${pct(r.contrast.below45Share)} below 4.5:1`,
+      !contrast.below2Share
+        ? `${pct(contrast.below3Share)} of the text below 3:1 contrast, ${pct(contrast.below45Share)} below 4.5:1`
+        : `${pct(contrast.below2Share)} of the text below 2:1 contrast, ${pct(contrast.below3Share)} below 3:1, ${pct(contrast.below45Share)} below 4.5:1`,
+    );
+  const shot = r.contrast.screenshot;
+  if (shot && shot.measuredChars > 0)
+    facts.push(
+      `${shot.measuredChars} characters over a picture, video or overlay read on the screenshot: ` +
+        `${pct(shot.below3Share)} below 3:1, ${pct(shot.below45Share)} below 4.5:1`,
     );
   if (r.text.medianSize !== null) facts.push(`median text size ${r.text.medianSize} px`);
   if (r.layout.overflowRatio > 1.01)

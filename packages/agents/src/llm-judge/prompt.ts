@@ -159,9 +159,12 @@ function renderingFacts(r: RenderingSignals): string[] {
         ? `; outside navigation and sidebars: ${percent(r.ownContent.coverage)}, with ${r.ownContent.words} words`
         : ""),
     `visible text: ${r.text.chars} characters, median size ${px(r.text.medianSize)}, ${percent(r.text.smallShare)} under 12px, ${percent(r.text.tinyShare)} under 9px`,
-    r.contrast.measuredChars === 0
+    r.contrast.measuredChars === 0 && !r.contrast.screenshot
       ? "rendered text contrast: no text measured"
-      : `rendered text contrast: ${percent(r.contrast.below45Share)} of the text below 4.5:1, ${percent(r.contrast.below3Share)} below 3:1${!r.contrast.below2Share ? "" : `, ${percent(r.contrast.below2Share)} below 2:1`}`,
+      : `rendered text contrast: ${percent(r.contrast.below45Share)} of the text below 4.5:1, ${percent(r.contrast.below3Share)} below 3:1${!r.contrast.below2Share ? "" : `, ${percent(r.contrast.below2Share)} below 2:1`}` +
+        (r.contrast.screenshot
+          ? `; text over pictures, video or overlays, read on the screenshot (${r.contrast.screenshot.measuredChars} characters): ${percent(r.contrast.screenshot.below45Share)} below 4.5:1, ${percent(r.contrast.screenshot.below3Share)} below 3:1`
+          : ""),
     `layout: the page is ${Math.round(layout.overflowRatio * 100) / 100}× the viewport's width` +
       (layout.overlappingTextShare === undefined
         ? ""

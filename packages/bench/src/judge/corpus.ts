@@ -177,6 +177,68 @@ export const PACKAGES: CorpusPackage[] = [
       { path: "contact.html", kind: "contact form" },
     ],
   },
+  {
+    name: "startbootstrap-new-age",
+    version: "6.0.7",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "app landing" }],
+  },
+  {
+    name: "startbootstrap-stylish-portfolio",
+    version: "6.0.6",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "portfolio" }],
+  },
+  {
+    name: "startbootstrap-one-page-wonder",
+    version: "6.0.6",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "landing" }],
+  },
+  {
+    name: "startbootstrap-heroic-features",
+    version: "5.0.6",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "landing" }],
+  },
+  {
+    name: "startbootstrap-scrolling-nav",
+    version: "5.0.6",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "one-page site" }],
+  },
+  {
+    name: "startbootstrap-business-casual",
+    version: "7.0.9",
+    corpus: "heldout",
+    root: "dist",
+    pages: [
+      { path: "index.html", kind: "business" },
+      { path: "store.html", kind: "business" },
+    ],
+  },
+  {
+    name: "startbootstrap-personal",
+    version: "1.0.1",
+    corpus: "heldout",
+    root: "dist",
+    pages: [
+      { path: "index.html", kind: "personal site" },
+      { path: "contact.html", kind: "contact form" },
+    ],
+  },
+  {
+    name: "startbootstrap-business-frontpage",
+    version: "5.0.9",
+    corpus: "heldout",
+    root: "dist",
+    pages: [{ path: "index.html", kind: "business" }],
+  },
 ];
 
 const run = promisify(execFile);
