@@ -236,6 +236,22 @@ const TWINS: Record<string, (html: string) => string> = {
     inject(h.replace("<main>", `<main>${FILM.replace("/media/", "/missing/")}`), FILM_CSS),
   "film-faint": (h) =>
     inject(h.replace("<main>", `<main>${FILM}`), `${FILM_CSS} .film .film-text * { color: #3a3a3a; }`),
+  // Photos further down with white captions laid over them, and no colour of their own behind the words: below the
+  // first screen there is no hit test, and the ancestors' colours would read them white on white (v12). Not a
+  // degraded twin.
+  captions: (h) =>
+    inject(
+      h.replace(
+        "<footer>",
+        '<section class="shots"><figure><img src="/img/sencha.svg" alt="Sencha leaves drying on a tray" width="480" height="300">' +
+          "<figcaption>Drying the spring sencha on bamboo trays</figcaption></figure>" +
+          '<figure><img src="/img/assam.svg" alt="Assam bushes after the rain" width="480" height="300">' +
+          "<figcaption>Assam after the first monsoon rain</figcaption></figure></section><footer>",
+      ),
+      ".shots { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; max-width: 1100px; margin: 32px auto; } " +
+        ".shots figure { position: relative; margin: 0; } .shots img { display: block; width: 100%; height: auto; } " +
+        ".shots figcaption { position: absolute; left: 16px; right: 16px; bottom: 16px; color: #fff; font-size: 20px; }",
+    ),
   // The team's faces as an avatar stack, each overlapping the next by a third: a designed stack, not controls
   // drawn over one another. Not a degraded twin.
   avatars: (h) =>
@@ -270,6 +286,7 @@ const DEGRADED = Object.keys(TWINS).filter(
       "film",
       "film-broken",
       "film-faint",
+      "captions",
     ].includes(t),
 );
 /** Screenshots of captured twins, served as images for pages that are only a screenshot. */
@@ -895,6 +912,21 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     expect(evidence).toMatch(
       /characters over a picture, video or overlay read on the screenshot: 100% below 3:1/,
     );
+  });
+
+  it("leaves text over a picture below the first screen unmeasured instead of reading it on the canvas (v12)", () => {
+    for (const device of ["desktop", "phone"]) {
+      const c = (twin: string) => captures[`${device}/${twin}`]!.signals.rendering!.contrast;
+      const r = captures[`${device}/captions`]!.signals.rendering!;
+      // The captions are there (two more images, their words counted as text), yet not in the contrast shares.
+      expect(r.images.total, device).toBe(captures[`${device}/intact`]!.signals.rendering!.images.total + 2);
+      expect(r.text.chars, device).toBeGreaterThan(
+        captures[`${device}/intact`]!.signals.rendering!.text.chars + 50,
+      );
+      expect(c("captions").measuredChars, device).toBe(c("intact").measuredChars);
+      expect(c("captions").below2Share, device).toBe(c("intact").below2Share);
+      expect(c("captions").screenshot, device).toBeUndefined();
+    }
   });
 
   it("does not count an avatar stack as controls drawn over each other (v11)", () => {

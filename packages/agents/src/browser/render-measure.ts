@@ -173,6 +173,44 @@ export function measureRendering(): RenderingMeasure {
     return v;
   };
 
+  // Below the first screen there is no hit test (and no screenshot): text laid over a picture or a video (a
+  // portfolio's caption, a banner further down) would be read against its ancestors' colours, white on the white
+  // canvas. Text whose line box lies mostly inside a shown medium is left unmeasured (v12) unless a box with an
+  // opaque background of its own, not holding that medium, lies between them (a card laid over a background film).
+  const mediaBoxes = [...document.querySelectorAll("img, video, canvas, iframe, embed, object")]
+    .filter((m) => shown(m))
+    .map((m) => ({ m, r: m.getBoundingClientRect() }))
+    .filter(({ r }) => r.width > 0 && r.height > 0);
+  const opaqueCache = new Map<Element, Element | null>();
+  const opaqueBox = (el: Element): Element | null => {
+    let v = opaqueCache.get(el);
+    if (v === undefined) {
+      const layer = parseColor(styleOf(el).backgroundColor);
+      v =
+        el === document.body || el === document.documentElement
+          ? null
+          : layer && layer[3] >= 1
+            ? el
+            : el.parentElement
+              ? opaqueBox(el.parentElement)
+              : null;
+      opaqueCache.set(el, v);
+    }
+    return v;
+  };
+  const overMedia = (el: Element, rect: DOMRect): boolean => {
+    const area = rect.width * rect.height;
+    if (area <= 0 || mediaBoxes.length === 0) return false;
+    for (const { m, r } of mediaBoxes) {
+      const w = Math.min(r.right, rect.right) - Math.max(r.left, rect.left);
+      const h = Math.min(r.bottom, rect.bottom) - Math.max(r.top, rect.top);
+      if (w <= 0 || h <= 0 || w * h < 0.5 * area) continue;
+      const box = opaqueBox(el);
+      if (box === null || box.contains(m)) return true;
+    }
+    return false;
+  };
+
   // On the first screen, what is painted under the text is read from the hit-test stack, as axe does: it
   // finds an overlay or card positioned behind the text that is not its ancestor. Elements that ignore the
   // pointer are missing from the stack; then, and when the text's own element is covered, the ancestors are used.
@@ -181,7 +219,7 @@ export function measureRendering(): RenderingMeasure {
     const y = Math.min(vh - 1, Math.max(0, rect.top + rect.height / 2));
     const stack = document.elementsFromPoint(x, y);
     const at = stack.indexOf(el);
-    if (at < 0) return backdrop(el);
+    if (at < 0) return overMedia(el, rect) ? null : backdrop(el);
     const layers: [number, number, number, number][] = [];
     for (const under of stack.slice(at)) {
       const s = styleOf(under);
@@ -273,7 +311,11 @@ export function measureRendering(): RenderingMeasure {
       const family = s.fontFamily.split(",")[0]!.trim().replace(/["']/g, "").toLowerCase();
       if (family === "times new roman" || family === "serif" || family === "times") defaultFontChars += chars;
       const fg = parseColor(s.color);
-      const bg = onFirstScreen(rect) ? backdropAt(parent, rect) : backdrop(parent);
+      const bg = onFirstScreen(rect)
+        ? backdropAt(parent, rect)
+        : overMedia(parent, rect)
+          ? null
+          : backdrop(parent);
       if (fg && bg) {
         const ratio = contrast(over(fg, bg), bg);
         contrastChars += chars;

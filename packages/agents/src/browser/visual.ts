@@ -347,19 +347,20 @@ export interface PixelContrast {
   below2: number;
 }
 
-const linear = (v: number) => {
+/** sRGB channel value (0..255) to linear light, as WCAG's relative luminance takes it. */
+const LINEAR = Float64Array.from({ length: 256 }, (_, v) => {
   const c = v / 255;
   return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-};
+});
 const relativeLuminance = (r: number, g: number, b: number) =>
-  0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  0.2126 * LINEAR[Math.round(r)]! + 0.7152 * LINEAR[Math.round(g)]! + 0.0722 * LINEAR[Math.round(b)]!;
 
 /**
  * WCAG contrast of text lines whose background the DOM cannot tell, read where they are drawn (v12). In a line's
  * box the glyphs take well under half the pixels, so the background is the half of the pixels farthest in
  * luminance from the text's colour, and its colour the median of that half: over a photo or a film that is the
  * typical colour behind the letters, not the best or worst one. The text's colour, composited on it when
- * translucent, comes from the page.
+ * translucent, comes from the page. About 900 pixels are read a line.
  */
 export function textContrastOnScreenshot(
   img: RgbaImage,
@@ -368,28 +369,43 @@ export function textContrastOnScreenshot(
 ): PixelContrast {
   const out: PixelContrast = { chars: 0, below45: 0, below3: 0, below2: 0 };
   const d = img.data;
+  const lum = new Float64Array(1024);
+  const at = new Int32Array(1024);
+  const dist = new Float64Array(1024);
+  const far = new Float64Array(1024);
   for (const t of samples) {
     const x0 = Math.max(0, Math.floor(t.x * scale));
     const y0 = Math.max(0, Math.floor(t.y * scale));
     const x1 = Math.min(img.width, Math.ceil((t.x + t.w) * scale));
     const y1 = Math.min(img.height, Math.ceil((t.y + t.h) * scale));
     if (x1 - x0 < 2 || y1 - y0 < 2) continue;
-    const step = Math.max(1, Math.floor(Math.sqrt(((x1 - x0) * (y1 - y0)) / 900)));
+    const step = Math.max(1, Math.ceil(Math.sqrt(((x1 - x0) * (y1 - y0)) / 900)));
     const [fr, fg, fb, fa] = t.fg;
     const textLum = relativeLuminance(fr, fg, fb);
-    const px: { lum: number; at: number }[] = [];
-    for (let y = y0; y < y1; y += step)
-      for (let x = x0; x < x1; x += step) {
+    let n = 0;
+    for (let y = y0; y < y1 && n < 1024; y += step)
+      for (let x = x0; x < x1 && n < 1024; x += step) {
         const i = (y * img.width + x) * 4;
-        px.push({ lum: relativeLuminance(d[i]!, d[i + 1]!, d[i + 2]!), at: i });
+        lum[n] = 0.2126 * LINEAR[d[i]!]! + 0.7152 * LINEAR[d[i + 1]!]! + 0.0722 * LINEAR[d[i + 2]!]!;
+        at[n] = i;
+        dist[n] = Math.abs(lum[n]! - textLum);
+        n++;
       }
-    px.sort((a, b) => Math.abs(b.lum - textLum) - Math.abs(a.lum - textLum));
-    const far = px.slice(0, Math.max(1, Math.ceil(px.length / 2))).sort((a, b) => a.lum - b.lum);
-    const at = far[Math.floor(far.length / 2)]!.at;
-    const bg = [d[at]!, d[at + 1]!, d[at + 2]!] as const;
+    // The farther half: pixels at least as far from the text's luminance as the median distance.
+    const cut = dist.subarray(0, n).slice().sort()[Math.floor(n / 2)]!;
+    let m = 0;
+    for (let k = 0; k < n; k++) if (dist[k]! >= cut) far[m++] = lum[k]!;
+    const median = far.subarray(0, m).slice().sort()[Math.floor(m / 2)]!;
+    let bgAt = at[0]!;
+    for (let k = 0; k < n; k++)
+      if (lum[k] === median) {
+        bgAt = at[k]!;
+        break;
+      }
+    const bg = [d[bgAt]!, d[bgAt + 1]!, d[bgAt + 2]!] as const;
     const shown = [0, 1, 2].map((k) => t.fg[k]! * fa + bg[k]! * (1 - fa));
     const a = relativeLuminance(shown[0]!, shown[1]!, shown[2]!);
-    const b = relativeLuminance(bg[0], bg[1], bg[2]);
+    const b = median;
     const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
     out.chars += t.chars;
     if (ratio < 4.5) out.below45 += t.chars;
