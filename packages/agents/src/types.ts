@@ -142,9 +142,10 @@ export interface RenderingSignals {
   text: { chars: number; medianSize: number | null; smallShare: number; tinyShare: number };
   /**
    * Rendered text contrast: each text node's colour against the background found by compositing its ancestors'
-   * background colours (on the first screen, the layers the hit test finds under it), weighted by characters;
-   * text over an image, a gradient, a video or an overlay is measured on the screenshot instead (`screenshot`). `below2Share`
-   * (added for heuristic-v9; absent before) is text faint to every reader, not only to those WCAG's 3:1 protects.
+   * background colours (on the first screen, the layers the hit test finds under it), weighted by characters.
+   * Text over an image, a gradient, a video or an overlay is left out: on the first screen it is measured on the
+   * screenshot instead (`screenshot`), below it not at all. `below2Share` (added for heuristic-v9; absent before)
+   * is text faint to every reader, not only to those WCAG's 3:1 protects.
    */
   contrast: {
     measuredChars: number;
