@@ -382,22 +382,25 @@ export function measureRendering(): RenderingMeasure {
   let imagesFailed = 0;
   let failedArea = 0;
   let imageArea = 0;
+  const countMedium = (el: Element, failed: boolean) => {
+    const rect = el.getBoundingClientRect();
+    const area = Math.max(0, rect.width) * Math.max(0, rect.height);
+    imagesTotal++;
+    imageArea += area;
+    if (failed) {
+      imagesFailed++;
+      failedArea += area;
+    } else {
+      imagesLoaded++;
+      if (onFirstScreen(rect) && area > 0) markOwn(el, rect);
+    }
+  };
   for (const img of document.images) {
     if (!img.getAttribute("src") && !img.getAttribute("srcset")) continue;
     // A lazy image not yet loaded is neither: the visitor has not scrolled to it.
     if (!img.complete) continue;
     if (!shown(img)) continue;
-    const rect = img.getBoundingClientRect();
-    const area = Math.max(0, rect.width) * Math.max(0, rect.height);
-    imagesTotal++;
-    imageArea += area;
-    if (img.naturalWidth === 0) {
-      imagesFailed++;
-      failedArea += area;
-    } else {
-      imagesLoaded++;
-      if (onFirstScreen(rect) && area > 0) markOwn(img, rect);
-    }
+    countMedium(img, img.naturalWidth === 0);
   }
 
   // Videos count as images do (v12): a hero's background film that finds no source it can play leaves its box
@@ -407,18 +410,7 @@ export function measureRendering(): RenderingMeasure {
     if (!shown(video)) continue;
     const failed = video.error !== null || video.networkState === HTMLMediaElement.NETWORK_NO_SOURCE;
     const loaded = !failed && video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA;
-    if (!failed && !loaded) continue;
-    const rect = video.getBoundingClientRect();
-    const area = Math.max(0, rect.width) * Math.max(0, rect.height);
-    imagesTotal++;
-    imageArea += area;
-    if (failed) {
-      imagesFailed++;
-      failedArea += area;
-    } else {
-      imagesLoaded++;
-      if (onFirstScreen(rect) && area > 0) markOwn(video, rect);
-    }
+    if (failed || loaded) countMedium(video, failed);
   }
 
   // Images a style sheet asked for (backgrounds): the resource timing entries say which answered with an error.

@@ -59,27 +59,41 @@ export function overflowSeverity(ratio: number): number {
   return ratio <= 1.01 ? 0 : Math.min(1, 0.5 + 0.5 * Math.log2(ratio));
 }
 
-/**
- * The rendered contrast over all the text measured (v12): the DOM's figures and the screenshot's for the first
- * screen's text over a picture, a video or an overlay, weighted by characters.
- */
-export function contrastOf(r: RenderingSignals): {
+interface ContrastShares {
   measuredChars: number;
   below45Share: number;
   below3Share: number;
   below2Share: number;
-} {
+}
+
+/**
+ * The DOM's contrast shares and the screenshot's (v12, the first screen's text over a picture, a video or an
+ * overlay) over all the text measured, by characters, the DOM's characters counting `domWeight` each.
+ */
+function weighedContrast(r: RenderingSignals, domWeight: number): ContrastShares {
   const c = r.contrast;
-  const dom = { ...c, below2Share: c.below2Share ?? c.below3Share };
+  const dom = c.measuredChars;
   const shot = c.screenshot;
-  if (!shot || shot.measuredChars === 0) return dom;
-  const chars = c.measuredChars + shot.measuredChars;
-  const mix = (d: number, p: number) => round3((d * c.measuredChars + p * shot.measuredChars) / chars);
+  const drawn = shot?.measuredChars ?? 0;
+  const weigh = (domShare: number, shotShare: number | undefined) =>
+    dom + drawn === 0 ? 0 : (domShare * dom * domWeight + (shotShare ?? 0) * drawn) / (dom + drawn);
   return {
-    measuredChars: chars,
-    below45Share: mix(dom.below45Share, shot.below45Share),
-    below3Share: mix(dom.below3Share, shot.below3Share),
-    below2Share: mix(dom.below2Share, shot.below2Share),
+    measuredChars: dom + drawn,
+    below45Share: weigh(c.below45Share, shot?.below45Share),
+    below3Share: weigh(c.below3Share, shot?.below3Share),
+    // Captures made before v9 have no 2:1 share and count all text under 3:1 as faint.
+    below2Share: weigh(c.below2Share ?? c.below3Share, shot?.below2Share),
+  };
+}
+
+/** The rendered contrast over all the text measured: the DOM's figures and the screenshot's (v12). */
+export function contrastOf(r: RenderingSignals): ContrastShares {
+  const all = weighedContrast(r, 1);
+  return {
+    measuredChars: all.measuredChars,
+    below45Share: round3(all.below45Share),
+    below3Share: round3(all.below3Share),
+    below2Share: round3(all.below2Share),
   };
 }
 
@@ -411,17 +425,9 @@ export function gatesFor(
   // Text read on the screenshot (v12) counts in full: it is what is drawn, and axe leaves text over pictures out
   // of its verdict, so its silence there is no second opinion.
   const agree = s.axeChecked === false ? 0.5 : s.contrastFailures > 0 ? 1 : 0.25;
-  const dom = r.contrast.measuredChars;
-  const shot = r.contrast.screenshot;
-  const drawn = shot?.measuredChars ?? 0;
-  const weigh = (domShare: number, shotShare: number | undefined) =>
-    dom + drawn === 0 ? 0 : (domShare * dom * agree + (shotShare ?? 0) * drawn) / (dom + drawn);
-  const c3 = weigh(r.contrast.below3Share, shot?.below3Share);
-  const c45 = weigh(r.contrast.below45Share, shot?.below45Share);
   // Text under 2:1 is faint to everyone; between 2:1 and 3:1 it fails WCAG yet most readers still read it (a
-  // template's #999 body text on white is 2.8:1), so it costs half as much (v9). Captures made before v9 have no
-  // 2:1 share and count all text under 3:1 as faint.
-  const c2 = weigh(r.contrast.below2Share ?? r.contrast.below3Share, shot?.below2Share);
+  // template's #999 body text on white is 2.8:1), so it costs half as much (v9).
+  const { below2Share: c2, below3Share: c3, below45Share: c45 } = weighedContrast(r, agree);
   const { tinyShare: tiny, smallShare: small } = r.text;
   const severity =
     0.5 * c2 +
