@@ -262,6 +262,15 @@ export interface VisualSignals {
   dominantColours?: number;
   /** Share of content block rows that start at one of the five commonest left edges: grid alignment. */
   alignment?: number;
+  /**
+   * Added for heuristic-v13; absent in captures made before. Share of 16 CSS px blocks that are pictures
+   * (photographs, rendered illustrations: colour varies from sample to sample).
+   */
+  pictureShare?: number;
+  /** Share of 16 CSS px blocks drawn on something other than the page's ground: pictures, bars, panels, cards. */
+  surfaceShare?: number;
+  /** Share of samples in the browser's default link colours (#0000EE, visited #551A8B). */
+  defaultLinkInk?: number;
 }
 
 /** One page as the agent saw it. */
@@ -320,7 +329,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v12` (formerly `heuristic-v11`, `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v13` (formerly `heuristic-v12`, `heuristic-v11`, `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -586,6 +586,30 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
     }
   });
 
+  it("holds down a picture drawn in the browser's default link colours, as an unstyled page (v13)", async () => {
+    const designed = captures["desktop/shot-designed"]!;
+    const plain = captures["desktop/shot-plain"]!;
+    // Measured on the screenshot page's own screenshot: the unstyled twin's links in default blue on a bare ground.
+    expect(designed.signals.visual!.defaultLinkInk).toBe(0);
+    expect(plain.signals.visual!.defaultLinkInk).toBeGreaterThan(0);
+    expect(plain.signals.visual!.surfaceShare!).toBeLessThan(designed.signals.visual!.surfaceShare!);
+    const overall = TEMPLATES[0]!;
+    for (const who of SYSTEM_PERSONAS.filter((p) => p.device.kind === "desktop")) {
+      const reader = readerOf(who);
+      if (reader.screenReader && !reader.lowVision) continue;
+      const q = qualityV2(plain.signals, overall, who);
+      const styles = q.gates.find((g) => g.name === "styles");
+      expect(styles?.reason, who.name).toMatch(/default link colours .* style sheets did not apply/);
+      expect(styles!.factor).toBeLessThan(1);
+      expect(styles!.factor).toBeGreaterThanOrEqual(0.5);
+      expect(qualityV2(designed.signals, overall, who).gates.map((g) => g.name)).not.toContain("styles");
+      const a = await rate(designed, who);
+      const b = await rate(plain, who);
+      expect(a.ratings[overall.id]!, who.name).toBeGreaterThan(b.ratings[overall.id]!);
+      expect(b.evidence.join("\n")).toMatch(/default link colours/);
+    }
+  });
+
   it("weighs figure-ground contrast more in the appeal a low-vision persona sees", () => {
     const visual = { ...captures["desktop/shot-designed"]!.signals.visual!, figureGround: 0.1 };
     const sighted = visualAppeal(visual).appeal;

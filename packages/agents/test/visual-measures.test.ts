@@ -15,6 +15,7 @@ import {
   type RgbaImage,
   screenshotMeasures,
   screenshotThreadCount,
+  surfaceMeasures,
   type TextSample,
   textContrastOnScreenshot,
   useScreenshotThreadSource,
@@ -280,6 +281,63 @@ describe("visual appeal", () => {
     expect(
       visualAppeal(signals({ colourfulness: 0, edgeDensity: 0, whitespace: 1, balance: 1 })).appeal,
     ).toBeLessThan(0.3);
+  });
+});
+
+describe("what the screen is drawn on (v13)", () => {
+  // A deterministic pseudo-random colour per pixel: a photograph's sample-to-sample variation.
+  const noise = (x: number, y: number): [number, number, number] => {
+    const h = Math.imul(x * 73_856_093 + y * 19_349_663, 2_654_435_761) >>> 0;
+    return [h & 255, (h >>> 8) & 255, (h >>> 16) & 255];
+  };
+  // Black words and default-blue links on one bare white ground, as a page without its style sheets draws them.
+  const unstyled = image(320, 160, (x, y) =>
+    y % 16 < 10 && x % 6 < 3 ? (y < 80 ? [0, 0, 0] : [0, 0, 238]) : [255, 255, 255],
+  );
+
+  it("finds the browser's default link colours and no surface on an unstyled screen", () => {
+    const m = surfaceMeasures(unstyled, 1);
+    expect(m.surfaceShare).toBe(0);
+    expect(m.pictureShare).toBe(0);
+    // Half the rows hold link text, 10 of 16 rows of each line, 161 of the 320 columns.
+    expect(m.defaultLinkInk).toBeCloseTo(0.5 * (10 / 16) * (161 / 320), 4);
+  });
+
+  it("counts bars, panels and pictures as surface, and only pictures as pictures", () => {
+    // A navy bar over the top 32 rows, a photograph in the right half below it, white ground elsewhere.
+    const designed = image(320, 160, (x, y) =>
+      y < 32 ? [20, 30, 90] : x >= 160 ? noise(x, y) : [255, 255, 255],
+    );
+    const m = surfaceMeasures(designed, 1);
+    // 20 × 10 blocks: 20 × 2 for the bar, 10 × 8 for the photograph.
+    expect(m.surfaceShare).toBeCloseTo((40 + 80) / 200, 3);
+    expect(m.pictureShare).toBeCloseTo(80 / 200, 3);
+    expect(m.defaultLinkInk).toBe(0);
+  });
+
+  it("takes the ground to be the colour most blocks are mostly of, so a dark page's ground is not surface", () => {
+    const dark = image(320, 160, (x) => (x < 64 ? [250, 250, 250] : [17, 17, 17]));
+    expect(surfaceMeasures(dark, 1).surfaceShare).toBeCloseTo(40 / 200, 3);
+  });
+
+  it("leaves out a band filled with the link blue: a fill, not link text", () => {
+    const band = image(320, 160, (_x, y) => (y < 48 ? [0, 0, 238] : [255, 255, 255]));
+    const m = surfaceMeasures(band, 1);
+    expect(m.defaultLinkInk).toBe(0);
+    expect(m.surfaceShare).toBeCloseTo(60 / 200, 3);
+  });
+
+  it("reads a 2× screenshot at CSS-pixel scale", () => {
+    const twice = image(640, 320, (x, y) => {
+      const i = ((y >> 1) * 320 + (x >> 1)) * 4;
+      return [unstyled.data[i]!, unstyled.data[i + 1]!, unstyled.data[i + 2]!];
+    });
+    expect(surfaceMeasures(twice, 2)).toEqual(surfaceMeasures(unstyled, 1));
+  });
+
+  it("is part of the screenshot's measures", () => {
+    const v = visualSignals(encodePng(unstyled));
+    expect(v).toMatchObject(surfaceMeasures(unstyled, 1));
   });
 });
 

@@ -13,6 +13,7 @@ export {
   type RgbaImage,
   type ScreenshotMeasures,
   screenshotMeasures,
+  surfaceMeasures,
   textContrastOnScreenshot,
   visualSignals,
 } from "./visual";

@@ -317,6 +317,113 @@ export function dominantColours(img: RgbaImage, factor: number): number {
   return count;
 }
 
+/** Blocks of this many CSS pixels a side are classed as ground, surface or picture. */
+const SURFACE_BLOCK = 16;
+/** A block whose luminance varies less than this (standard deviation, of 255) is one flat colour. */
+const FLAT_SD = 2;
+/**
+ * A block that is not flat, in which fewer than this share of neighbouring samples have the same colour, is a
+ * picture: a photograph or rendered illustration varies from sample to sample, where text, icons, borders and fills
+ * are drawn in runs of one colour (their anti-aliased edges aside).
+ */
+const PICTURE_SAME = 0.35;
+
+/**
+ * What the screen is drawn on (v13), over blocks of 16 CSS px:
+ * - `pictureShare`: blocks that are pictures (see `PICTURE_SAME`);
+ * - `surfaceShare`: blocks drawn on something other than the page's ground, the colour most blocks are mostly
+ *   of: a picture, or a block mostly of another colour (a bar, panel, card, button or band);
+ * - `defaultLinkInk`: the share of samples in the browser's default link colours (#0000EE, visited #551A8B), which
+ *   author styles almost always replace, counted outside pictures and outside blocks mostly of them (a blue band).
+ * A page whose style sheets did not apply is drawn in black and default blue on one bare ground: no surface, no
+ * picture unless an image shows, and default link ink.
+ */
+export function surfaceMeasures(
+  img: RgbaImage,
+  factor: number,
+): { pictureShare: number; surfaceShare: number; defaultLinkInk: number } {
+  const size = SURFACE_BLOCK * factor;
+  const bw = Math.floor(img.width / size);
+  const bh = Math.floor(img.height / size);
+  const total = bw * bh;
+  if (total === 0) return { pictureShare: 0, surfaceShare: 0, defaultLinkInk: 0 };
+  const counts = new Uint16Array(4096);
+  const touched = new Uint16Array(SURFACE_BLOCK * SURFACE_BLOCK);
+  const dominant = new Int16Array(total);
+  const picture = new Uint8Array(total);
+  const grounds = new Uint32Array(4096);
+  const d = img.data;
+  let samples = 0;
+  let linkInk = 0;
+  for (let by = 0; by < bh; by++)
+    for (let bx = 0; bx < bw; bx++) {
+      let distinct = 0;
+      let n = 0;
+      let sum = 0;
+      let sq = 0;
+      let same = 0;
+      let pairs = 0;
+      let blockInk = 0;
+      const x1 = (bx + 1) * size;
+      for (let y = by * size; y < (by + 1) * size; y += factor)
+        for (let x = bx * size; x < x1; x += factor) {
+          const i = (y * img.width + x) * 4;
+          const r = d[i]!;
+          const g = d[i + 1]!;
+          const b = d[i + 2]!;
+          const key = ((r >> 4) << 8) | ((g >> 4) << 4) | (b >> 4);
+          if (counts[key] === 0) touched[distinct++] = key;
+          counts[key]!++;
+          const l = 0.299 * r + 0.587 * g + 0.114 * b;
+          sum += l;
+          sq += l * l;
+          n++;
+          if (x + factor < x1) {
+            const j = i + 4 * factor;
+            pairs++;
+            if (Math.abs(d[j]! - r) + Math.abs(d[j + 1]! - g) + Math.abs(d[j + 2]! - b) <= 3) same++;
+          }
+          if (
+            (r < 40 && g < 40 && b > 200) ||
+            (Math.abs(r - 85) < 12 && Math.abs(g - 26) < 12 && Math.abs(b - 139) < 12)
+          )
+            blockInk++;
+        }
+      samples += n;
+      let top = 0;
+      let topKey = -1;
+      for (let t = 0; t < distinct; t++) {
+        const key = touched[t]!;
+        if (counts[key]! > top) {
+          top = counts[key]!;
+          topKey = key;
+        }
+        counts[key] = 0;
+      }
+      const b = by * bw + bx;
+      const sd = Math.sqrt(Math.max(0, sq / n - (sum / n) ** 2));
+      picture[b] = sd >= FLAT_SD && same < PICTURE_SAME * pairs ? 1 : 0;
+      // A block mostly in those colours is a fill (a blue band or button), and a picture's few such samples are
+      // part of the picture: neither is link text.
+      if (!picture[b] && blockInk < 0.5 * n) linkInk += blockInk;
+      dominant[b] = top >= 0.5 * n ? topKey : -1;
+      if (dominant[b]! >= 0) grounds[topKey]!++;
+    }
+  let ground = 0;
+  for (let k = 1; k < 4096; k++) if (grounds[k]! > grounds[ground]!) ground = k;
+  let pictures = 0;
+  let surface = 0;
+  for (let b = 0; b < total; b++) {
+    pictures += picture[b]!;
+    if (picture[b] || (dominant[b]! >= 0 && dominant[b] !== ground)) surface++;
+  }
+  return {
+    pictureShare: Math.round((pictures / total) * 1000) / 1000,
+    surfaceShare: Math.round((surface / total) * 1000) / 1000,
+    defaultLinkInk: Math.round((linkInk / samples) * 10_000) / 10_000,
+  };
+}
+
 /**
  * The visual measures of a screenshot. The image is read at about one sample per CSS pixel (a phone's 2×
  * screenshot is halved), so the figures mean the same on every device. Deterministic for the same pixels.
@@ -336,6 +443,7 @@ function visualOfImage(img: RgbaImage, pngBytes: number, deviceScaleFactor: numb
     bytesPerPixel: Math.round((pngBytes / Math.max(1, img.width * img.height)) * 1000) / 1000,
     quadtreeDensity: quadtreeDensity(grey),
     dominantColours: dominantColours(img, factor),
+    ...surfaceMeasures(img, factor),
   };
 }
 

@@ -4,7 +4,7 @@ import { QUALITY_FLOOR, qualityV2, renderingEvidence } from "./v2";
 import { personaWeights, templateWeights } from "./weights";
 
 /** The heuristic judge's current formulas; ratings keep the name of the formulas that made them. */
-export const HEURISTIC_MODEL = "heuristic-v12";
+export const HEURISTIC_MODEL = "heuristic-v13";
 /** The defect-only formulas ratings made before the gates carry; kept so they can be reproduced. */
 export const HEURISTIC_MODEL_V1 = "heuristic-v1";
 export type HeuristicModel = typeof HEURISTIC_MODEL | typeof HEURISTIC_MODEL_V1;
@@ -216,7 +216,7 @@ function rateSxsV2(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResu
 
 /**
  * The offline judge: deterministic scores from page signals, for teams without a model and as a baseline
- * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v12` (the
+ * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v13` (the
  * default) adds gates for empty, broken, unstyled and unreadable pages and the screenshot's visual appeal;
  * `heuristic-v1` reproduces ratings stored before it.
  */

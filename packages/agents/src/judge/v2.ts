@@ -283,6 +283,7 @@ export function visualAppeal(
   if (v.alignment !== undefined) parts.alignment = arranged ? v.alignment : 0;
   if (v.dominantColours !== undefined)
     parts.colours = round3(1 - 0.5 * clamp01((v.dominantColours - 10) / 30));
+  if (v.pictureShare !== undefined) parts.pictures = round3(clamp01(v.pictureShare / PICTURE_FULL));
   let sum = 0;
   let total = 0;
   for (const [part, base] of Object.entries(APPEAL_WEIGHTS)) {
@@ -300,7 +301,9 @@ export function visualAppeal(
 /**
  * Alignment and colour variability are measured and reported but not weighed: on a page and its unstyled twin they
  * favour the twin (everything flush at the left margin, a few colours), so the published effect, found between
- * designed layouts, does not carry over to telling a designed page from a broken one.
+ * designed layouts, does not carry over to telling a designed page from a broken one. Pictures (v13) are reported
+ * and not weighed either: most designed pages (dashboards, forms) show none, so the part moved every page without
+ * one down alike and left more screenshots tied with their broken twins than without it.
  */
 export const APPEAL_WEIGHTS: Record<string, number> = {
   colour: 0.25,
@@ -310,6 +313,13 @@ export const APPEAL_WEIGHTS: Record<string, number> = {
   symmetry: 0.05,
   figureGround: 0.1,
 };
+
+/**
+ * The share of the first screen in pictures at which the (reported) pictures part is met (v13): a main image covering
+ * a quarter of it (Djamasbi, Siegel & Tullis 2010, "Generation Y, web design, and eye tracking": home pages with a
+ * main large image and little text were preferred).
+ */
+export const PICTURE_FULL = 0.25;
 
 /** How much more figure-ground contrast weighs in the appeal a low-vision persona sees (v7). */
 export const LOW_VISION_FIGURE_GROUND = 3;
@@ -335,6 +345,7 @@ function appealWords(v: VisualSignals, parts: Record<string, number>): string {
   if (v.figureGround !== undefined) words.push(`figure-ground ${v.figureGround} → ${parts.figureGround}`);
   if (v.alignment !== undefined) words.push(`alignment ${v.alignment}`);
   if (v.dominantColours !== undefined) words.push(`${v.dominantColours} dominant colours → ${parts.colours}`);
+  if (v.pictureShare !== undefined) words.push(`pictures ${pct(v.pictureShare)} → ${parts.pictures}`);
   return words.join(", ");
 }
 
@@ -630,6 +641,28 @@ function pictureGate(s: PageSignals, reader: Reader): Gate {
   };
 }
 
+/** Default link ink at which a screenshot counts as wholly unstyled: 0.1% of the screen in default blue. */
+export const DEFAULT_LINK_INK_FULL = 0.001;
+
+/**
+ * A picture drawn in the browser's default link colours shows a page whose style sheets did not apply (v13): the
+ * screenshot's counterpart of the DOM's styles gate, which a picture's wrapper cannot measure. Author styles replace
+ * those colours on nearly every designed page, so their ink says what a visitor sees at a glance: an unstyled page.
+ * Up to half the quality, in proportion to the ink up to `DEFAULT_LINK_INK_FULL`.
+ */
+function pictureStylesGate(v: VisualSignals): Gate[] {
+  const ink = v.defaultLinkInk ?? 0;
+  if (ink === 0) return [];
+  const severity = clamp01(ink / DEFAULT_LINK_INK_FULL);
+  return [
+    {
+      name: "styles",
+      factor: 1 - 0.5 * severity,
+      reason: `the picture shows the browser's default link colours (${share1(ink)} of the screen), as a page whose style sheets did not apply`,
+    },
+  ];
+}
+
 /** v2 quality of one page for one template and persona: the weighted mean of components times the gates. */
 export function qualityV2(
   signals: PageSignals,
@@ -651,6 +684,7 @@ export function qualityV2(
     // much of the screen the picture fills still counts (the content gate).
     const gates = [
       pictureGate(signals, reader),
+      ...pictureStylesGate(signals.visual!),
       ...gatesFor(signals, reader, template).filter((g) => g.name === "content"),
     ].sort((a, b) => a.factor - b.factor);
     for (const g of gates) g.factor = round3(g.factor);

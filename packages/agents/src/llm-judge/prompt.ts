@@ -200,6 +200,14 @@ function visualFacts(v: VisualSignals): string[] {
             `${v.figureGround} (mean step across edges, 1 = black on white); alignment ${v.alignment} (share of blocks ` +
             `starting on the five commonest columns); ${v.dominantColours} dominant colours`,
         ]),
+    ...(v.pictureShare === undefined
+      ? []
+      : [
+          `screenshot surface: ${percent(v.pictureShare)} of the screen in pictures (photographs, illustrations); ` +
+            `${percent(v.surfaceShare ?? 0)} drawn on bars, panels, cards or pictures rather than the bare page ground; ` +
+            `${Math.round((v.defaultLinkInk ?? 0) * 10_000) / 100}% of it in the browser's default link colours ` +
+            `(above 0 on a page whose style sheets did not apply)`,
+        ]),
   ];
 }
 
