@@ -271,6 +271,11 @@ export interface VisualSignals {
   surfaceShare?: number;
   /** Share of samples in the browser's default link colours (#0000EE, visited #551A8B). */
   defaultLinkInk?: number;
+  /**
+   * How tall the text is drawn, in CSS px: the mean height of the tallest tenth of its vertical strokes (capitals and
+   * ascenders, about 0.7 of the font size); null when there is too little text to tell.
+   */
+  glyphHeight?: number | null;
 }
 
 /** One page as the agent saw it. */

@@ -9,6 +9,7 @@ import {
   componentScoresV2,
   contrastOf,
   createHeuristicJudge,
+  GLYPH_SMALL,
   ghostSeverity,
   HEURISTIC_MODEL,
   isPicture,
@@ -408,6 +409,8 @@ beforeAll(async () => {
       SHOTS["no-styles"] = captures["desktop/no-styles"]!.screenshot!;
       captures["desktop/shot-designed"] = await page.visit(`${shop.origin}/shot/intact`);
       captures["desktop/shot-plain"] = await page.visit(`${shop.origin}/shot/no-styles`);
+      SHOTS["tiny-text"] = captures["desktop/tiny-text"]!.screenshot!;
+      captures["desktop/shot-tiny"] = await page.visit(`${shop.origin}/shot/tiny-text`);
     }
     await page.close();
   }
@@ -608,6 +611,44 @@ describe("heuristic-v2 on a real page and its degraded twins", () => {
       expect(a.ratings[overall.id]!, who.name).toBeGreaterThan(b.ratings[overall.id]!);
       expect(b.evidence.join("\n")).toMatch(/default link colours/);
     }
+  });
+
+  it("holds down a picture whose text is drawn small, low vision most (v13)", async () => {
+    const designed = captures["desktop/shot-designed"]!;
+    // The 7 px twin's screenshot draws its words smaller; the photographs' own lettering keeps some strokes tall.
+    expect(captures["desktop/shot-tiny"]!.signals.visual!.glyphHeight!).toBeLessThan(
+      designed.signals.visual!.glyphHeight!,
+    );
+    expect(designed.signals.visual!.glyphHeight!).toBeGreaterThan(GLYPH_SMALL.readable);
+    // The same picture with its text drawn as 8 px text is (strokes 5.5 px tall).
+    const tiny = {
+      ...designed,
+      signals: {
+        ...designed.signals,
+        visual: { ...designed.signals.visual!, glyphHeight: GLYPH_SMALL.tiny },
+      },
+    };
+    const overall = TEMPLATES[0]!;
+    const factors: Record<string, number> = {};
+    for (const who of SYSTEM_PERSONAS.filter((p) => p.device.kind === "desktop")) {
+      const reader = readerOf(who);
+      if (reader.screenReader && !reader.lowVision) continue;
+      const gate = qualityV2(tiny.signals, overall, who).gates.find((g) => g.name === "readability");
+      expect(gate?.reason, who.name).toMatch(
+        /the picture's text is drawn small: its tallest strokes average 5.5 px/,
+      );
+      factors[who.name] = gate!.factor;
+      expect(qualityV2(designed.signals, overall, who).gates.map((g) => g.name)).not.toContain("readability");
+      const a = await rate(designed, who);
+      const b = await rate(tiny, who);
+      expect(a.ratings[overall.id]! - b.ratings[overall.id]!, who.name).toBeGreaterThanOrEqual(2);
+    }
+    const lowVision = SYSTEM_PERSONAS.find((p) => p.accessibilityNeeds.includes("low-vision"))!;
+    const sighted = SYSTEM_PERSONAS.find(
+      (p) => p.accessibilityNeeds.length === 0 && p.device.kind === "desktop",
+    )!;
+    expect(factors[sighted.name]).toBeCloseTo(0.4, 3);
+    expect(factors[lowVision.name]!).toBeLessThan(factors[sighted.name]!);
   });
 
   it("weighs figure-ground contrast more in the appeal a low-vision persona sees", () => {

@@ -192,6 +192,10 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
           balance: 0.41,
           symmetry: 0.22,
           bytesPerPixel: 0.05,
+          pictureShare: 0,
+          surfaceShare: 0.02,
+          defaultLinkInk: 0.0055,
+          glyphHeight: 5.2,
         },
       };
       const result = await createLlmJudge(config).rate(degraded);
@@ -213,6 +217,10 @@ describe.each(Object.entries(MODELS) as [Exclude<ModelProvider, "openai-compatib
         "fields keyboard focus reaches but nothing draws: 1",
         "colourfulness (Hasler & Süsstrunk): 4",
         "74% of the screen empty",
+        "0% of the screen in pictures",
+        "2% drawn on bars, panels, cards or pictures",
+        "0.55% of it in the browser's default link colours",
+        "the tallest strokes of its text average 5.2 px",
       ]) {
         expect(sent).toContain(fact);
         expect(result.evidence.some((line) => line.includes(fact))).toBe(true);

@@ -10,6 +10,7 @@ import {
   dominantColours,
   downsampleGrey,
   edgeMeasures,
+  glyphHeight,
   measureScreenshot,
   quadtreeDensity,
   type RgbaImage,
@@ -338,6 +339,46 @@ describe("what the screen is drawn on (v13)", () => {
   it("is part of the screenshot's measures", () => {
     const v = visualSignals(encodePng(unstyled));
     expect(v).toMatchObject(surfaceMeasures(unstyled, 1));
+  });
+});
+
+describe("how tall text is drawn (v13)", () => {
+  // Lines of "glyphs": one-pixel stems every 3 px, one in five a capital `tall` px high, the rest `tall` × 0.7,
+  // on white, lines 2 × `tall` apart, like text whose capitals are `tall` px.
+  const text = (tall: number) =>
+    image(320, 160, (x, y) => {
+      const line = y % (2 * tall);
+      const height = x % 15 === 0 ? tall : Math.round(0.7 * tall);
+      return x % 3 === 0 && line >= tall - height && line < tall ? [30, 30, 30] : [255, 255, 255];
+    });
+  const grey = (img: RgbaImage, factor = 1) => downsampleGrey(img, factor);
+
+  it("reads the tallest tenth of the strokes: capitals, not x-height", () => {
+    expect(glyphHeight(grey(text(12)))).toBeCloseTo(12, 1);
+    expect(glyphHeight(grey(text(5)))).toBeCloseTo(5, 1);
+  });
+
+  it("reads a 2× screenshot at CSS-pixel scale", () => {
+    const once = text(10);
+    const twice = image(640, 320, (x, y) => {
+      const i = ((y >> 1) * 320 + (x >> 1)) * 4;
+      return [once.data[i]!, once.data[i + 1]!, once.data[i + 2]!];
+    });
+    expect(glyphHeight(grey(twice, 2))).toBe(glyphHeight(grey(once)));
+  });
+
+  it("says nothing when there is too little text to tell, and does not read a photograph as text", () => {
+    expect(glyphHeight(grey(white))).toBeNull();
+    const photo = image(320, 160, (x, y) => {
+      const h = Math.imul(x * 73_856_093 + y * 19_349_663, 2_654_435_761) >>> 0;
+      return [h & 255, (h >>> 8) & 255, (h >>> 16) & 255];
+    });
+    expect(glyphHeight(grey(photo))).toBeNull();
+  });
+
+  it("is part of the screenshot's measures", () => {
+    const img = text(9);
+    expect(visualSignals(encodePng(img)).glyphHeight).toBe(glyphHeight(grey(img)));
   });
 });
 

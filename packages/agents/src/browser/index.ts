@@ -8,6 +8,7 @@ export {
   dominantColours,
   downsampleGrey,
   edgeMeasures,
+  glyphHeight,
   type PixelContrast,
   quadtreeDensity,
   type RgbaImage,

@@ -424,6 +424,76 @@ export function surfaceMeasures(
   };
 }
 
+/** The tallest tenth of the text's vertical strokes is averaged: capitals and ascenders, not x-height or serifs. */
+const GLYPH_TOP_SHARE = 0.1;
+/** Fewer strokes than this and there is too little text on the screen to tell its size. */
+const GLYPH_MIN_STROKES = 200;
+
+/**
+ * How tall the text on a screenshot is drawn (v13), in CSS px: the mean height of the tallest tenth of its vertical
+ * ink strokes, which are its capitals' and ascenders' stems, about 0.7 of the font size in the usual faces (12 px
+ * text has strokes about 8.5 px tall, 8 px text about 5.5). Text is found on blocks of 16 CSS px that are mostly
+ * one luminance (the ground the text sits on), not pictures (most neighbouring samples alike) and hold a step of
+ * at least 40 of 255 from it; ink is a sample at least half the block's largest step (and 40) from that ground, so
+ * faint anti-aliased fringes do not lengthen strokes. Strokes of 2 to 40 samples count. Null under 200 strokes.
+ */
+export function glyphHeight(g: { width: number; height: number; grey: Float32Array }): number | null {
+  const { width: w, grey } = g;
+  const bw = Math.floor(w / SURFACE_BLOCK);
+  const bh = Math.floor(g.height / SURFACE_BLOCK);
+  if (bw === 0 || bh === 0) return null;
+  const ground = new Float32Array(bw * bh);
+  const threshold = new Float32Array(bw * bh);
+  const text = new Uint8Array(bw * bh);
+  const levels = new Uint16Array(64);
+  const area = SURFACE_BLOCK * SURFACE_BLOCK;
+  for (let by = 0; by < bh; by++)
+    for (let bx = 0; bx < bw; bx++) {
+      levels.fill(0);
+      let same = 0;
+      const x0 = bx * SURFACE_BLOCK;
+      const y0 = by * SURFACE_BLOCK;
+      for (let y = y0; y < y0 + SURFACE_BLOCK; y++)
+        for (let x = x0; x < x0 + SURFACE_BLOCK; x++) {
+          const v = grey[y * w + x]!;
+          levels[(v / 4) | 0]!++;
+          if (x < x0 + SURFACE_BLOCK - 1 && Math.abs(grey[y * w + x + 1]! - v) < 1) same++;
+        }
+      let mode = 0;
+      for (let l = 1; l < 64; l++) if (levels[l]! > levels[mode]!) mode = l;
+      const base = mode * 4 + 2;
+      let step = 0;
+      for (let y = y0; y < y0 + SURFACE_BLOCK; y++)
+        for (let x = x0; x < x0 + SURFACE_BLOCK; x++)
+          step = Math.max(step, Math.abs(grey[y * w + x]! - base));
+      const b = by * bw + bx;
+      ground[b] = base;
+      threshold[b] = Math.max(40, 0.5 * step);
+      text[b] =
+        levels[mode]! >= area / 2 && same >= PICTURE_SAME * SURFACE_BLOCK * (SURFACE_BLOCK - 1) && step >= 40
+          ? 1
+          : 0;
+    }
+  const strokes: number[] = [];
+  const rows = bh * SURFACE_BLOCK;
+  for (let x = 0; x < bw * SURFACE_BLOCK; x++) {
+    const bx = (x / SURFACE_BLOCK) | 0;
+    let run = 0;
+    for (let y = 0; y <= rows; y++) {
+      const b = y < rows ? ((y / SURFACE_BLOCK) | 0) * bw + bx : -1;
+      if (b >= 0 && text[b] && Math.abs(grey[y * w + x]! - ground[b]!) >= threshold[b]!) run++;
+      else {
+        if (run >= 2 && run <= 40) strokes.push(run);
+        run = 0;
+      }
+    }
+  }
+  if (strokes.length < GLYPH_MIN_STROKES) return null;
+  strokes.sort((a, b) => a - b);
+  const top = strokes.slice(Math.floor((1 - GLYPH_TOP_SHARE) * strokes.length));
+  return Math.round((top.reduce((a, b) => a + b, 0) / top.length) * 10) / 10;
+}
+
 /**
  * The visual measures of a screenshot. The image is read at about one sample per CSS pixel (a phone's 2×
  * screenshot is halved), so the figures mean the same on every device. Deterministic for the same pixels.
@@ -444,6 +514,7 @@ function visualOfImage(img: RgbaImage, pngBytes: number, deviceScaleFactor: numb
     quadtreeDensity: quadtreeDensity(grey),
     dominantColours: dominantColours(img, factor),
     ...surfaceMeasures(img, factor),
+    glyphHeight: glyphHeight(grey),
   };
 }
 

@@ -346,6 +346,8 @@ function appealWords(v: VisualSignals, parts: Record<string, number>): string {
   if (v.alignment !== undefined) words.push(`alignment ${v.alignment}`);
   if (v.dominantColours !== undefined) words.push(`${v.dominantColours} dominant colours → ${parts.colours}`);
   if (v.pictureShare !== undefined) words.push(`pictures ${pct(v.pictureShare)} → ${parts.pictures}`);
+  if (v.glyphHeight !== undefined && v.glyphHeight !== null)
+    words.push(`text strokes ${v.glyphHeight} px tall`);
   return words.join(", ");
 }
 
@@ -663,6 +665,29 @@ function pictureStylesGate(v: VisualSignals): Gate[] {
   ];
 }
 
+/** Stroke heights (CSS px) between which a picture's text goes from readable to tiny: 12 px text to 8 px text. */
+export const GLYPH_SMALL = { readable: 8.5, tiny: 5.5 } as const;
+
+/**
+ * A picture whose text is drawn small (v13): the screenshot's counterpart of the readability gate's text size. Its
+ * tallest strokes (`glyphHeight`, capitals and ascenders) are about 0.7 of the font size, so 8.5 px strokes are
+ * 12 px text, where the DOM's small text begins, and 5.5 px are 8 px text, below its tiny 9 px. Up to 0.4 of the
+ * quality at the tiny end, scaled by the persona as the readability gate is (low vision 1.2).
+ */
+function pictureTextGate(v: VisualSignals, reader: Reader): Gate[] {
+  const h = v.glyphHeight;
+  if (h === null || h === undefined || h >= GLYPH_SMALL.readable) return [];
+  const severity = clamp01((GLYPH_SMALL.readable - h) / (GLYPH_SMALL.readable - GLYPH_SMALL.tiny));
+  const strength = reader.lowVision ? 1.2 : 1;
+  return [
+    {
+      name: "readability",
+      factor: Math.max(0.25, 1 - 0.6 * strength * severity),
+      reason: `the picture's text is drawn small: its tallest strokes average ${h} px, as text of about ${Math.round(h / 0.7)} px`,
+    },
+  ];
+}
+
 /** v2 quality of one page for one template and persona: the weighted mean of components times the gates. */
 export function qualityV2(
   signals: PageSignals,
@@ -685,6 +710,7 @@ export function qualityV2(
     const gates = [
       pictureGate(signals, reader),
       ...pictureStylesGate(signals.visual!),
+      ...pictureTextGate(signals.visual!, reader),
       ...gatesFor(signals, reader, template).filter((g) => g.name === "content"),
     ].sort((a, b) => a.factor - b.factor);
     for (const g of gates) g.factor = round3(g.factor);

@@ -208,6 +208,12 @@ function visualFacts(v: VisualSignals): string[] {
             `${Math.round((v.defaultLinkInk ?? 0) * 10_000) / 100}% of it in the browser's default link colours ` +
             `(above 0 on a page whose style sheets did not apply)`,
         ]),
+    ...(v.glyphHeight === undefined || v.glyphHeight === null
+      ? []
+      : [
+          `screenshot text size: the tallest strokes of its text average ${v.glyphHeight} px (capitals and ` +
+            `ascenders, about 0.7 of the font size: 8.5 px is 12 px text)`,
+        ]),
   ];
 }
 
