@@ -671,8 +671,9 @@ export const GLYPH_SMALL = { readable: 8.5, tiny: 5.5 } as const;
 /**
  * A picture whose text is drawn small (v13): the screenshot's counterpart of the readability gate's text size. Its
  * tallest strokes (`glyphHeight`, capitals and ascenders) are about 0.7 of the font size, so 8.5 px strokes are
- * 12 px text, where the DOM's small text begins, and 5.5 px are 8 px text, below its tiny 9 px. Up to 0.4 of the
- * quality at the tiny end, scaled by the persona as the readability gate is (low vision 1.2).
+ * 12 px text, where the DOM's small text begins, and 5.5 px are 8 px text, below its tiny 9 px. At the tiny end it
+ * costs 0.6 of the quality, what the readability gate charges for all text under 9 px, scaled by the persona as
+ * that gate is (low vision 1.2).
  */
 function pictureTextGate(v: VisualSignals, reader: Reader): Gate[] {
   const h = v.glyphHeight;
