@@ -451,21 +451,23 @@ export function glyphHeight(g: { width: number; height: number; grey: Float32Arr
     for (let bx = 0; bx < bw; bx++) {
       levels.fill(0);
       let same = 0;
+      let lo = 255;
+      let hi = 0;
       const x0 = bx * SURFACE_BLOCK;
       const y0 = by * SURFACE_BLOCK;
       for (let y = y0; y < y0 + SURFACE_BLOCK; y++)
         for (let x = x0; x < x0 + SURFACE_BLOCK; x++) {
           const v = grey[y * w + x]!;
           levels[(v / 4) | 0]!++;
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
           if (x < x0 + SURFACE_BLOCK - 1 && Math.abs(grey[y * w + x + 1]! - v) < 1) same++;
         }
       let mode = 0;
       for (let l = 1; l < 64; l++) if (levels[l]! > levels[mode]!) mode = l;
       const base = mode * 4 + 2;
-      let step = 0;
-      for (let y = y0; y < y0 + SURFACE_BLOCK; y++)
-        for (let x = x0; x < x0 + SURFACE_BLOCK; x++)
-          step = Math.max(step, Math.abs(grey[y * w + x]! - base));
+      // The largest step from the ground is to the darkest or the lightest sample.
+      const step = Math.max(hi - base, base - lo);
       const b = by * bw + bx;
       ground[b] = base;
       threshold[b] = Math.max(40, 0.5 * step);
