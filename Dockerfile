@@ -2,6 +2,7 @@
 # Images of Rubricon, built from the deployable folder that `pnpm build` assembles (docs/deployment.md):
 #   docker build --target web -t rubricon-web .       the web + API server (also runs `migrate` and `worker`)
 #   docker build --target worker -t rubricon-worker .  the worker with Debian's Chromium for autouser runs
+#   docker build --target browser -t rubricon-browser . a Playwright browser server for workers to share
 # Both steps live in tooling/scripts/image.sh, which a test runs outside Docker as it is.
 ARG NODE_IMAGE=node:26-trixie-slim
 
@@ -35,3 +36,12 @@ ENV CHROMIUM_PATH=/usr/bin/chromium WORKER_HEALTH_PORT=3001
 EXPOSE 3001
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD /app/image.sh health "$WORKER_HEALTH_PORT"
 CMD ["worker"]
+
+# A browser server for workers (BROWSER_WS_ENDPOINT): Playwright's image carries the browsers of its version; the
+# matching playwright-core (packages/agents) is installed here, at build time, so a start downloads nothing.
+FROM mcr.microsoft.com/playwright:v1.65.1-noble AS browser
+WORKDIR /opt/browser-server
+RUN npm install --no-audit --no-fund playwright-core@1.65.1 && chown -R pwuser:pwuser /opt/browser-server
+USER pwuser
+EXPOSE 3000
+CMD ["node", "node_modules/playwright-core/cli.js", "run-server", "--port", "3000", "--host", "0.0.0.0"]

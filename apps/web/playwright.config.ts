@@ -1,16 +1,7 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3107);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
-
-/**
- * A fresh data directory per run, so the embedded database starts empty and no earlier run's lock or rows interfere.
- * Playwright loads this file in the runner and in each worker, so the directory is fixed once via the environment.
- */
-process.env.RUBRICON_E2E_DATA_DIR ??= join(tmpdir(), `rubricon-e2e-${Date.now()}-${process.pid}`);
-const DATA_DIR = process.env.RUBRICON_E2E_DATA_DIR;
 
 export default defineConfig({
   testDir: "./e2e",
@@ -32,29 +23,32 @@ export default defineConfig({
     },
   },
   projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  // The build people run: dist/ started as docs/deployment.md starts it (e2e/serve-dist.mjs). `pnpm build` first.
   webServer: {
-    command: "pnpm start",
+    command: "node e2e/serve-dist.mjs",
     port: PORT,
     reuseExistingServer: false,
     // A loaded machine can take minutes to start the server; a hung start still fails, just later.
     timeout: 300_000,
     stdout: "pipe",
     stderr: "pipe",
-    // DATABASE_URL passes through from the caller's environment untouched: set, the server uses that Postgres
-    // (CI); unset, it uses PGlite in DATA_DIR.
+    // The databases and data folder the deployment made are removed when it stops.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 30_000 },
     env: {
-      PORT: String(PORT),
-      BASE_URL,
-      DATA_DIR,
-      // Webhooks are a beta feature behind a flag; the webhooks spec delivers to a receiver on loopback.
-      WEBHOOKS_ENABLED: "true",
-      WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
-      // The plan page and quota specs test billing; a default install starts teams on the self-hosted plan.
-      BILLING_ENABLED: "true",
-      // Model keys point at loopback provider servers the specs start.
-      AUTOUSER_ALLOW_PRIVATE_URLS: "true",
-      // One access-log line per request would bury a failing spec's output; warnings and errors still show.
-      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      E2E_PORT: String(PORT),
+      // DATABASE_URL and REDIS_URL pass through from the caller's environment: with DATABASE_URL (CI) the web
+      // process and a separate worker share a fresh Postgres database; without it, PGlite in a fresh DATA_DIR.
+      E2E_SERVER_ENV: JSON.stringify({
+        // Webhooks are a beta feature behind a flag; the webhooks spec delivers to a receiver on loopback.
+        WEBHOOKS_ENABLED: "true",
+        WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
+        // The plan page and quota specs test billing; a default install starts teams on the self-hosted plan.
+        BILLING_ENABLED: "true",
+        // Model keys point at loopback provider servers the specs start.
+        AUTOUSER_ALLOW_PRIVATE_URLS: "true",
+        // One access-log line per request would bury a failing spec's output; warnings and errors still show.
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      }),
     },
   },
 });

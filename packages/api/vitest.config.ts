@@ -12,21 +12,59 @@ const LIMIT_SUITES = [
   "test/usage.test.ts",
 ];
 
+/**
+ * The second pass on the embedded database (`pnpm test:pglite`, no `DATABASE_URL`) runs what depends on the
+ * database engine: the schema and migrations, statements written by hand (leases, counters, pagination, the
+ * idempotency records), transactions and the OAuth store. The rest reads the same Drizzle queries either way.
+ */
+const ENGINE_SUITES = [
+  "test/smoke.test.ts",
+  "test/startup.test.ts",
+  "test/evaluations.test.ts",
+  "test/ratings.test.ts",
+  "test/results.test.ts",
+  "test/pagination.test.ts",
+  "test/list-indexes.test.ts",
+  "test/idempotency.test.ts",
+  "test/usage.test.ts",
+  "test/quotas.test.ts",
+  "test/events.test.ts",
+  "test/webhook-deliveries.test.ts",
+  "test/autouser-runs.test.ts",
+  "test/oauth.test.ts",
+  "test/files.test.ts",
+  "test/teams.test.ts",
+  "test/lifecycle.test.ts",
+];
+const pglitePass = process.env.TEST_PASS === "pglite";
+
 export default defineConfig({
   test: {
     // Reporters belong to the root of a config with projects; a project's own are ignored.
     reporters: baseTestConfig.test?.reporters,
     outputFile: baseTestConfig.test?.outputFile,
     projects: [
-      { test: { ...baseTestConfig.test, name: "redis window", globalSetup: [redisGlobalSetup] } },
       {
         test: {
           ...baseTestConfig.test,
-          name: "memory window",
-          include: LIMIT_SUITES,
-          env: { TEST_RATE_LIMIT_WINDOW: "memory" },
+          name: "redis window",
+          // With `TEST_TARGET=dist`, one deployment from dist/ for the suite (test/global-dist.ts).
+          globalSetup: [redisGlobalSetup, "./test/global-dist.ts"],
+          ...(pglitePass ? { include: ENGINE_SUITES } : {}),
         },
       },
+      ...(pglitePass
+        ? []
+        : [
+            {
+              test: {
+                ...baseTestConfig.test,
+                name: "memory window",
+                include: LIMIT_SUITES,
+                env: { TEST_RATE_LIMIT_WINDOW: "memory" },
+              },
+            },
+          ]),
     ],
   },
 });

@@ -117,7 +117,10 @@ async function bundle(name, path) {
       ].join("\n"),
     },
     plugins: [workspaceSideEffectFree],
-    // Names stay as written (error classes and logs use them); whitespace and comments go, and ASCII-only output
+    // Names stay as written, even where two modules' names collide: oidc-provider tells its models apart by their
+    // classes' `name` (a renamed AccessToken loses its expiry), and error classes and logs use them too.
+    keepNames: true,
+    // Whitespace and comments go, and ASCII-only output
     // keeps V8 from holding the source as a two-byte string.
     charset: "ascii",
     minifyWhitespace: true,

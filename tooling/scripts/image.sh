@@ -35,6 +35,7 @@ build)
   # Builds the packages and Next's standalone output, then assembles the folder (tooling/scripts/artifact.mjs).
   ${pnpm} run build:packages
   node tooling/scripts/artifact.mjs --out "${out}"
+  node tooling/scripts/check-artifact.mjs "${out}"
   cp tooling/scripts/image.sh "${out}/image.sh"
   chmod 755 "${out}/image.sh"
   ;;

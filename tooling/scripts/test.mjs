@@ -1,4 +1,5 @@
-// `npm test` / `pnpm test`: the whole suite (unit, API and end-to-end tests) through Turborepo.
+// `npm test` / `pnpm test`: the whole suite (unit, API and end-to-end tests) through Turborepo, after `pnpm build`;
+// `npm test -- api web` runs those packages only.
 // Plain Node, no dependencies, so it runs before anything is installed.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -151,10 +152,21 @@ if (!existsSync(turbo)) {
 // PATH, which turbo resolves from the root but spawns from each package folder, where it does not exist.)
 env.PATH = `${BIN}${delimiter}${env.PATH ?? ""}`;
 
-// Tests share one machine (ports, databases, a browser); one task at a time keeps them stable.
+// The API and end-to-end suites run what ships: the deployable folder. `pnpm build` is cached by Turborepo, so
+// after an unchanged build it only assembles dist/ again; CI, which has just built, sets TEST_SKIP_BUILD.
+if (!env.TEST_SKIP_BUILD) {
+  log("building dist/ (pnpm build) for the suites that run it");
+  const pnpm = findPnpm();
+  if (run(pnpm.command, [...pnpm.prefix, "run", "build"], env) !== 0) finish(1, "pnpm build failed");
+}
+
+// `npm test -- <package> …` runs those packages' tests only (`api`, `@rubricon/web`, `web`, …).
+const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const filters = only.flatMap((name) => ["--filter", name.includes("/") ? name : `*${name}`]);
 const database = env.DATABASE_URL ? "Postgres from DATABASE_URL" : "embedded PGlite";
-log(`running the test suite (database: ${database})`);
+log(`running the test suite (database: ${database}${only.length ? `; ${only.join(", ")}` : ""})`);
+// Two packages at a time: each test file makes its databases, ports and Redis key prefixes of its own.
 // --continue: every package's tests run even after one fails, so a run reports all its failures at once.
-const code = run(turbo, ["run", "test", "--concurrency=1", "--continue"], env);
+const code = run(turbo, ["run", "test", "--concurrency=2", "--continue", ...filters], env);
 if (code !== 0) printFailures();
 finish(code, code === 0 ? "all test tasks passed" : `test run failed (turbo exited with code ${code})`);

@@ -1,50 +1,25 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { type Deployment, startDeployment } from "@rubricon/vitest-config/dist";
 import { signUp } from "./helpers";
 
 /**
  * The shared e2e server runs with webhooks on and private URLs allowed (other specs need both). This spec starts a
- * second server with the defaults a fresh deployment has: webhooks off, autousers limited to public addresses.
+ * second deployment from dist/ with the defaults a fresh one has: webhooks off, autousers limited to public addresses.
  */
 const PORT = Number(process.env.E2E_PORT ?? 3107) + 1000;
-const BASE_URL = `http://127.0.0.1:${PORT}`;
-let server: ChildProcess | undefined;
+let deployment: Deployment | undefined;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  const { WEBHOOKS_ENABLED, WEBHOOKS_ALLOW_PRIVATE_URLS, AUTOUSER_ALLOW_PRIVATE_URLS, ...inherited } =
-    process.env;
-  server = spawn("node", ["--import", "tsx", "server.ts"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    env: {
-      ...inherited,
-      NODE_ENV: "production",
-      PORT: String(PORT),
-      BASE_URL,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "rubricon-e2e-defaults-")),
-    },
-    stdio: "ignore",
-  });
-  await expect
-    .poll(
-      async () => {
-        const res = await fetch(`${BASE_URL}/sign-in`).catch(() => null);
-        return res?.status ?? 0;
-      },
-      { timeout: 150_000, intervals: [1_000] },
-    )
-    .toBe(200);
+  // dist/ with no setting beyond what a deployment needs: webhooks off, autousers limited to public addresses.
+  deployment = await startDeployment({ worker: false, port: PORT });
 });
 
-test.afterAll(() => {
-  server?.kill("SIGTERM");
+test.afterAll(async () => {
+  await deployment?.stop();
 });
 
-test.use({ baseURL: BASE_URL });
+test.use({ baseURL: `http://127.0.0.1:${PORT}` });
 
 test("with webhooks off, Settings marks them off and their pages name the setting instead of offering forms", async ({
   page,

@@ -1,69 +1,46 @@
 import { expect, test } from "@playwright/test";
 import * as oauth from "oauth4webapi";
 import { confirmDialog, signUp } from "./helpers";
-
-const insecure = { [oauth.allowInsecureRequests]: true };
-/** The app's callback: nothing listens there; the browser's request to it is caught and answered here. */
-const REDIRECT = "http://127.0.0.1:9/callback";
+import { authorizeApp, claimsOf, insecure } from "./oauth-flow";
 
 test("a third-party app registers, the user consents on the dashboard, the app calls the API, refreshes, and is disconnected", async ({
   page,
   baseURL,
 }) => {
   await signUp(page);
-
-  const issuer = new URL(baseURL!);
-  const as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }),
-  );
-  const client = await oauth.processDynamicClientRegistrationResponse(
-    await oauth.dynamicClientRegistrationRequest(
-      as,
-      { client_name: "Acme Sync", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" },
-      insecure,
-    ),
-  );
-
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const authorize = new URL(as.authorization_endpoint!);
-  authorize.search = new URLSearchParams({
-    client_id: client.client_id,
-    redirect_uri: REDIRECT,
-    response_type: "code",
+  const { as, client, tokens, code } = await authorizeApp(page, baseURL!, {
+    clientName: "Acme Sync",
     scope: "evaluations:read templates:read",
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
     resource: `${baseURL}/api/v1`,
-  }).toString();
-
-  let callback: URL | undefined;
-  await page.route(`${REDIRECT}**`, (route) => {
-    callback = new URL(route.request().url());
-    return route.fulfill({ status: 200, contentType: "text/plain", body: "Acme Sync received the code." });
   });
 
-  await page.goto(authorize.toString());
-  await expect(page).toHaveURL(/\/oauth\/consent\/[\w-]+$/);
-  await expect(page.getByRole("heading", { name: "Authorize Acme Sync" })).toBeVisible();
-  await expect(page.getByText("127.0.0.1:9")).toBeVisible();
-  const permissions = page.getByRole("list", { name: "Requested permissions" });
-  await expect(permissions).toContainText("See your evaluations, their comparisons and results");
-  await expect(permissions).toContainText("See your templates");
-  await expect(page.getByLabel("Team")).toBeVisible();
-  await page.screenshot({ path: test.info().outputPath("oauth-consent.png"), fullPage: true });
-  await page.getByRole("button", { name: "Allow" }).click();
-  await expect(page.getByText("Acme Sync received the code.")).toBeVisible();
-  expect(callback).toBeDefined();
-
-  const params = oauth.validateAuthResponse(as, client, callback!, state);
-  const tokens = await oauth.processAuthorizationCodeResponse(
-    as,
+  // An access token says when it ends, in the token response and in its own claims.
+  expect(tokens.expires_in).toBeGreaterThan(0);
+  const claims = claimsOf(tokens.access_token);
+  expect(claims.exp).toBe((claims.iat as number) + tokens.expires_in!);
+  // An authorization code, spent or not, is no refresh token: that would skip the PKCE verifier.
+  const asRefreshToken = async (value: string) => {
+    const res = await fetch(as.token_endpoint!, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: value,
+        client_id: client.client_id,
+      }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  expect(await asRefreshToken(code)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+  const fresh = await authorizeApp(page, baseURL!, {
+    clientName: "Acme Sync",
+    scope: "evaluations:read",
+    resource: `${baseURL}/api/v1`,
     client,
-    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure),
-  );
+    exchange: false,
+  });
+  expect(await asRefreshToken(fresh.code)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+
   const whoami = (token: string) =>
     fetch(`${baseURL}/api/v1/auth/whoami`, { headers: { Authorization: `Bearer ${token}` } });
   const me = await whoami(tokens.access_token);

@@ -12,7 +12,7 @@ let user: TestUser;
 let key: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ sources: "it runs the insights loop on the app's own services" });
   user = await signUp(server, "insights");
   key = await mintApiKey(server, user, ["evaluations:*", "ratings:*"]);
 });

@@ -336,7 +336,7 @@ describe("visibility and team isolation", () => {
 
   it("shows a private persona to its creator and the team's owners and admins, not to other members", async () => {
     const member = await signUp(server, "member");
-    const { db } = server.app.services;
+    const { db } = server.database;
     await db.insert(teamMembers).values({ teamId: owner.teamId, userId: member.userId, role: "member" });
     const asMember = sessionHeaders(server, member);
     const asOwner = sessionHeaders(server, owner);
@@ -534,7 +534,7 @@ describe("rubrics", () => {
 
     // Calibration freezes a version (what POST /autousers/{id}/calibration/freeze does).
     const frozenAt = new Date("2026-11-20T10:00:00Z");
-    await server.app.services.db
+    await server.database.db
       .update(autouserRubrics)
       .set({ isFrozen: true, frozenAt, krippendorffAlpha: 0.81 })
       .where(eq(autouserRubrics.id, v1.id));
@@ -572,7 +572,7 @@ describe("rubrics", () => {
     ]);
 
     // Runs use the frozen version until the next freeze.
-    const { persona, rubrics, autouser } = await loadAgentPersona(server.app.services.db, a.id, owner.teamId);
+    const { persona, rubrics, autouser } = await loadAgentPersona(server.database.db, a.id, owner.teamId);
     expect(autouser.id).toBe(a.id);
     expect(rubrics.map((r) => r.id)).toEqual([v1.id]);
     expect(persona).toMatchObject({ name: a.name, role: a.role, device: a.device, systemPrompt: null });
@@ -620,7 +620,7 @@ describe("scopes", () => {
 describe("core helpers for runs", () => {
   it("assertAutousersUsable answers the rows in order and names the field it refuses", async () => {
     const a = await created();
-    const { db } = server.app.services;
+    const { db } = server.database;
     const rows = await assertAutousersUsable(db, owner.teamId, ["auto_power_user", a.id]);
     expect(rows.map((r) => r.id)).toEqual(["auto_power_user", a.id]);
     await expect(

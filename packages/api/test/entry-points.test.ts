@@ -26,7 +26,9 @@ let user: TestUser;
 let key: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({
+    sources: "it hands requests to the app's pipeline directly, as the Next.js route handlers do",
+  });
   user = await signUp(server, "entries");
   key = await mintApiKey(server, user, ["*"]);
 });

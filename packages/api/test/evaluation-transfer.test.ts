@@ -266,7 +266,7 @@ describe("POST /evaluations/{id}/transfer", () => {
 
     // A Free team that has used its 5 evaluations this month takes no more, moved or created.
     const full = await createTeam(server, owner, "Full team");
-    const now = server.app.services.clock.now();
+    const now = new Date();
     await server.database.db
       .insert(usageCounters)
       .values({ teamId: full, periodStart: billingPeriod(now).start, metric: "evals_mo", count: 5 });

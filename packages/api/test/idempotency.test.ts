@@ -188,7 +188,7 @@ describe("Idempotency-Key", () => {
     const first = await mint();
     expectStatus(first, 201);
     expect(first.body.key).toMatch(/^ak_live_/);
-    const stored = await server.app.services.db
+    const stored = await server.database.db
       .select()
       .from(idempotencyRecords)
       .where(eq(idempotencyRecords.key, k));
@@ -215,7 +215,7 @@ describe("Idempotency-Key", () => {
       state: "in_progress" as const,
       createdAt: new Date(Date.now() - ageMs),
     });
-    await server.app.services.db.insert(idempotencyRecords).values(record(CLAIM_LEASE_MS + 5_000));
+    await server.database.db.insert(idempotencyRecords).values(record(CLAIM_LEASE_MS + 5_000));
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
       const headers = { ...sessionHeaders(server, user), "Idempotency-Key": k };

@@ -1,5 +1,7 @@
 import { ConnectedAppList } from "@rubricon/contracts";
+import { sha256Hex } from "@rubricon/core";
 import { oauthGrants, oauthRecords } from "@rubricon/db";
+import { and, eq } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -117,6 +119,41 @@ describe("authorization code with PKCE", () => {
     expect(after.status).toBe(401);
   });
 
+  it("stores each record under its model with its lifetime, and never takes a code for a refresh token", async () => {
+    const client = await app.register();
+    const flow = await app.authorize(client, user);
+    const code = flow.callback.searchParams.get("code")!;
+    const [stored] = await server.database.db
+      .select()
+      .from(oauthRecords)
+      .where(and(eq(oauthRecords.model, "AuthorizationCode"), eq(oauthRecords.key, sha256Hex(code))));
+    expect(stored).toBeDefined();
+    // A code lives 60 s.
+    const lifetime = stored!.expiresAt!.getTime() - Date.now();
+    expect(lifetime).toBeGreaterThan(45_000);
+    expect(lifetime).toBeLessThanOrEqual(60_000);
+
+    // The unspent code, sent as a refresh token without its PKCE verifier, is refused.
+    const asRefresh = await fetch(app.as.token_endpoint!, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: code,
+        client_id: client.client_id,
+      }),
+    });
+    expect(asRefresh.status).toBe(400);
+    expect(await asRefresh.json()).toMatchObject({ error: "invalid_grant" });
+
+    const tokens = await app.exchange(client, flow);
+    expect(tokens.expires_in).toBeGreaterThan(0);
+    const models = new Set((await server.database.db.select().from(oauthRecords)).map((r) => r.model));
+    for (const model of ["AuthorizationCode", "RefreshToken", "Client", "Grant"])
+      expect(models).toContain(model);
+    expect(models).not.toContain("");
+  });
+
   it("binds the audience: an /mcp token fails on /api/v1", async () => {
     const client = await app.register();
     const tokens = await app.exchange(
@@ -176,7 +213,7 @@ describe("authorization code with PKCE", () => {
     const tokens = await app.exchange(client, flow, oauth.ClientSecretBasic(secret));
     expectStatus(await whoami(tokens.access_token), 200);
 
-    const rows = await server.app.services.db.select().from(oauthRecords);
+    const rows = await server.database.db.select().from(oauthRecords);
     const dump = JSON.stringify(rows);
     for (const plaintext of [secret, code, tokens.refresh_token!]) expect(dump).not.toContain(plaintext);
 
@@ -252,14 +289,16 @@ describe("connected apps", () => {
       headers: sessionHeaders(server, other),
     });
     expect(again.status).toBe(404);
-    const grants = await server.app.services.db.select().from(oauthGrants);
+    const grants = await server.database.db.select().from(oauthGrants);
     expect(grants.find((g) => g.clientId === client.client_id)?.revokedReason).toBe("user");
   });
 });
 
 describe("dynamic registration", () => {
   it("refuses a registration without redirect URIs with an OAuth error, and limits registrations per address", async () => {
-    const fresh = await startTestServer();
+    const fresh = await startTestServer({
+      sources: "it counts registrations from one address from zero, on a server of its own",
+    });
     try {
       const registerOne = (body: Record<string, unknown>) =>
         fetch(`${fresh.url}/api/oauth/register`, {

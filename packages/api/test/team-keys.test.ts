@@ -1,5 +1,4 @@
 import { ApiKeyList, DeletedObject, Team, TeamLeaveResult, WhoAmI } from "@rubricon/contracts";
-import { setTeamPlan } from "@rubricon/core";
 import { teamMembers } from "@rubricon/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./helpers/assertions";
@@ -22,9 +21,8 @@ beforeAll(async () => {
     body: { name: "Shared" },
   });
   teamId = bodyOf(team).id;
-  const { services } = server.app;
-  await setTeamPlan({ db: services.db, clock: services.clock, baseUrl: services.env.baseUrl }, teamId, "pro");
-  await services.db.insert(teamMembers).values({ teamId, userId: member.userId, role: "member" });
+  await server.setPlan(teamId, "pro");
+  await server.database.db.insert(teamMembers).values({ teamId, userId: member.userId, role: "member" });
 });
 afterAll(() => server?.close());
 

@@ -4,9 +4,10 @@
  * secrets every replica must share. The Dockerfile's stages call the script image.test.ts runs.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -73,13 +74,18 @@ describe("compose.yaml", () => {
         "worker",
       ].sort(),
     );
-    expect(all.get("postgres")).toMatch(/image: postgres:15\n/);
-    expect(all.get("redis")).toMatch(/image: redis:7\n/);
+    expect(all.get("postgres")).toMatch(/image: postgres:15\.\d+-bookworm\n/);
+    expect(all.get("redis")).toMatch(/image: redis:7\.\d+\.\d+-bookworm\n/);
     expect(all.get("bucket")).toContain("mc mb --ignore-existing store/rubricon");
-    expect(all.get("browser")).toMatch(/playwright@1\.65\.1 run-server --port 3000 --host 0\.0\.0\.0/);
-    // The browser server's Playwright matches the worker's playwright-core (the protocol must match).
+    // The browser server is built once (the Dockerfile's `browser` target): a start downloads nothing.
+    expect(all.get("browser")).toMatch(/target: browser/);
+    expect(all.get("browser")).not.toContain("npx");
+    // Its Playwright matches the worker's playwright-core (the protocol must match).
     const agents = JSON.parse(readFileSync(join(ROOT, "packages/agents/package.json"), "utf8"));
-    expect(agents.dependencies["playwright-core"]).toBe("1.65.1");
+    const version = agents.dependencies["playwright-core"];
+    const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+    expect(dockerfile).toContain(`FROM mcr.microsoft.com/playwright:v${version}-noble AS browser`);
+    expect(dockerfile).toContain(`npm install --no-audit --no-fund playwright-core@${version}`);
     expect(all.get("worker")).toContain("BROWSER_WS_ENDPOINT: ws://browser:3000/");
     expect(all.get("proxy")).toMatch(/published: "?8080"?|8080:8080/);
     const nginx = readFileSync(join(ROOT, "deploy/nginx.conf"), "utf8");
@@ -98,6 +104,40 @@ describe("compose.yaml", () => {
     }
     expect(all.get("web-1")).toMatch(/EMBEDDED_WORKER: ["']false["']/);
     expect(all.get("migrate")).toMatch(/postgres:\n\s+condition: service_healthy/);
+  });
+
+  it("pins every image to a release, none to a floating tag", () => {
+    for (const [name, block] of services()) {
+      const image = block.match(/^ {4}image: (\S+)$/m)?.[1];
+      if (!image || image.endsWith(":local")) continue;
+      expect(image, name).toMatch(/:(?:\d+\.\d+[\w.-]*|RELEASE\.[\w-]+)$/);
+    }
+  });
+
+  it("gives the web replicas and the worker a stop grace period longer than their drain", () => {
+    const all = services();
+    const drainMs = 25_000; // SHUTDOWN_TIMEOUT_MS's default (docs/configuration.md)
+    for (const name of ["web-1", "web-2", "worker"]) {
+      const grace = all.get(name)!.match(/stop_grace_period: (\d+)s/)?.[1];
+      expect(Number(grace) * 1000, name).toBeGreaterThan(drainMs + 5_000);
+    }
+  });
+
+  it("starts from the documented env example once its secrets are filled in", () => {
+    const example = readFileSync(join(ROOT, "deploy/compose.env.example"), "utf8");
+    const dir = mkdtempSync(join(tmpdir(), "rubricon-compose-env-"));
+    const filled = Object.entries(SECRETS).reduce(
+      (text, [key, value]) => text.replace(new RegExp(`^${key}=$`, "m"), `${key}=${value}`),
+      example,
+    );
+    writeFileSync(join(dir, "filled.env"), filled);
+    writeFileSync(join(dir, "as-shipped.env"), example);
+    const ok = compose(["--env-file", join(dir, "filled.env"), "config", "-q"], {});
+    expect(ok.status, ok.stderr).toBe(0);
+    // Copied as it ships, it names the secret still to fill in.
+    const empty = compose(["--env-file", join(dir, "as-shipped.env"), "config", "-q"], {});
+    expect(empty.status).not.toBe(0);
+    expect(empty.stderr).toMatch(/OAUTH_JWT_SECRET|PLUGIN_JWT_SECRET|ENCRYPTION_KEY/);
   });
 
   it("refuses to start without the shared secrets, naming the missing one", () => {

@@ -1,8 +1,8 @@
 "use server";
 
 import { publicUrlsOnly } from "@rubricon/agents/network";
-import { getRubricon } from "@rubricon/api";
 import { headers } from "next/headers";
+import { processApp } from "@/lib/api-handler";
 
 /** At most this many URLs per check; the form rarely has more, and each may cost a DNS lookup. */
 const MAX_URLS = 50;
@@ -20,7 +20,7 @@ export async function refusedDesignUrls(urls: string[]): Promise<string[]> {
   const incoming = await headers();
   const cookie = incoming.get("cookie");
   if (!cookie) return [];
-  const rubricon = await getRubricon();
+  const rubricon = await processApp();
   const whoami = await rubricon.handle(
     new Request("http://internal/api/v1/auth/whoami", { headers: { cookie } }),
   );

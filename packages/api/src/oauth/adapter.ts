@@ -15,6 +15,9 @@ const HASHED_MODELS = new Set([
   "PushedAuthorizationRequest",
 ]);
 
+/** Every model oidc-provider stores, named by its class (`Session`, `AccessToken`, …). */
+const MODELS = new Set([...HASHED_MODELS, "Session", "Grant", "Client", "Interaction", "ReplayDetection"]);
+
 const SEALED = "sealed:";
 
 /** The authorization server's storage on Postgres: one row per record in `oauth_records` (core's record store). */
@@ -24,6 +27,10 @@ export function postgresAdapter(db: Db, encryptionKey: string, now: () => Date) 
     private readonly hashed: boolean;
 
     constructor(private readonly model: string) {
+      // The provider names each model by its class's `name`: a bundle that renamed the classes would store every
+      // record under one empty kind, where a code passes for a refresh token and lifetimes are lost. Refuse it.
+      if (!MODELS.has(model))
+        throw new Error(`oidc-provider asked to store an unknown model ${JSON.stringify(model)}`);
       this.hashed = HASHED_MODELS.has(model);
     }
 

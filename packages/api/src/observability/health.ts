@@ -150,7 +150,8 @@ export async function listenHealth(
 
 /** A Redis connection of its own for the readiness check (the worker has no other use for Redis). */
 export async function redisPing(url: string): Promise<{ ping: () => Promise<unknown>; close: () => void }> {
-  const { Redis } = await import("ioredis");
+  // The default export: a bundle loads ioredis (CommonJS) through a chunk that has no named exports.
+  const Redis = (await import("ioredis")).default;
   const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on("error", () => {});
   redis.connect().catch(() => {});

@@ -1,23 +1,29 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
-import { type Clock, systemClock } from "@rubricon/core";
+import type { Plan } from "@rubricon/contracts";
+import { type Clock, setTeamPlan, systemClock } from "@rubricon/core";
+import { createDatabase } from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { testRedisUrl } from "@rubricon/vitest-config/redis";
+import { inject } from "vitest";
 import { createRubricon, type Rubricon } from "../../src/app";
 import { loadEnv } from "../../src/config/env";
 import { listen } from "../../src/http/node-server";
 
-export const TEST_SECRETS = {
-  OAUTH_JWT_SECRET: "test-oauth-secret-0123456789abcdef0123456789",
-  PLUGIN_JWT_SECRET: "test-plugin-secret-0123456789abcdef012345678",
-  ENCRYPTION_KEY: "0".repeat(64),
-};
+export { TEST_SECRETS } from "./server-secrets";
+
+import { TEST_SECRETS } from "./server-secrets";
 
 export interface TestServer {
   url: string;
   api: string;
+  /** The app's internals: only on the sources (a server from dist/ runs in a process of its own). */
   app: Rubricon;
   database: TestDatabase;
+  /** Where this server runs: the deployable build (`dist`, shared by the suite) or the sources in this process. */
+  target: "dist" | "sources";
+  /** Puts a team on a plan, as the operator CLI's `set-plan` does. */
+  setPlan(teamId: string, plan: Plan): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,6 +33,43 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Another server's database, to run a second instance of the app on it; its owner disposes of it. */
   database?: TestDatabase;
+  /**
+   * Why this server must run from the sources in the test's own process (it reads the app's internals, say). A
+   * test clock, settings of its own or a shared database mean the same: those cannot reach the suite's one server
+   * from dist/.
+   */
+  sources?: string;
+}
+
+/** The suite's server from dist/ (test/global-dist.ts), when the run tests the build (`TEST_TARGET=dist`). */
+const shared = inject("distServer");
+let sharedDatabase: TestDatabase | undefined;
+
+/**
+ * The suite's one server from dist/: every file shares its database (each test signs up users and teams of its
+ * own). The test's handle on that database reads and writes rows as the sources' tests do.
+ */
+function sharedDistServer(dist: NonNullable<typeof shared>): TestServer {
+  sharedDatabase ??= (() => {
+    const database = createDatabase({ url: dist.databaseUrl, maxConnections: 3 });
+    return { ...database, url: dist.databaseUrl, dispose: async () => {} };
+  })();
+  const database = sharedDatabase;
+  return {
+    url: dist.url,
+    api: `${dist.url}/api/v1`,
+    target: "dist",
+    get app(): Rubricon {
+      throw new Error(
+        "this test reads the app's internals, which a server from dist/ does not expose: give startTestServer " +
+          "a `sources` reason",
+      );
+    },
+    database,
+    setPlan: (teamId, plan) =>
+      setTeamPlan({ db: database.db, clock: systemClock, baseUrl: dist.url }, teamId, plan),
+    async close() {},
+  };
 }
 
 /**
@@ -41,6 +84,7 @@ export const testRateLimitWindow: "redis" | "memory" =
  * limits live under a key prefix of this server's own, unless `env` names a shared one.
  */
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  if (shared && !opts.sources && !opts.clock && !opts.env && !opts.database) return sharedDistServer(shared);
   const redisUrl = testRateLimitWindow === "redis" ? await testRedisUrl() : undefined;
   const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;
@@ -68,8 +112,15 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   return {
     url,
     api: `${url}/api/v1`,
-    app,
+    app: app!,
     database,
+    target: "sources",
+    setPlan: (teamId, plan) =>
+      setTeamPlan(
+        { db: app!.services.db, clock: app!.services.clock, baseUrl: app!.services.env.baseUrl },
+        teamId,
+        plan,
+      ),
     async close() {
       await new Promise<void>((resolve) => (server as Server).close(() => resolve()));
       await app?.close();

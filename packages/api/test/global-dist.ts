@@ -1,0 +1,45 @@
+import { type Deployment, startDeployment } from "@rubricon/vitest-config/dist";
+import type { TestProject } from "vitest/node";
+import { TEST_SECRETS } from "./helpers/server-secrets";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The suite's one server from dist/, when the run tests the build (`TEST_TARGET=dist`). */
+    distServer: { url: string; databaseUrl: string } | undefined;
+  }
+}
+
+/**
+ * `TEST_TARGET=dist` (CI): the suite's HTTP tests run against one deployment started from dist/ as
+ * docs/deployment.md starts it (migrate, then web, then a worker with `REDIS_URL`), on its own Postgres database.
+ * Tests that need the app's internals, a test clock or settings of their own still start the sources in their
+ * own process (test/helpers/server.ts).
+ */
+let deployment: Deployment | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  if (process.env.TEST_TARGET !== "dist") {
+    project.provide("distServer", undefined);
+    return;
+  }
+  if (!process.env.DATABASE_URL) {
+    throw new Error(
+      "TEST_TARGET=dist runs the web process and a worker on one Postgres database: set DATABASE_URL",
+    );
+  }
+  deployment = await startDeployment({
+    env: {
+      ...TEST_SECRETS,
+      // What the sources' test servers set (test/helpers/server.ts): plans and quotas on, a cheap password hash.
+      BILLING_ENABLED: "true",
+      PASSWORD_HASH_LOG_N: "12",
+      // Each test user signs up from an address of its own (helpers/clients.ts), told by one trusted proxy hop.
+      TRUSTED_PROXY_COUNT: "1",
+    },
+  });
+  project.provide("distServer", { url: deployment.url, databaseUrl: deployment.databaseUrl! });
+}
+
+export async function teardown(): Promise<void> {
+  await deployment?.stop();
+}
