@@ -5,7 +5,7 @@ import { TEST_SECRETS } from "./helpers/server-secrets";
 declare module "vitest" {
   export interface ProvidedContext {
     /** The suite's one server from dist/, when the run tests the build (`TEST_TARGET=dist`). */
-    distServer: { url: string; databaseUrl: string } | undefined;
+    distServer: { url: string; databaseUrl: string; env: Record<string, string> } | undefined;
   }
 }
 
@@ -17,7 +17,14 @@ declare module "vitest" {
  */
 let deployment: Deployment | undefined;
 
-export async function setup(project: TestProject): Promise<void> {
+/**
+ * Starts the suite's deployment with the test servers' settings plus `env`: a suite whose tests all ask for the same
+ * settings (the CLI's) starts it with those, and `startTestServer({ env })` then answers it.
+ */
+export async function startSuiteDeployment(
+  project: TestProject,
+  env: Record<string, string> = {},
+): Promise<void> {
   if (process.env.TEST_TARGET !== "dist") {
     project.provide("distServer", undefined);
     return;
@@ -35,9 +42,18 @@ export async function setup(project: TestProject): Promise<void> {
       PASSWORD_HASH_LOG_N: "12",
       // Each test user signs up from an address of its own (helpers/clients.ts), told by one trusted proxy hop.
       TRUSTED_PROXY_COUNT: "1",
+      ...env,
     },
   });
-  project.provide("distServer", { url: deployment.url, databaseUrl: deployment.databaseUrl! });
+  project.provide("distServer", {
+    url: deployment.url,
+    databaseUrl: deployment.databaseUrl!,
+    env: deployment.env,
+  });
+}
+
+export function setup(project: TestProject): Promise<void> {
+  return startSuiteDeployment(project);
 }
 
 export async function teardown(): Promise<void> {

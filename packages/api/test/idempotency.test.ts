@@ -225,10 +225,13 @@ describe("Idempotency-Key", () => {
         body: SSE_BODY,
       });
       expectStatus(first, 201);
-      expect(JSON.parse(String(warn.mock.calls[0]![0]))).toMatchObject({
-        msg: "idempotency_claim_taken_over",
-        key: k,
-      });
+      // The server's log line is read here when it runs in this process; a server from dist/ logs on its own.
+      if (server.target === "sources") {
+        expect(JSON.parse(String(warn.mock.calls[0]![0]))).toMatchObject({
+          msg: "idempotency_claim_taken_over",
+          key: k,
+        });
+      }
       const again = await call(Evaluation, `${server.api}/evaluations`, {
         method: "POST",
         headers,

@@ -10,6 +10,7 @@ import { autousers, newId } from "@rubricon/db";
 import { constructEvent } from "@rubricon/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSION } from "../src/version";
+import { CLI_SERVER_ENV } from "./global-dist";
 import {
   cleanEnv,
   createAccount,
@@ -34,15 +35,7 @@ let site: FixtureSite;
 
 beforeAll(async () => {
   [server, cli, site] = await Promise.all([
-    startTestServer({
-      env: {
-        // The event log and its stream, loopback receivers, and autousers that may open the loopback fixture site.
-        WEBHOOKS_ENABLED: "true",
-        WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
-        AUTOUSER_ALLOW_PRIVATE_URLS: "true",
-        DATA_DIR: tempDir("data"),
-      },
-    }),
+    startTestServer({ env: { ...CLI_SERVER_ENV, DATA_DIR: tempDir("data") } }),
     installPacked(),
     startFixtureSite(),
   ]);
@@ -424,10 +417,11 @@ describe("runs", () => {
         "--json",
       ]),
     );
-    const loops = startLoops(
-      [autouserRunLoop(server.app.services, { heartbeatMs: 250, pollMs: 50 })],
-      () => {},
-    );
+    // The deployment from dist/ has a worker of its own; on the sources, the run loop runs in this process.
+    const loops =
+      server.target === "sources"
+        ? startLoops([autouserRunLoop(server.app.services, { heartbeatMs: 250, pollMs: 50 })], () => {})
+        : undefined;
     try {
       const result = await rubricon(["runs", "start", String(evaluation.id), "--autouser", autouserId], {
         timeoutMs: 240_000,
@@ -438,7 +432,7 @@ describe("runs", () => {
       expect(lines.at(-1)).toMatch(new RegExp(`^${autouserId}\\s+\\[#{24}\\] 100%\\s+2/2 completed$`));
       expect(result.stderr).toContain("Done: 1 of 1 run(s) completed, 2 rating(s) made.");
     } finally {
-      await loops.stop();
+      await loops?.stop();
     }
     const results = json(await rubricon(["results", String(evaluation.id), "--json"]));
     expect(results).toMatchObject({ autouserRatingCount: 2 });

@@ -43,6 +43,11 @@ export interface TestServerOptions {
 
 /** The suite's server from dist/ (test/global-dist.ts), when the run tests the build (`TEST_TARGET=dist`). */
 const shared = inject("distServer");
+
+/** Whether the suite's deployment was started with `env` (a data folder of the test's own is no difference). */
+function runsOn(dist: NonNullable<typeof shared>, env: Record<string, string> = {}): boolean {
+  return Object.entries(env).every(([key, value]) => key === "DATA_DIR" || dist.env[key] === value);
+}
 let sharedDatabase: TestDatabase | undefined;
 
 /**
@@ -84,7 +89,9 @@ export const testRateLimitWindow: "redis" | "memory" =
  * limits live under a key prefix of this server's own, unless `env` names a shared one.
  */
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
-  if (shared && !opts.sources && !opts.clock && !opts.env && !opts.database) return sharedDistServer(shared);
+  if (shared && !opts.sources && !opts.clock && !opts.database && runsOn(shared, opts.env)) {
+    return sharedDistServer(shared);
+  }
   const redisUrl = testRateLimitWindow === "redis" ? await testRedisUrl() : undefined;
   const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;

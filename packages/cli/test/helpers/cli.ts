@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startTestServer, type TestServer } from "@rubricon/api/testing";
-import { setTeamPlan } from "@rubricon/core";
 
 export { startTestServer, type TestServer };
 
@@ -134,8 +133,7 @@ export async function createAccount(server: TestServer): Promise<TestAccount> {
   if (signUp.status !== 201) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
   const { user, teamId } = (await signUp.json()) as { user: { id: string }; teamId: string };
   const cookie = signUp.headers.getSetCookie()[0]!.split(";")[0]!;
-  const { services } = server.app;
-  await setTeamPlan({ db: services.db, clock: services.clock, baseUrl: services.env.baseUrl }, teamId, "pro");
+  await server.setPlan(teamId, "pro");
   const res = await fetch(`${server.api}/api-keys`, {
     method: "POST",
     headers: { Cookie: cookie, Origin: server.url, "Content-Type": "application/json" },
