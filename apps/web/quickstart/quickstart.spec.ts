@@ -99,8 +99,8 @@ test("quick start: sign up, a key, a shared evaluation rated by a stranger, an a
       const opened = await rater.goto(`/share/${evaluation.shareToken}`);
       expect(opened?.status()).toBe(200);
       await expect(rater.getByRole("heading", { name: "Quick start study" })).toBeVisible();
-      const start = rater.getByRole("button", { name: "Start rating" });
-      if (await start.isVisible()) await start.click();
+      await expect(rater.getByRole("heading", { name: "Ready when you are" })).toBeVisible();
+      await rater.getByRole("button", { name: "Start rating" }).click();
       await rater
         .getByRole("group", { name: /Overall quality/ })
         .getByRole("button", { name: /^6 / })
