@@ -1,11 +1,19 @@
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
+import { requireDist } from "@rubricon/vitest-config/dist";
+import { testRedisUrl } from "@rubricon/vitest-config/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRETS } from "./helpers/server";
 
-/** The worker process (`pnpm worker`) stops cleanly on a signal, even when a wrapper passes the signal twice. */
+/**
+ * The worker process stops cleanly on a signal, even when a wrapper passes the signal twice. With
+ * `TEST_TARGET=dist` it is the worker people run: `node --max-semi-space-size=2 worker.mjs` in dist/apps/web, in
+ * production, given `REDIS_URL` as compose gives it; otherwise the sources through tsx.
+ */
 const WORKER = fileURLToPath(new URL("../../../apps/worker/src/main.ts", import.meta.url));
+const fromDist = process.env.TEST_TARGET === "dist";
 let database: TestDatabase;
 
 beforeAll(async () => {
@@ -17,18 +25,24 @@ beforeAll(async () => {
 });
 afterAll(() => database?.dispose());
 
-function startWorker() {
-  const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
-    env: {
-      ...process.env,
-      ...TEST_SECRETS,
-      NODE_ENV: "test",
-      DATABASE_URL: database.url,
-      WEBHOOKS_ENABLED: "true",
-      BASE_URL: "http://127.0.0.1:1",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+async function startWorker() {
+  const env = {
+    ...process.env,
+    ...TEST_SECRETS,
+    DATABASE_URL: database.url,
+    WEBHOOKS_ENABLED: "true",
+    BASE_URL: "http://127.0.0.1:1",
+  };
+  const child = fromDist
+    ? spawn(process.execPath, ["--max-semi-space-size=2", "worker.mjs"], {
+        cwd: join(requireDist(), "apps/web"),
+        env: { ...env, NODE_ENV: "production", REDIS_URL: await testRedisUrl() },
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+    : spawn(process.execPath, ["--import", "tsx", WORKER], {
+        env: { ...env, NODE_ENV: "test" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
@@ -46,7 +60,7 @@ function startWorker() {
 
 describe("the worker process", () => {
   it("finishes its work and exits 0 when SIGTERM comes twice", async () => {
-    const worker = startWorker();
+    const worker = await startWorker();
     await worker.waitFor("started");
     worker.child.kill("SIGTERM");
     worker.child.kill("SIGTERM");
@@ -56,7 +70,7 @@ describe("the worker process", () => {
   }, 240_000);
 
   it("stops quietly on Ctrl-C (SIGINT)", async () => {
-    const worker = startWorker();
+    const worker = await startWorker();
     await worker.waitFor("started");
     worker.child.kill("SIGINT");
     expect(await worker.exited).toBe(0);
