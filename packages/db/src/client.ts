@@ -70,6 +70,7 @@ export function createDatabase(opts: DatabaseOptions): Database {
     });
     const client = opts.observe ? observing(pool, opts.observe, false) : pool;
     const db: Db = drizzlePostgres(prepare ? preparingEveryStatement(client) : client, { schema });
+    databaseUrls.set(db, opts.url);
     return { db, kind: "postgres", close: () => pool.end({ timeout: 5 }) };
   }
   const release = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
@@ -309,6 +310,15 @@ export function migrationsFolder(): string {
   return found;
 }
 
+/**
+ * Any number of processes may start at once on an empty database (replicas, the worker, `migrate`): Postgres
+ * migrations run under one session-level advisory lock, so one process applies them while the others wait and
+ * then find them applied. Without it two runs race on `CREATE SCHEMA`/`CREATE TABLE` and one fails on a catalog
+ * unique index. The lock lives on a connection of its own, without the pool's statement timeout: a migration may
+ * legitimately run long.
+ */
+export const MIGRATION_LOCK_KEY = 7_352_019_286;
+
 export async function migrateDatabase(database: Database): Promise<void> {
   const migrationsFolderPath = migrationsFolder();
   if (database.kind === "pglite") {
@@ -316,13 +326,32 @@ export async function migrateDatabase(database: Database): Promise<void> {
     await migratePglite(database.db as any, {
       migrationsFolder: migrationsFolderPath,
     });
-  } else {
-    // biome-ignore lint/suspicious/noExplicitAny: see above
-    await migratePostgres(database.db as any, {
-      migrationsFolder: migrationsFolderPath,
-    });
+    return;
+  }
+  const url = databaseUrls.get(database.db);
+  if (!url) throw new Error("migrateDatabase: not a database made by createDatabase");
+  const session = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connection: { application_name: "rubricon-migrate" },
+  });
+  try {
+    await session`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: see above
+      await migratePostgres(drizzlePostgres(session, { schema }) as any, {
+        migrationsFolder: migrationsFolderPath,
+      });
+    } finally {
+      await session`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
+    }
+  } finally {
+    await session.end({ timeout: 5 });
   }
 }
+
+/** The URL each Postgres database was opened with, for the migration session. */
+const databaseUrls = new WeakMap<Db, string>();
 
 const processInstances = new Map<string, Promise<Database>>();
 
