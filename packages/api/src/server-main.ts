@@ -15,6 +15,7 @@ import { configureLogging } from "./observability/logger";
 import { collectProcessMetrics } from "./observability/metrics";
 import {
   listenMetrics,
+  metricsOnMainPort,
   registerInFlight,
   registerQueueGauges,
   registerWorkGauges,
@@ -49,7 +50,8 @@ export function serverMain(opts: ServerMainOptions = {}): void {
       : false;
     const logger = configureLogging(env, "web", undefined, tracing);
     if (envFile) logger.info({ file: envFile }, "settings read from .env");
-    observeRedis(env.metricsPort !== undefined);
+    const metricsOn = env.metricsPort !== undefined || env.metricsToken !== undefined;
+    observeRedis(metricsOn);
     const fallback = opts.fallback
       ? await startupStep("preparing the dashboard (Next.js build)", () => opts.fallback!(env))
       : notFound;
@@ -81,9 +83,11 @@ export function serverMain(opts: ServerMainOptions = {}): void {
       (res as ObservedResponse)[REQUEST_SPAN] = started.span;
       context.with(started.ctx, () => handle(req, res));
     };
+    const metricsHere = env.metricsToken ? metricsOnMainPort(env.metricsToken) : undefined;
     const served: Served = createDrainableServer(
       (req, res) => {
         const url = req.url ?? "/";
+        if (metricsHere && url.startsWith("/metrics") && metricsHere(req, res)) return;
         if (
           (url.startsWith("/healthz") || url.startsWith("/readyz")) &&
           serveHealth(req, res, checks, served.draining)
@@ -97,16 +101,19 @@ export function serverMain(opts: ServerMainOptions = {}): void {
         onStart: (_req, res) => markStart(res),
         onDone: (req, res) => {
           const url = req.url ?? "";
-          if (!url.startsWith("/healthz") && !url.startsWith("/readyz")) observeResponse(req, res, "web");
+          if (!url.startsWith("/healthz") && !url.startsWith("/readyz") && !url.startsWith("/metrics"))
+            observeResponse(req, res, "web");
         },
       },
     );
-    if (env.metricsPort) {
+    if (metricsOn) {
       collectProcessMetrics();
       registerQueueGauges(app.database.db);
       registerPoolGauges();
       registerInFlight(served.inFlight);
       if (loops) registerWorkGauges(loops.held);
+    }
+    if (env.metricsPort) {
       const metrics = await startupStep(`listening on METRICS_PORT ${env.metricsPort}`, () =>
         listenMetrics(env.metricsPort!, env.metricsHost),
       );
