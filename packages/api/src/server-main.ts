@@ -4,8 +4,11 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { context } from "@opentelemetry/api";
+import { ApiError } from "@rubricon/core";
 import { type Env, loadEnv } from "./config/env";
 import { loadDotEnv, runMain, startupStep } from "./config/startup";
+import { toErrorEnvelope } from "./http/error-envelope";
+import { uuidv7 } from "./http/request-id";
 import { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 import type { RedisSlidingWindow } from "./limits/redis-sliding-window";
 import { databaseCheck, fileStoreCheck, redisCheck, serveHealth } from "./observability/health";
@@ -99,6 +102,19 @@ export function serverMain(opts: ServerMainOptions = {}): void {
         shutdownTimeoutMs: env.shutdownTimeoutMs,
         log: (msg, fields) => logger.info(fields ?? {}, msg),
         onStart: (_req, res) => markStart(res),
+        answerStuck: (_req, res) => {
+          const requestId = uuidv7();
+          const error = new ApiError(
+            "server_stopping",
+            "The server stopped before this request could finish. Retry it; another instance will answer.",
+          );
+          res.writeHead(503, {
+            "Content-Type": "application/json; charset=utf-8",
+            "Retry-After": "1",
+            "X-Request-Id": requestId,
+          });
+          res.end(JSON.stringify(toErrorEnvelope(error, requestId, env.baseUrl)));
+        },
         onDone: (req, res) => {
           const url = req.url ?? "";
           if (!url.startsWith("/healthz") && !url.startsWith("/readyz") && !url.startsWith("/metrics"))

@@ -61,7 +61,12 @@ describe("metrics access", () => {
     expect(text).toContain("rubricon_http_request_duration_seconds");
     expect(text).toContain("rubricon_process_cpu_seconds_total");
 
-    for (const headers of [{}, { Authorization: "Bearer wrong" }, { Authorization: `Basic ${TOKEN}` }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { Authorization: "Bearer wrong" },
+      { Authorization: `Basic ${TOKEN}` },
+    ];
+    for (const headers of attempts) {
       const refused = await fetch(main, { headers });
       expect(refused.status).toBe(401);
       expect(await refused.text()).not.toContain("rubricon_");

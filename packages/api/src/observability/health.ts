@@ -122,9 +122,8 @@ const probes = new WeakMap<HealthCheck[], Probe>();
 
 /** The checks' last answer if it is under a second old, else the probe already running, else a new one. */
 function probeOnce(checks: HealthCheck[]): Promise<Readiness> {
-  let probe = probes.get(checks);
-  if (!probe) probes.set(checks, (probe = {}));
-  const p = probe;
+  const p: Probe = probes.get(checks) ?? {};
+  probes.set(checks, p);
   if (p.last && performance.now() - p.last.at < READINESS_REUSE_MS) return Promise.resolve(p.last.ready);
   p.pending ??= readiness(checks).then((ready) => {
     p.last = { at: performance.now(), ready };
