@@ -24,6 +24,7 @@ import {
   registerWorkGauges,
 } from "./observability/metrics-server";
 import { type ObservedResponse, REQUEST_SPAN } from "./observability/request-context";
+import { routeConsoleTo } from "./observability/safe-error";
 import { startServerSpan, startTracing, stopTracing } from "./observability/tracing";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -52,6 +53,7 @@ export function serverMain(opts: ServerMainOptions = {}): void {
         )
       : false;
     const logger = configureLogging(env, "web", undefined, tracing);
+    routeConsoleTo(logger);
     if (envFile) logger.info({ file: envFile }, "settings read from .env");
     const metricsOn = env.metricsPort !== undefined || env.metricsToken !== undefined;
     observeRedis(metricsOn);
@@ -77,7 +79,11 @@ export function serverMain(opts: ServerMainOptions = {}): void {
       if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
       // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
       if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
-      else fallback(req, res);
+      else {
+        // Pages get a request id as the API's answers do: in the response header and the request's log line.
+        res.setHeader("X-Request-Id", uuidv7());
+        fallback(req, res);
+      }
     };
     // Traces off, requests go straight to the handler: no span, no context switch.
     const traced: NodeHandler = (req, res) => {

@@ -4,6 +4,7 @@ import { API_VERSION } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { log } from "../observability/logger";
 import { type ObservedResponse, REQUEST_CONTEXT } from "../observability/request-context";
+import { safeErrorMessage } from "../observability/safe-error";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
 import {
   type ApiRequest,
@@ -268,7 +269,7 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
       if (unexpected)
         log().error(
           { requestId, method: req.method, route: ctx.template ?? ctx.entry, err },
-          `${req.method} ${ctx.template ?? ctx.entry ?? "request"} failed: ${err instanceof Error ? err.message : String(err)}`,
+          `${req.method} ${ctx.template ?? ctx.entry ?? "request"} failed: ${safeErrorMessage(err)}`,
         );
       if (error.headers) Object.assign(headers, error.headers);
       return { status: error.status, body: toErrorEnvelope(error, requestId, services.env.baseUrl) };
