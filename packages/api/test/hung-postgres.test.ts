@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,6 +110,13 @@ describe("a hung or refusing Postgres", () => {
       await proxy.restore();
     }
     await untilOk(boundedUrl);
+    // The failures are logged as JSON lines naming the cause, without the key or its hash (the look-up's value).
+    const out = bounded.stdout();
+    expect(out).toMatch(/database unavailable \(no answer within 3000 ms\)/);
+    expect(out).not.toContain(key);
+    expect(out).not.toContain(createHash("sha256").update(key).digest("hex"));
+    for (const line of out.split("\n").filter((l) => l.trim() !== ""))
+      expect(() => JSON.parse(line), line).not.toThrow();
   }, 60_000);
 
   it("refusing: requests get 503 database_unavailable quickly, not 500 after seconds", async () => {

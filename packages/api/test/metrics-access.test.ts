@@ -72,4 +72,19 @@ describe("metrics access", () => {
       expect(await refused.text()).not.toContain("rubricon_");
     }
   });
+
+  it("a page request carries a request id in its header and its log line; every stdout line is JSON", async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/some/dashboard/page`);
+    const id = res.headers.get("x-request-id");
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    await web.waitFor(id!, 5_000);
+    const lines = web
+      .stdout()
+      .split("\n")
+      .filter((l) => l.trim() !== "");
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === id);
+    expect(logged).toMatchObject({ msg: "request", route: "web", status: 404 });
+  });
 });

@@ -266,6 +266,12 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
     failure(err, input) {
       const { error, unexpected } = toApiError(err, input);
       ctx.errorCode = error.code;
+      // An outage is not a bug, but the operator needs the cause: the statement's name and code, never its values.
+      if (error.code === "database_unavailable")
+        log().warn(
+          { requestId, method: req.method, route: ctx.template ?? ctx.entry, err },
+          `${req.method} ${ctx.template ?? ctx.entry ?? "request"}: ${safeErrorMessage(err)}`,
+        );
       if (unexpected)
         log().error(
           { requestId, method: req.method, route: ctx.template ?? ctx.entry, err },

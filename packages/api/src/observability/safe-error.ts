@@ -5,6 +5,7 @@
  * first table and the error by its SQLSTATE and constraint, never a value.
  */
 import { format } from "node:util";
+import { databaseUnavailableReason } from "@rubricon/db";
 
 const OPERATION =
   /^\s*(?:with\b[\s\S]*?\)\s*)?(select|insert|update|delete|begin|commit|rollback|savepoint|release|set|create|alter|drop|explain|lock|notify|listen)\b/i;
@@ -59,12 +60,14 @@ function dbFacts(err: unknown): DbErrorFacts | undefined {
 /** A one-line message for the error that holds no statement values. */
 export function safeErrorMessage(err: unknown): string {
   const facts = dbFacts(err);
+  const unavailable = databaseUnavailableReason(err);
   if (facts) {
     return [
       "database error",
       facts.code ? `SQLSTATE ${facts.code}` : undefined,
       facts.statement ? `in ${facts.statement}` : undefined,
       facts.constraint ? `(constraint ${facts.constraint})` : undefined,
+      unavailable ? `: database unavailable (${unavailable})` : undefined,
     ]
       .filter(Boolean)
       .join(" ");
