@@ -24,6 +24,7 @@ import {
   registerPoolGauges,
   registerQueueGauges,
   registerWorkGauges,
+  routeConsoleTo,
   runMain,
   startLoops,
   startTracing,
@@ -41,6 +42,7 @@ runMain("worker", async () => {
       )
     : false;
   const logger = configureLogging(env, "worker", undefined, tracing);
+  routeConsoleTo(logger);
   if (envFile) logger.info({ file: envFile }, "settings read from .env");
   checkWritable(env);
   const database = await openDatabase(env);

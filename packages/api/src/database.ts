@@ -18,6 +18,8 @@ export function openDatabase(env: Env): Promise<Database> {
         dataDir: env.databaseUrl ? undefined : `${env.dataDir}/pglite`,
         prepareStatements: env.databasePrepareStatements,
         maxConnections: DB_POOL_SIZE,
+        connectTimeoutMs: env.databaseConnectTimeoutMs,
+        statementTimeoutMs: env.databaseStatementTimeoutMs,
         ...(observabilityOn(env) ? { observe: statementObserver() } : {}),
         migrate: true,
       }),

@@ -50,6 +50,7 @@ export { redisRoundTrip, registerPoolGauges } from "./observability/instrument";
 export { configureLogging, type Logger, log } from "./observability/logger";
 export { collectProcessMetrics, registry as metricsRegistry } from "./observability/metrics";
 export { listenMetrics, registerQueueGauges, registerWorkGauges } from "./observability/metrics-server";
+export { routeConsoleTo } from "./observability/safe-error";
 export { startTracing, stopTracing, tracingOn } from "./observability/tracing";
 export { type AppRouter, appRouter } from "./routers/index";
 export { type ServerMainOptions, serverMain } from "./server-main";

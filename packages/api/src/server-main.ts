@@ -4,8 +4,11 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { context } from "@opentelemetry/api";
+import { ApiError } from "@rubricon/core";
 import { type Env, loadEnv } from "./config/env";
 import { loadDotEnv, runMain, startupStep } from "./config/startup";
+import { toErrorEnvelope } from "./http/error-envelope";
+import { uuidv7 } from "./http/request-id";
 import { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 import type { RedisSlidingWindow } from "./limits/redis-sliding-window";
 import { databaseCheck, fileStoreCheck, redisCheck, serveHealth } from "./observability/health";
@@ -15,11 +18,13 @@ import { configureLogging } from "./observability/logger";
 import { collectProcessMetrics } from "./observability/metrics";
 import {
   listenMetrics,
+  metricsOnMainPort,
   registerInFlight,
   registerQueueGauges,
   registerWorkGauges,
 } from "./observability/metrics-server";
 import { type ObservedResponse, REQUEST_SPAN } from "./observability/request-context";
+import { routeConsoleTo } from "./observability/safe-error";
 import { startServerSpan, startTracing, stopTracing } from "./observability/tracing";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -48,8 +53,10 @@ export function serverMain(opts: ServerMainOptions = {}): void {
         )
       : false;
     const logger = configureLogging(env, "web", undefined, tracing);
+    routeConsoleTo(logger);
     if (envFile) logger.info({ file: envFile }, "settings read from .env");
-    observeRedis(env.metricsPort !== undefined);
+    const metricsOn = env.metricsPort !== undefined || env.metricsToken !== undefined;
+    observeRedis(metricsOn);
     const fallback = opts.fallback
       ? await startupStep("preparing the dashboard (Next.js build)", () => opts.fallback!(env))
       : notFound;
@@ -72,7 +79,11 @@ export function serverMain(opts: ServerMainOptions = {}): void {
       if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
       // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
       if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
-      else fallback(req, res);
+      else {
+        // Pages get a request id as the API's answers do: in the response header and the request's log line.
+        res.setHeader("X-Request-Id", uuidv7());
+        fallback(req, res);
+      }
     };
     // Traces off, requests go straight to the handler: no span, no context switch.
     const traced: NodeHandler = (req, res) => {
@@ -81,9 +92,11 @@ export function serverMain(opts: ServerMainOptions = {}): void {
       (res as ObservedResponse)[REQUEST_SPAN] = started.span;
       context.with(started.ctx, () => handle(req, res));
     };
+    const metricsHere = env.metricsToken ? metricsOnMainPort(env.metricsToken) : undefined;
     const served: Served = createDrainableServer(
       (req, res) => {
         const url = req.url ?? "/";
+        if (metricsHere && url.startsWith("/metrics") && metricsHere(req, res)) return;
         if (
           (url.startsWith("/healthz") || url.startsWith("/readyz")) &&
           serveHealth(req, res, checks, served.draining)
@@ -95,18 +108,34 @@ export function serverMain(opts: ServerMainOptions = {}): void {
         shutdownTimeoutMs: env.shutdownTimeoutMs,
         log: (msg, fields) => logger.info(fields ?? {}, msg),
         onStart: (_req, res) => markStart(res),
+        answerStuck: (_req, res) => {
+          const requestId = uuidv7();
+          const error = new ApiError(
+            "server_stopping",
+            "The server stopped before this request could finish. Retry it; another instance will answer.",
+          );
+          res.writeHead(503, {
+            "Content-Type": "application/json; charset=utf-8",
+            "Retry-After": "1",
+            "X-Request-Id": requestId,
+          });
+          res.end(JSON.stringify(toErrorEnvelope(error, requestId, env.baseUrl)));
+        },
         onDone: (req, res) => {
           const url = req.url ?? "";
-          if (!url.startsWith("/healthz") && !url.startsWith("/readyz")) observeResponse(req, res, "web");
+          if (!url.startsWith("/healthz") && !url.startsWith("/readyz") && !url.startsWith("/metrics"))
+            observeResponse(req, res, "web");
         },
       },
     );
-    if (env.metricsPort) {
+    if (metricsOn) {
       collectProcessMetrics();
       registerQueueGauges(app.database.db);
       registerPoolGauges();
       registerInFlight(served.inFlight);
       if (loops) registerWorkGauges(loops.held);
+    }
+    if (env.metricsPort) {
       const metrics = await startupStep(`listening on METRICS_PORT ${env.metricsPort}`, () =>
         listenMetrics(env.metricsPort!, env.metricsHost),
       );

@@ -21,4 +21,5 @@ export { redisRoundTrip, registerPoolGauges } from "./observability/instrument";
 export { configureLogging } from "./observability/logger";
 export { collectProcessMetrics } from "./observability/metrics";
 export { listenMetrics, registerQueueGauges, registerWorkGauges } from "./observability/metrics-server";
+export { routeConsoleTo } from "./observability/safe-error";
 export { startTracing, stopTracing } from "./observability/tracing";

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHECK_TIMEOUT_MS } from "../src/observability/health";
+import { CHECK_TIMEOUT_MS, READINESS_REUSE_MS } from "../src/observability/health";
 import { type ChildProcess, freePort, SERVER_MAIN, startProcess, WORKER_MAIN } from "./helpers/process";
 import { TEST_SECRETS } from "./helpers/server";
+import { TcpProxy } from "./helpers/tcp-proxy";
 
 /**
  * `/healthz` and `/readyz` of the web process and the worker, over real HTTP, with Postgres behind a TCP proxy the
@@ -52,6 +53,7 @@ class PostgresProxy {
 
 let database: TestDatabase;
 let proxy: PostgresProxy;
+let redisProxy: TcpProxy;
 let web: ChildProcess;
 let worker: ChildProcess;
 let webUrl: string;
@@ -63,6 +65,8 @@ beforeAll(async () => {
   const proxied = new URL(database.url!);
   proxied.hostname = "127.0.0.1";
   proxied.port = String(await proxy.listen());
+  redisProxy = TcpProxy.to(REDIS);
+  await redisProxy.listen();
   const [webPort, healthPort] = [await freePort(), await freePort()];
   webUrl = `http://127.0.0.1:${webPort}`;
   workerUrl = `http://127.0.0.1:${healthPort}`;
@@ -70,7 +74,7 @@ beforeAll(async () => {
     ...TEST_SECRETS,
     NODE_ENV: "test",
     DATABASE_URL: proxied.toString(),
-    REDIS_URL: REDIS,
+    REDIS_URL: redisProxy.url(REDIS),
     REDIS_KEY_PREFIX: `health-${webPort}:`,
     DATA_DIR: mkdtempSync(join(tmpdir(), "rubricon-health-")),
     EMBEDDED_WORKER: "false",
@@ -89,6 +93,7 @@ afterAll(async () => {
     }
   }
   proxy?.server.close();
+  await redisProxy?.close();
   await database?.dispose();
 });
 
@@ -121,11 +126,14 @@ describe("health and readiness", () => {
 
   it("readiness is 503 within a second while Postgres hangs, and 200 once it is back", async () => {
     proxy.set("blackhole");
+    // A probe's answer is reused for a second.
+    await new Promise((r) => setTimeout(r, READINESS_REUSE_MS + 50));
     for (const base of [webUrl, workerUrl]) {
       // The first probe may meet the dropped connection (a fast failure); the next one waits on a new
       // connection that is accepted and never answered.
       const first = await probe(`${base}/readyz`);
       expect(first.status).toBe(503);
+      await new Promise((r) => setTimeout(r, READINESS_REUSE_MS + 50));
       const ready = await probe(`${base}/readyz`);
       expect(ready.status).toBe(503);
       // The check gives up after its budget; the rest is the probe's round trip, which a loaded CI machine can
@@ -150,6 +158,26 @@ describe("health and readiness", () => {
     // The cause is in the log, not the body.
     expect(web.stdout()).toContain("readiness check database failed");
   }, 60_000);
+
+  it("with Redis refusing connections the processes stay ready (degraded): they serve without it", async () => {
+    await redisProxy.cut();
+    try {
+      await new Promise((r) => setTimeout(r, READINESS_REUSE_MS + 50));
+      for (const base of [webUrl, workerUrl]) {
+        const ready = await probe(`${base}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(ready.body).toEqual({
+          status: "degraded",
+          checks: { database: "ok", redis: "failing", files: "ok" },
+        });
+      }
+      // The API keeps answering (limits fail open).
+      const res = await fetch(`${webUrl}/api/v1/evaluations`);
+      expect(res.status).toBe(401);
+    } finally {
+      await redisProxy.restore();
+    }
+  }, 30_000);
 
   it("the API still answers beside them", async () => {
     const res = await fetch(`${webUrl}/api/v1/evaluations`);

@@ -137,6 +137,14 @@ const INCOMING_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const INCOMING_PARENT = "00f067aa0ba902b7";
 
 describe("traces exported to an OTLP collector", () => {
+  it("an idle process exports no traces of its polling: only work is traced", async () => {
+    // The embedded worker polls its queues several times a second; none of those statements is work.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const roots = received.filter((r) => !r.span.parentSpanId);
+    expect(roots.filter((r) => attr(r.span, "db.system") !== undefined).map((r) => r.span.name)).toEqual([]);
+    expect(roots).toHaveLength(0);
+  }, 20_000);
+
   it("a request with a traceparent continues the caller's trace, named by its route template", async () => {
     const signUp = await fetch(`${base}/api/auth/sign-up`, {
       method: "POST",

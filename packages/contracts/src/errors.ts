@@ -532,6 +532,17 @@ export const ERROR_CODES = {
     status: 502,
     summary: "The model provider failed or refused; `details` says why.",
   },
+  database_unavailable: {
+    type: "api_error",
+    status: 503,
+    summary:
+      "The database did not answer in time or refused the connection; retry after `Retry-After` seconds.",
+  },
+  server_stopping: {
+    type: "api_error",
+    status: 503,
+    summary: "The server stopped before this request could finish; retry it after `Retry-After` seconds.",
+  },
   feature_not_available: {
     type: "api_error",
     status: 503,

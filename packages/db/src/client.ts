@@ -9,6 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { withDeadlines } from "./availability";
 import * as schema from "./schema/index";
 
 export type Schema = typeof schema;
@@ -47,6 +48,15 @@ export interface DatabaseOptions {
    * Sees the statement text only (with `$n` placeholders), never the values.
    */
   observe?: StatementObserver;
+  /** Postgres only: how long opening a connection may take, TLS and authentication included. */
+  connectTimeoutMs?: number;
+  /**
+   * Postgres only: the server cancels statements that run longer (`statement_timeout`), and the client stops
+   * waiting for any statement (or a transaction's connection) a second after that, for a server that went silent.
+   * Either way the caller gets a `DatabaseUnavailableError` (or a Postgres error that `databaseUnavailableReason`
+   * names). Unset, there is no limit.
+   */
+  statementTimeoutMs?: number;
 }
 
 export type QueryObserver = (query: string, params: readonly unknown[]) => void;
@@ -64,12 +74,18 @@ export function createDatabase(opts: DatabaseOptions): Database {
     const pool = postgres(opts.url, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
-      connection: { application_name: "rubricon" },
+      connection: {
+        application_name: "rubricon",
+        ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+      },
+      ...(opts.connectTimeoutMs ? { connect_timeout: opts.connectTimeoutMs / 1000 } : {}),
       prepare,
       ...(opts.onQuery ? { debug: debugHook(opts.onQuery) } : {}),
     });
-    const client = opts.observe ? observing(pool, opts.observe, false) : pool;
+    const bounded = opts.statementTimeoutMs ? withDeadlines(pool, opts.statementTimeoutMs + 1_000) : pool;
+    const client = opts.observe ? observing(bounded, opts.observe, false) : bounded;
     const db: Db = drizzlePostgres(prepare ? preparingEveryStatement(client) : client, { schema });
+    databaseUrls.set(db, opts.url);
     return { db, kind: "postgres", close: () => pool.end({ timeout: 5 }) };
   }
   const release = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
@@ -309,6 +325,15 @@ export function migrationsFolder(): string {
   return found;
 }
 
+/**
+ * Any number of processes may start at once on an empty database (replicas, the worker, `migrate`): Postgres
+ * migrations run under one session-level advisory lock, so one process applies them while the others wait and
+ * then find them applied. Without it two runs race on `CREATE SCHEMA`/`CREATE TABLE` and one fails on a catalog
+ * unique index. The lock lives on a connection of its own, without the pool's statement timeout: a migration may
+ * legitimately run long.
+ */
+export const MIGRATION_LOCK_KEY = 7_352_019_286;
+
 export async function migrateDatabase(database: Database): Promise<void> {
   const migrationsFolderPath = migrationsFolder();
   if (database.kind === "pglite") {
@@ -316,13 +341,32 @@ export async function migrateDatabase(database: Database): Promise<void> {
     await migratePglite(database.db as any, {
       migrationsFolder: migrationsFolderPath,
     });
-  } else {
-    // biome-ignore lint/suspicious/noExplicitAny: see above
-    await migratePostgres(database.db as any, {
-      migrationsFolder: migrationsFolderPath,
-    });
+    return;
+  }
+  const url = databaseUrls.get(database.db);
+  if (!url) throw new Error("migrateDatabase: not a database made by createDatabase");
+  const session = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connection: { application_name: "rubricon-migrate" },
+  });
+  try {
+    await session`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: see above
+      await migratePostgres(drizzlePostgres(session, { schema }) as any, {
+        migrationsFolder: migrationsFolderPath,
+      });
+    } finally {
+      await session`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
+    }
+  } finally {
+    await session.end({ timeout: 5 });
   }
 }
+
+/** The URL each Postgres database was opened with, for the migration session. */
+const databaseUrls = new WeakMap<Db, string>();
 
 const processInstances = new Map<string, Promise<Database>>();
 
@@ -331,7 +375,7 @@ const processInstances = new Map<string, Promise<Database>>();
  * allows only one opener per data directory). Migrations run once, on first use.
  */
 export function sharedDatabase(opts: DatabaseOptions & { migrate?: boolean }): Promise<Database> {
-  const key = `${opts.url ?? ""}|${opts.dataDir ?? ""}|${opts.prepareStatements ?? true}`;
+  const key = `${opts.url ?? ""}|${opts.dataDir ?? ""}|${opts.prepareStatements ?? true}|${opts.statementTimeoutMs ?? ""}`;
   let instance = processInstances.get(key);
   if (!instance) {
     instance = (async () => {

@@ -1,3 +1,4 @@
+export { DatabaseUnavailableError, databaseUnavailableReason } from "./availability";
 export * from "./client";
 export { newId } from "./ids";
 export * as schema from "./schema/index";

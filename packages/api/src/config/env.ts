@@ -9,7 +9,10 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z.string().url().optional(),
   DATABASE_PREPARE_STATEMENTS: z.enum(["true", "false"]).default("true"),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   REDIS_URL: z.string().url().optional(),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[\w:.-]{0,64}$/, "must be at most 64 letters, digits, `_`, `:`, `.` or `-`")
@@ -51,7 +54,8 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  METRICS_HOST: z.string().min(1).default("0.0.0.0"),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
@@ -71,6 +75,9 @@ const OWN_PREFIXES = [
   "WORKER_HEALTH",
   "RATE_LIMIT_",
   "REDIS_KEY",
+  "REDIS_COMMAND",
+  "DATABASE_CONNECT",
+  "DATABASE_STATEMENT",
   "SSE_",
   "OTEL_CAPTURE",
 ];
@@ -81,7 +88,13 @@ export interface Env {
   databaseUrl: string | undefined;
   /** Prepare statements on Postgres connections; false behind PgBouncer in transaction mode. */
   databasePrepareStatements: boolean;
+  /** How long opening a Postgres connection may take, handshake included. */
+  databaseConnectTimeoutMs: number;
+  /** Postgres cancels a statement running longer (`statement_timeout`); the client gives up a little later. */
+  databaseStatementTimeoutMs: number;
   redisUrl: string | undefined;
+  /** How long a Redis command may wait for its answer before the limits fail open. */
+  redisCommandTimeoutMs: number;
   /** Prefix of every Redis key, so deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
   /** `log` serves over-limit requests and logs them: for rolling limits out. */
@@ -128,7 +141,10 @@ export interface Env {
   workerHealthPort: number | undefined;
   /** `/metrics` (Prometheus) on its own port and host; unset, no metrics are served. */
   metricsPort: number | undefined;
+  /** Loopback by default: only a scraper on the same host (or through a port the operator maps) reaches it. */
   metricsHost: string;
+  /** Set, `/metrics` is also served on the main port to `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** `pretty` only in development (the default there); JSON lines otherwise. */
   logFormat: "json" | "pretty";
@@ -251,7 +267,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     nodeEnv: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
     databasePrepareStatements: e.DATABASE_PREPARE_STATEMENTS === "true",
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimitMode: e.RATE_LIMIT_MODE,
     trustedProxyCount: e.TRUSTED_PROXY_COUNT,
@@ -286,6 +305,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     workerHealthPort: e.WORKER_HEALTH_PORT,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
+    metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === "development" ? "pretty" : "json"),
     otelEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -1,6 +1,7 @@
 import type { ErrorEnvelope } from "@rubricon/contracts";
 import { errorDocUrl, paramOf } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
+import { databaseUnavailableReason } from "@rubricon/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError, type z } from "zod";
 
@@ -35,6 +36,9 @@ function fromZod(error: ZodError, input: unknown): ApiError {
   });
 }
 
+/** A database outage is usually a failover or a restart: seconds, not minutes. */
+export const DATABASE_RETRY_AFTER_S = 5;
+
 /**
  * Whatever was thrown, as an ApiError; anything unexpected becomes a 500 that reveals nothing. `input` is the
  * request input that was validated, so a wrong-typed field is told apart from a missing one.
@@ -46,6 +50,16 @@ export function toApiError(err: unknown, input?: unknown): { error: ApiError; un
   // A response that fails its own schema is our fault (tRPC reports it as INTERNAL_SERVER_ERROR), not the caller's.
   const outputFailed = err instanceof TRPCError && err.code === "INTERNAL_SERVER_ERROR";
   if (cause instanceof ZodError && !outputFailed) return { error: fromZod(cause, input), unexpected: false };
+  if (databaseUnavailableReason(cause) !== undefined) {
+    return {
+      error: new ApiError(
+        "database_unavailable",
+        "The database is not answering. Retry after the Retry-After seconds.",
+        { headers: { "Retry-After": String(DATABASE_RETRY_AFTER_S) } },
+      ),
+      unexpected: false,
+    };
+  }
   if (cause instanceof TRPCError && cause.code === "BAD_REQUEST") {
     return {
       error: new ApiError("parameter_invalid", "The request is invalid."),

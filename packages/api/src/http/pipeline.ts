@@ -4,6 +4,7 @@ import { API_VERSION } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { log } from "../observability/logger";
 import { type ObservedResponse, REQUEST_CONTEXT } from "../observability/request-context";
+import { safeErrorMessage } from "../observability/safe-error";
 import type { AppServices, Principal, RequestContext } from "../trpc/context";
 import {
   type ApiRequest,
@@ -265,10 +266,16 @@ function createExchange(services: AppServices, req: ApiRequest): Exchange {
     failure(err, input) {
       const { error, unexpected } = toApiError(err, input);
       ctx.errorCode = error.code;
+      // An outage is not a bug, but the operator needs the cause: the statement's name and code, never its values.
+      if (error.code === "database_unavailable")
+        log().warn(
+          { requestId, method: req.method, route: ctx.template ?? ctx.entry, err },
+          `${req.method} ${ctx.template ?? ctx.entry ?? "request"}: ${safeErrorMessage(err)}`,
+        );
       if (unexpected)
         log().error(
           { requestId, method: req.method, route: ctx.template ?? ctx.entry, err },
-          `${req.method} ${ctx.template ?? ctx.entry ?? "request"} failed: ${err instanceof Error ? err.message : String(err)}`,
+          `${req.method} ${ctx.template ?? ctx.entry ?? "request"} failed: ${safeErrorMessage(err)}`,
         );
       if (error.headers) Object.assign(headers, error.headers);
       return { status: error.status, body: toErrorEnvelope(error, requestId, services.env.baseUrl) };

@@ -14,6 +14,11 @@ export interface ServeOptions {
   /** Called as each request arrives and once its response is done (metrics, the request log). */
   onStart?: (req: IncomingMessage, res: ServerResponse) => void;
   onDone?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Answers a request still unanswered when the stop's timeout comes (stuck on a hung dependency), before its
+   * connection is closed: the client then gets a status it can retry on, not a reset.
+   */
+  answerStuck?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface Served {
@@ -42,13 +47,16 @@ const POLL_MS = 100;
 export function createDrainableServer(handler: Handler, opts: ServeOptions): Served {
   let inFlight = 0;
   let draining = false;
+  const open = new Map<ServerResponse, IncomingMessage>();
   let stopping: Promise<boolean> | undefined;
   const { onStart, onDone } = opts;
   const server = createServer((req, res) => {
     inFlight++;
+    open.set(res, req);
     onStart?.(req, res);
     res.once("close", () => {
       inFlight--;
+      open.delete(res);
       onDone?.(req, res);
     });
     if (draining) res.setHeader("Connection", "close");
@@ -86,8 +94,22 @@ export function createDrainableServer(handler: Handler, opts: ServeOptions): Ser
         else if (Date.now() - quietSince >= QUIET_MS) server.closeIdleConnections();
       }, POLL_MS);
       const deadline = setTimeout(() => {
-        server.closeAllConnections();
-        finish(false);
+        let answered = 0;
+        for (const [res, req] of open) {
+          if (res.headersSent || !opts.answerStuck) continue;
+          res.setHeader("Connection", "close");
+          opts.answerStuck(req, res);
+          answered++;
+        }
+        if (answered > 0) opts.log("shutdown: answered 503 to requests still waiting", { answered });
+        // The answers leave with the next write; the connections close once they are flushed.
+        setTimeout(
+          () => {
+            server.closeAllConnections();
+            finish(false);
+          },
+          answered > 0 ? 200 : 0,
+        );
       }, opts.shutdownTimeoutMs);
     });
     return stopping;

@@ -1,6 +1,7 @@
 import type { Clock, EnforcementMode } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
 import type { Env } from "../config/env";
+import { log } from "../observability/logger";
 import { MeterCache } from "./meter-cache";
 import { RedisSlidingWindow } from "./redis-sliding-window";
 import { MemorySlidingWindow, type SlidingWindow } from "./sliding-window";
@@ -17,7 +18,7 @@ export interface RateLimits {
 
 export async function createRateLimits(env: Env, db: Db, clock: Clock): Promise<RateLimits> {
   const window: SlidingWindow = env.redisUrl
-    ? await RedisSlidingWindow.connect(env.redisUrl, env.redisKeyPrefix)
+    ? await RedisSlidingWindow.connect(env.redisUrl, env.redisKeyPrefix, env.redisCommandTimeoutMs)
     : new MemorySlidingWindow();
   let lastReport = 0;
   return {
@@ -28,7 +29,7 @@ export async function createRateLimits(env: Env, db: Db, clock: Clock): Promise<
       // Failing open: an outage of the limit store should not take the API down with it.
       if (Date.now() - lastReport < 60_000) return;
       lastReport = Date.now();
-      console.error(`Rate limits not applied (store failed): ${(err as Error).message}`);
+      log().warn({ err: { message: (err as Error).message } }, "rate limits not applied (store failed)");
     },
     close: () => window.close(),
   };

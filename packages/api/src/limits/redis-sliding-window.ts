@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { redisRoundTrip } from "../observability/instrument";
+import { log } from "../observability/logger";
 import type { SlidingWindow, WindowRequest, WindowState } from "./sliding-window";
 
 /**
@@ -52,30 +53,48 @@ export class RedisSlidingWindow implements SlidingWindow {
   }
 
   /**
-   * Connects before the app serves anything, so a wrong REDIS_URL fails at start. Later outages make commands
-   * fail at once instead of queueing (`enableOfflineQueue: false`); the caller then serves without a limit.
+   * Connects before the app serves anything, so a wrong or silent REDIS_URL fails at start. Later, a command
+   * fails fast instead of waiting: at once while Redis refuses connections (`enableOfflineQueue: false`), within
+   * `commandTimeoutMs` while it accepts and never answers; the caller then serves without a limit. A command that
+   * timed out drops the connection, so the ones after it fail at once until a reconnect gets an answer again.
    */
-  static async connect(url: string, prefix: string): Promise<RedisSlidingWindow> {
+  static async connect(url: string, prefix: string, commandTimeoutMs = 500): Promise<RedisSlidingWindow> {
     const redis = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 5000,
+      commandTimeout: commandTimeoutMs,
     });
     let lastReport = 0;
     redis.on("error", (err: Error) => {
       // ioredis retries on its own; one line a minute is enough to tell an operator.
       if (Date.now() - lastReport < 60_000) return;
       lastReport = Date.now();
-      console.error(`Redis (rate limits) unavailable: ${err.message}`);
+      log().error({ err: { message: err.message } }, "Redis (rate limits) unavailable");
     });
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await redis.connect();
+      // The connect timeout covers TCP only; a server that accepts and stays silent would hang the start.
+      await Promise.race([
+        redis.connect(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("no answer within 5 s")), 5000);
+        }),
+      ]);
     } catch (err) {
       redis.disconnect();
       throw new Error(`Cannot reach Redis at REDIS_URL: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
     return new RedisSlidingWindow(redis, prefix);
+  }
+
+  /** A command timed out: the connection is presumed hung, and is dropped and reopened. */
+  private dropHungConnection(err: unknown): void {
+    if (!(err instanceof Error) || err.message !== "Command timed out") return;
+    if (this.redis.status === "ready") this.redis.disconnect(true);
   }
 
   async hit({ key, limit, windowMs, nowMs, id, consume = true }: WindowRequest): Promise<WindowState> {
@@ -88,7 +107,10 @@ export class RedisSlidingWindow implements SlidingWindow {
         id,
         consume ? "1" : "0",
         String(nowMs - windowMs),
-      ),
+      ).catch((err: unknown) => {
+        this.dropHungConnection(err);
+        throw err;
+      }),
     );
     return {
       allowed: allowed === 1,

@@ -12,11 +12,24 @@ import { migrationsFolder } from "@rubricon/db";
 import type { Env } from "../config/env";
 import { checkWritable } from "../config/startup";
 import { log } from "./logger";
+import { dependencyUp } from "./metrics";
 
 export interface HealthCheck {
   name: string;
   run(): Promise<void>;
+  /**
+   * The process serves without it (Redis: rate limits fail open). Failing, readiness reports it `degraded` in the
+   * body and the `rubricon_dependency_up` gauge but stays 200: a shared dependency's outage would otherwise take
+   * every replica out of the load balancer at once, though each of them can serve.
+   */
+  degradable?: boolean;
 }
+
+/**
+ * How long one probe's answer is reused. Probes are public and cost a query each: without reuse, a burst of them
+ * fills the database pool ahead of real requests. One probe runs at a time per process; callers meanwhile share it.
+ */
+export const READINESS_REUSE_MS = 1_000;
 
 /** Each check's budget: together they answer well within a load balancer's usual 1 s probe timeout. */
 export const CHECK_TIMEOUT_MS = 800;
@@ -42,7 +55,7 @@ export function databaseCheck(database: Pick<Database, "db">): HealthCheck {
 }
 
 export function redisCheck(ping: () => Promise<unknown>): HealthCheck {
-  return { name: "redis", run: async () => void (await ping()) };
+  return { name: "redis", degradable: true, run: async () => void (await ping()) };
 }
 
 /** The file store takes writes (local) or the bucket answers (S3). */
@@ -73,7 +86,7 @@ function withTimeout(check: HealthCheck, ms: number): Promise<void> {
 }
 
 export interface Readiness {
-  status: "ok" | "failing" | "draining";
+  status: "ok" | "degraded" | "failing" | "draining";
   checks: Record<string, "ok" | "failing" | "timeout">;
 }
 
@@ -82,19 +95,42 @@ export async function readiness(checks: HealthCheck[], draining = false): Promis
     checks.map(async (check) => {
       try {
         await withTimeout(check, CHECK_TIMEOUT_MS);
+        dependencyUp.set({ dependency: check.name }, 1);
         return [check.name, "ok"] as const;
       } catch (err) {
+        dependencyUp.set({ dependency: check.name }, 0);
         const message = err instanceof Error ? err.message : String(err);
         log().warn({ check: check.name, reason: message }, `readiness check ${check.name} failed`);
         return [check.name, message.startsWith("no answer within") ? "timeout" : "failing"] as const;
       }
     }),
   );
-  const failing = results.some(([, state]) => state !== "ok");
+  const byName = new Map(checks.map((c) => [c.name, c]));
+  const down = results.filter(([, state]) => state !== "ok");
+  const failing = down.some(([name]) => !byName.get(name)?.degradable);
   return {
-    status: draining ? "draining" : failing ? "failing" : "ok",
+    status: draining ? "draining" : failing ? "failing" : down.length > 0 ? "degraded" : "ok",
     checks: Object.fromEntries(results),
   };
+}
+
+interface Probe {
+  pending?: Promise<Readiness>;
+  last?: { at: number; ready: Readiness };
+}
+const probes = new WeakMap<HealthCheck[], Probe>();
+
+/** The checks' last answer if it is under a second old, else the probe already running, else a new one. */
+function probeOnce(checks: HealthCheck[]): Promise<Readiness> {
+  const p: Probe = probes.get(checks) ?? {};
+  probes.set(checks, p);
+  if (p.last && performance.now() - p.last.at < READINESS_REUSE_MS) return Promise.resolve(p.last.ready);
+  p.pending ??= readiness(checks).then((ready) => {
+    p.last = { at: performance.now(), ready };
+    p.pending = undefined;
+    return ready;
+  });
+  return p.pending;
 }
 
 const NO_STORE = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
@@ -119,8 +155,11 @@ export function serveHealth(
     res.writeHead(200, NO_STORE).end(req.method === "HEAD" ? undefined : '{"status":"ok"}');
     return true;
   }
-  void readiness(checks, draining()).then((ready) => {
-    res.writeHead(ready.status === "ok" ? 200 : 503, NO_STORE);
+  void probeOnce(checks).then((checked) => {
+    // Draining is read now, not from the reused answer: a stop must take the process out at once.
+    const ready: Readiness = draining() ? { ...checked, status: "draining" } : checked;
+    const serving = ready.status === "ok" || ready.status === "degraded";
+    res.writeHead(serving ? 200 : 503, NO_STORE);
     res.end(req.method === "HEAD" ? undefined : JSON.stringify(ready));
   });
   return true;
@@ -152,7 +191,12 @@ export async function listenHealth(
 export async function redisPing(url: string): Promise<{ ping: () => Promise<unknown>; close: () => void }> {
   // The default export: a bundle loads ioredis (CommonJS) through a chunk that has no named exports.
   const Redis = (await import("ioredis")).default;
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: CHECK_TIMEOUT_MS,
+  });
   redis.on("error", () => {});
   redis.connect().catch(() => {});
   return { ping: () => redis.ping(), close: () => redis.disconnect() };

@@ -42,7 +42,8 @@ export function observeResponse(req: IncomingMessage, res: ObservedResponse, fal
   const principal = ctx?.principal;
   logger.info(
     {
-      requestId: ctx?.requestId,
+      // Dashboard pages have no API context: their id is the one the server put on the response.
+      requestId: ctx?.requestId ?? (res.getHeader("x-request-id") as string | undefined),
       traceId: span ? span.spanContext().traceId : traceIdOf(req),
       spanId: span?.spanContext().spanId,
       method,

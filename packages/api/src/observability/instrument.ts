@@ -10,8 +10,8 @@ import { endSpan, startDbSpan, startRedisSpan, tracingOn } from "./tracing";
 /** Connections in the postgres.js pool of each process (`createDatabase`'s default). */
 export const DB_POOL_SIZE = 10;
 
-export function observabilityOn(env: Pick<Env, "metricsPort" | "otelEndpoint">): boolean {
-  return env.metricsPort !== undefined || env.otelEndpoint !== undefined;
+export function observabilityOn(env: Pick<Env, "metricsPort" | "metricsToken" | "otelEndpoint">): boolean {
+  return env.metricsPort !== undefined || env.metricsToken !== undefined || env.otelEndpoint !== undefined;
 }
 
 const pool = { statements: 0, transactions: 0 };

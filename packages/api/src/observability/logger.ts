@@ -6,6 +6,7 @@
 import { writeSync } from "node:fs";
 import pino, { type Logger } from "pino";
 import type { Env } from "../config/env";
+import { serializeError } from "./safe-error";
 import { currentTraceIds } from "./tracing";
 
 export type { Logger } from "pino";
@@ -57,6 +58,7 @@ function build(
     level,
     base: { pid: process.pid },
     redact: { paths: REDACT, censor: "[redacted]" },
+    serializers: { err: serializeError },
     timestamp: isoTimeOncePerMs,
     formatters: { level: (label) => ({ level: label }) },
     ...(pretty && !destination ? { transport: { target: "pino-pretty", options: { colorize: true } } } : {}),

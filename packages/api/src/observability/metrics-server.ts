@@ -1,4 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import {
   autouserRunQueue,
   oldestPendingDeliveryAge,
@@ -10,9 +11,45 @@ import {
 import type { Db } from "@rubricon/db";
 import { gaugeOnScrape, registry } from "./metrics";
 
+/** Answers a `/metrics` request with the registry's text. */
+export function serveMetrics(req: IncomingMessage, res: ServerResponse): void {
+  registry.metrics().then(
+    (text) =>
+      res
+        .writeHead(200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" })
+        .end(req.method === "HEAD" ? undefined : text),
+    (err: unknown) => res.writeHead(500, { "Content-Type": "text/plain" }).end(`${(err as Error).message}\n`),
+  );
+}
+
 /**
- * `/metrics` on its own port (`METRICS_PORT`), never on the API's: the port is reachable only where the operator
- * exposes it (a private network, the Prometheus scraper), so it needs no token.
+ * `/metrics` on the main port, for a platform that scrapes only the port it routes (`METRICS_TOKEN`): answered only
+ * to `Authorization: Bearer <token>`, compared in constant time; anything else is 401 and never reaches the app.
+ * True when the request was `/metrics` and has been answered.
+ */
+export function metricsOnMainPort(token: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const expected = createHash("sha256").update(token).digest();
+  return (req, res) => {
+    if ((req.url ?? "").split("?", 1)[0] !== "/metrics") return false;
+    const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    if (!timingSafeEqual(createHash("sha256").update(given).digest(), expected)) {
+      res
+        .writeHead(401, { "Content-Type": "text/plain", "WWW-Authenticate": 'Bearer realm="metrics"' })
+        .end("Unauthorized\n");
+      return true;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { Allow: "GET, HEAD" }).end();
+      return true;
+    }
+    serveMetrics(req, res);
+    return true;
+  };
+}
+
+/**
+ * `/metrics` on its own port (`METRICS_PORT`), loopback by default (`METRICS_HOST`): reachable only where the
+ * operator exposes it (the host's own scraper, a mapped port on a private network), so it needs no token.
  */
 export async function listenMetrics(port: number, host: string): Promise<Server> {
   const server = createServer((req, res) => {
@@ -20,11 +57,7 @@ export async function listenMetrics(port: number, host: string): Promise<Server>
       res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found\n");
       return;
     }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
-      (err: unknown) =>
-        res.writeHead(500, { "Content-Type": "text/plain" }).end(`${(err as Error).message}\n`),
-    );
+    serveMetrics(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -29,6 +29,13 @@ export const httpErrors = new Counter({
   registers: [registry],
 });
 
+export const dependencyUp = new Gauge({
+  name: "rubricon_dependency_up",
+  help: "Whether each readiness check's dependency answered at its last probe (1) or not (0)",
+  labelNames: ["dependency"] as const,
+  registers: [registry],
+});
+
 export const rateLimitDecisions = new Counter({
   name: "rubricon_rate_limit_decisions_total",
   help: "Per-minute budget decisions: allowed, refused, logged (over the limit in log mode), store_failed",

@@ -17,6 +17,9 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { Env } from "../config/env";
+import { describeStatement, safeErrorMessage } from "./safe-error";
+
+export { describeStatement };
 
 let tracer: Tracer | null = null;
 let shutdown: (() => Promise<void>) | null = null;
@@ -97,19 +100,10 @@ export function endServerSpan(
   span.end();
 }
 
-const OPERATION =
-  /^\s*(?:with\b[\s\S]*?\)\s*)?(select|insert|update|delete|begin|commit|rollback|savepoint|release|set|create|alter|drop|explain|lock|notify|listen)\b/i;
-const TABLE = /\b(?:from|into|update|join)\s+"?([a-z_][a-z0-9_]*)"?/i;
-
-/** The statement's operation and first table, for the span's name: never its values. */
-export function describeStatement(text: string): { operation: string; table: string | undefined } {
-  const operation = (OPERATION.exec(text)?.[1] ?? "query").toUpperCase();
-  return { operation, table: TABLE.exec(text)?.[1] };
-}
-
 /** A client span around one Postgres statement (the current span's child). */
 export function startDbSpan(text: string): Span | null {
-  if (!tracer) return null;
+  // Only inside work (a request, a run, a delivery): a worker's polls, most of them empty, would each be a trace.
+  if (!tracer || !trace.getSpan(context.active())) return null;
   const { operation, table } = describeStatement(text);
   return tracer.startSpan(table ? `${operation} ${table}` : operation, {
     kind: SpanKind.CLIENT,
@@ -125,7 +119,7 @@ export function startDbSpan(text: string): Span | null {
 
 /** A client span around one Redis round trip. */
 export function startRedisSpan(command: string): Span | null {
-  if (!tracer) return null;
+  if (!tracer || !trace.getSpan(context.active())) return null;
   return tracer.startSpan(`redis ${command}`, {
     kind: SpanKind.CLIENT,
     attributes: { "db.system": "redis", "db.system.name": "redis", "db.operation.name": command },
@@ -136,7 +130,7 @@ export function endSpan(span: Span, error?: unknown): void {
   if (error !== undefined) {
     span.setStatus({
       code: SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message.slice(0, 200) : undefined,
+      message: error instanceof Error ? safeErrorMessage(error).slice(0, 200) : undefined,
     });
   }
   span.end();
