@@ -3,7 +3,7 @@
 //   dist/plugin/code.js         the sandbox code, one file, no remote code
 //   dist/plugin/ui.html         the window, its script inlined (the editor loads it as a string)
 //   dist/figma-plugin.zip       the three files, ready to unzip and import
-// The server is RUBRICON_SERVER_URL, else BASE_URL, else http://localhost:3000.
+// The server is RUBRICON_SERVER_URL, else http://localhost:3000.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +25,7 @@ function serverOrigin(value) {
 }
 
 const server = serverOrigin(
-  process.env.RUBRICON_SERVER_URL || process.env.BASE_URL || "http://localhost:3000",
+  process.env.RUBRICON_SERVER_URL || "http://localhost:3000",
 );
 
 rmSync(DIST, { recursive: true, force: true });
