@@ -232,6 +232,8 @@ async function runAutousers() {
   setBusy("Starting the autousers…");
   await startAutousers(conn(), id, ids);
   setBusy(null);
+  // Started, it is no longer a Draft to add to: the next addition makes a new one.
+  await refreshDrafts();
   await showEvaluation(id);
 }
 

@@ -189,7 +189,20 @@ describe("the browser extension in Chromium", () => {
       await loops.stop();
     }
     const scores = await popup.$$eval("#scores tr", (rows) => rows.map((r) => r.textContent));
+    // `UPDATE_DOCS_SCREENSHOTS=1` refreshes the picture in docs/extension.md from this run.
+    if (process.env.UPDATE_DOCS_SCREENSHOTS) {
+      await popup.setViewportSize({ width: 368, height: 640 });
+      await popup.screenshot({
+        path: join(PKG, "../../docs/screenshots/extension-popup.png"),
+        fullPage: true,
+      });
+    }
     expect(scores[0]).toMatch(/^Overall quality\d\.\d\d \(1–\d+, n=2\)$/);
     expect(await popup.textContent("#evaluation-status")).toBe("Running · 2 comparison(s)");
+    // A started evaluation takes no more additions from here: "Add to" offers a new Draft again.
+    expect(await popup.inputValue("#target")).toBe("new");
+    expect(await popup.$$eval("#target option", (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(
+      ["new"],
+    );
   }, 400_000);
 });

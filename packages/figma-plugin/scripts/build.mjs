@@ -24,9 +24,7 @@ function serverOrigin(value) {
   return url.origin;
 }
 
-const server = serverOrigin(
-  process.env.RUBRICON_SERVER_URL || "http://localhost:3000",
-);
+const server = serverOrigin(process.env.RUBRICON_SERVER_URL || "http://localhost:3000");
 
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
