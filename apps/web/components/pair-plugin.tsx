@@ -6,7 +6,9 @@ import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import { Field, FormError } from "@/ui";
 
-/** The user approves the code the design-tool plugin shows; the plugin then acts as them for 7 days. */
+/**
+ * The user approves the code the design-tool plugin or the browser extension shows; it then acts as them for 7 days.
+ */
 export function PairPlugin({ initialCode }: { initialCode: string }) {
   const trpc = useTRPC();
   const [code, setCode] = useState(initialCode);
@@ -18,22 +20,22 @@ export function PairPlugin({ initialCode }: { initialCode: string }) {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setError(null);
-    if (!code.trim()) return setError("Enter the code the plugin shows.");
+    if (!code.trim()) return setError("Enter the code the plugin or extension shows.");
     approve.mutate({ code: code.trim() });
   }
 
   return (
     <section className="card stack" aria-labelledby="pair-heading">
-      <h1 id="pair-heading">Pair the design-tool plugin</h1>
+      <h1 id="pair-heading">Pair the design-tool plugin or browser extension</h1>
       {approve.isSuccess ? (
         <p className="alert alert-info" role="status">
-          Paired. Return to the plugin: it signs in as you within a few seconds.
+          Paired. Return to the plugin or extension: it signs in as you within a few seconds.
         </p>
       ) : (
         <form className="stack" onSubmit={onSubmit} noValidate>
           <p className="muted">
-            Enter the code the plugin shows. Approve only a code you started yourself: the plugin will act as
-            you on all your teams for 7 days.
+            Enter the code the plugin or extension shows. Approve only a code you started yourself: it will
+            act as you on all your teams for 7 days.
           </p>
           <Field id="pair-code" label="Pairing code">
             {(props) => (
