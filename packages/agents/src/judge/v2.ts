@@ -1,4 +1,6 @@
 import type { JudgeTemplate, PageSignals, Persona, RenderingSignals, VisualSignals } from "../types";
+import APPEAL_FIT_FILE from "./appeal/appeal-fit.json";
+import { type AppealFit, contributions, fittedAppeal, predictedRating } from "./appeal/model";
 import {
   axePoints,
   COMPONENTS,
@@ -8,6 +10,9 @@ import {
   speedScore,
 } from "./components";
 import { personaWeights, templateWeights } from "./weights";
+
+/** The fitted sense of design the judge ships (appeal/fit-appeal.ts wrote it). */
+export const APPEAL_FIT: AppealFit = APPEAL_FIT_FILE as AppealFit;
 
 /**
  * heuristic-v2: a weighted mean of defect components (as in v1, with rendered-text measures in place of axe's
@@ -240,115 +245,81 @@ export function styledIndex(r: RenderingSignals): number | null {
 }
 
 /**
- * Visual appeal 0..1 from the screenshot, a weighted mean of parts in 0..1 whose shapes follow the published
- * findings (the constants are set from them, not fitted to any rated set):
- * - colour (Reinecke et al. 2013: appeal rises with colourfulness up to a point): 0.4 for a grey page, rising
- *   linearly to 1 at Hasler & Süsstrunk's M = 40, flat to M = 80 ("highly colourful"), down to 0.6 at M = 120;
- * - complexity (Reinecke et al. 2013: appeal is highest at low-to-moderate complexity): log-normal bumps (σ = 1 in
- *   ln units) on edge density, peaking at 5% edge pixels, and on quadtree leaves, peaking at 7.8 per 10,000
- *   samples (the density at which 5% of the screen would be split down to the finest blocks);
- * - whitespace (Miniukovich & De Angeli 2015): 1 between 30% and 80% empty blocks, falling to 0 at none and all;
- * - balance and symmetry (same; Bauerly & Liu 2006): as measured (0 on a screen with under 0.1% edge pixels,
- *   where there is nothing to arrange);
- * - figure-ground contrast (Miniukovich & De Angeli 2014, 2015): 0 at the edge threshold (a mean step of 0.094),
- *   1 at a mean step of 0.394 (100 of 255 levels, about what a 3:1 contrast leaves on a white ground);
- * - alignment (their grid quality): as measured (0 on an empty screen, as balance);
- * - colour variability (their colour range: many colours read as clutter): 1 up to 10 dominant colours, falling
- *   to 0.5 at 40.
- * Weights (`APPEAL_WEIGHTS`): colour 0.25, complexity 0.3 (edge density two thirds, quadtree one third), whitespace
- * 0.15, balance 0.15, symmetry 0.05, figure-ground 0.1. Captures made before v6 lack figure-ground and the quadtree:
- * figure-ground drops out of both sums and complexity is the edge bump alone.
+ * Visual appeal 0..1 from the screenshot (v14): the rating people would give the design as the fitted model
+ * predicts it (appeal/model.ts, fitted on the 300 training pages of Reinecke & Gajos 2014), from the training
+ * set's 5th percentile (0) to its 95th (1). `parts` keeps the measures' readings for the explanation. Every sighted
+ * persona shares this sense of design; what a persona needs on top (contrast and size, names, tap targets and
+ * speed) is its gates' and components' work.
  */
 export function visualAppeal(
   v: VisualSignals,
-  reader?: Pick<Reader, "lowVision">,
-): { appeal: number; parts: Record<string, number> } {
-  const m = v.colourfulness;
-  const colour = m <= 80 ? 0.4 + 0.6 * clamp01(m / 40) : 1 - 0.4 * clamp01((m - 80) / 40);
-  const bump = (x: number, peak: number) => Math.exp(-(Math.log(Math.max(x, 1e-4) / peak) ** 2) / 2);
-  const edges = bump(v.edgeDensity, 0.05);
-  const complexity = v.quadtreeDensity === undefined ? edges : (2 * edges + bump(v.quadtreeDensity, 7.8)) / 3;
-  const ws = v.whitespace;
-  const whitespace = ws < 0.3 ? ws / 0.3 : ws > 0.8 ? (1 - ws) / 0.2 : 1;
-  // A screen with next to nothing drawn on it is evenly balanced, mirrored and aligned only vacuously.
-  const arranged = v.edgeDensity >= 0.001;
-  const parts: Record<string, number> = {
-    colour: round3(colour),
-    complexity: round3(complexity),
-    whitespace: round3(whitespace),
-    balance: arranged ? v.balance : 0,
-    symmetry: arranged ? v.symmetry : 0,
-  };
-  if (v.figureGround !== undefined) parts.figureGround = round3(clamp01((v.figureGround - 0.094) / 0.3));
-  if (v.alignment !== undefined) parts.alignment = arranged ? v.alignment : 0;
-  if (v.dominantColours !== undefined)
-    parts.colours = round3(1 - 0.5 * clamp01((v.dominantColours - 10) / 30));
-  if (v.pictureShare !== undefined) parts.pictures = round3(clamp01(v.pictureShare / PICTURE_FULL));
-  let sum = 0;
-  let total = 0;
-  for (const [part, base] of Object.entries(APPEAL_WEIGHTS)) {
-    const value = parts[part];
-    if (value === undefined) continue;
-    // Low vision tells figure from ground less easily (Legge et al.: reading speed falls with contrast long before
-    // it does for normal sight), so a design with weak figure-ground contrast costs them more (v7).
-    const weight = part === "figureGround" && reader?.lowVision ? base * LOW_VISION_FIGURE_GROUND : base;
-    sum += weight * value;
-    total += weight;
-  }
-  return { appeal: round3(total === 0 ? 0.5 : sum / total), parts };
+  fit: AppealFit = APPEAL_FIT,
+): { appeal: number; predicted: number; parts: Record<string, number> } {
+  const parts: Record<string, number> = {};
+  for (const c of contributions(fit, v)) parts[c.name] = c.points;
+  return { appeal: fittedAppeal(fit, v), predicted: predictedRating(fit, v), parts };
 }
 
-/**
- * Alignment and colour variability are measured and reported but not weighed: on a page and its unstyled twin they
- * favour the twin (everything flush at the left margin, a few colours), so the published effect, found between
- * designed layouts, does not carry over to telling a designed page from a broken one. Pictures (v13) are reported
- * and not weighed either: most designed pages (dashboards, forms) show none, so the part moved every page without
- * one down alike and left more screenshots tied with their broken twins than without it.
- */
-export const APPEAL_WEIGHTS: Record<string, number> = {
-  colour: 0.25,
-  complexity: 0.3,
-  whitespace: 0.15,
-  balance: 0.15,
-  symmetry: 0.05,
-  figureGround: 0.1,
-};
-
-/**
- * The share of the first screen in pictures at which the (reported) pictures part is met (v13): a main image covering
- * a quarter of it (Djamasbi, Siegel & Tullis 2010, "Generation Y, web design, and eye tracking": home pages with a
- * main large image and little text were preferred).
- */
-export const PICTURE_FULL = 0.25;
-
-/** How much more figure-ground contrast weighs in the appeal a low-vision persona sees (v7). */
+/** How much more figure-ground contrast weighs for a low-vision persona (v7; from v14 in its own gate). */
 export const LOW_VISION_FIGURE_GROUND = 3;
 
 /**
- * Where an appeal falls between a plain failure (0.3 and below: a grey, empty or cluttered screen) and a page that
- * meets every published correlate (0.9 and above), 0..1. Appeal itself is a mean of parts that rarely all fail or
- * all pass, so it spans about half its range; spread over the full gate it separates pages by design (v6).
+ * Where an appeal falls on the gate's range, 0..1. From v14 the fitted appeal is already spread between the
+ * training set's 5th and 95th percentiles, so it is its own position.
  */
 export function appealPosition(appeal: number): number {
-  return round3(clamp01((appeal - 0.3) / 0.6));
+  return round3(clamp01(appeal));
 }
 
-/** The screenshot's measures and what each made of the appeal, in words. */
-function appealWords(v: VisualSignals, parts: Record<string, number>): string {
+/** What most moved the predicted rating, in words: the two measures that helped most and hurt most. */
+export function appealDrivers(fit: AppealFit, v: VisualSignals): { helped: string[]; hurt: string[] } {
+  const all = contributions(fit, v);
+  const merged = new Map<string, number>();
+  for (const c of all) {
+    const key = c.words.replace(/ \(.*\)$/, "");
+    merged.set(key, (merged.get(key) ?? 0) + c.points);
+  }
+  const sorted = [...merged.entries()].sort((a, b) => b[1] - a[1]);
+  return {
+    helped: sorted
+      .filter(([, p]) => p >= 0.1)
+      .slice(0, 2)
+      .map(([w]) => w),
+    hurt: sorted
+      .filter(([, p]) => p <= -0.1)
+      .slice(-2)
+      .reverse()
+      .map(([w]) => w),
+  };
+}
+
+/** The screenshot's measures, in words. */
+function measureWords(v: VisualSignals): string {
   const words = [
-    `colourfulness ${v.colourfulness} → ${parts.colour}`,
-    `edge density ${pct(v.edgeDensity)}${v.quadtreeDensity === undefined ? "" : `, quadtree ${v.quadtreeDensity} per 10k`} → ${parts.complexity}`,
-    `whitespace ${pct(v.whitespace)} → ${parts.whitespace}`,
-    `balance ${parts.balance}`,
-    `symmetry ${parts.symmetry}`,
+    `colourfulness ${v.colourfulness}`,
+    `edge density ${pct(v.edgeDensity)}${v.quadtreeDensity === undefined ? "" : `, quadtree ${v.quadtreeDensity} per 10k`}`,
+    `whitespace ${pct(v.whitespace)}`,
+    `balance ${v.balance}`,
+    `symmetry ${v.symmetry}`,
   ];
-  if (v.figureGround !== undefined) words.push(`figure-ground ${v.figureGround} → ${parts.figureGround}`);
+  if (v.figureGround !== undefined) words.push(`figure-ground ${v.figureGround}`);
   if (v.alignment !== undefined) words.push(`alignment ${v.alignment}`);
-  if (v.dominantColours !== undefined) words.push(`${v.dominantColours} dominant colours → ${parts.colours}`);
-  if (v.pictureShare !== undefined) words.push(`pictures ${pct(v.pictureShare)} → ${parts.pictures}`);
+  if (v.dominantColours !== undefined) words.push(`${v.dominantColours} dominant colours`);
+  if (v.pictureShare !== undefined) words.push(`pictures ${pct(v.pictureShare)}`);
   if (v.glyphHeight !== undefined && v.glyphHeight !== null)
     words.push(`text strokes ${v.glyphHeight} px tall`);
   return words.join(", ");
+}
+
+/** The fitted appeal in a plain sentence's words: what people would rate the design and why. */
+export function appealSentence(v: VisualSignals, fit: AppealFit = APPEAL_FIT): string {
+  const { predicted } = visualAppeal(v, fit);
+  const { helped, hurt } = appealDrivers(fit, v);
+  const why = [
+    helped.length ? `helped by its ${helped.join(" and ")}` : "",
+    hurt.length ? `held back by its ${hurt.join(" and ")}` : "",
+  ].filter(Boolean);
+  return `people would rate its design about ${predicted.toFixed(1)} of 9${why.length ? ` (${why.join(", ")})` : ""}`;
 }
 
 export interface Gate {
@@ -379,7 +350,14 @@ export interface Gate {
  */
 function contentAmount(s: PageSignals, r: RenderingSignals, reader: Reader): number {
   const words = r.ownContent?.words ?? s.wordCount;
-  const heard = clamp01((words + 5 * (r.images.loaded - s.imagesWithoutAlt)) / 60);
+  // A short page can be complete (v14): a checkout form of 27 words with five labelled fields and a button is all
+  // the page it needs to be. Each named field counts as four words, each image's text alternative as five; a screen reader reads the alternative of an image that failed to load as of one that loaded.
+  const namedFields = Math.max(0, (r.controls.fields ?? s.formFields ?? 0) - s.unlabelledFields);
+  // A form's own buttons count with it (two at most), not a menu's links: a menu around nothing is no page.
+  const formControls = namedFields > 0 ? Math.min(2, Math.max(0, r.controls.total - r.controls.unnamed)) : 0;
+  const images = reader.screenReader && !reader.lowVision ? r.images.total : r.images.loaded;
+  const described = Math.max(0, images - s.imagesWithoutAlt);
+  const heard = clamp01((words + 5 * described + 4 * (namedFields + formControls)) / 60);
   // A screen-reader user with low vision also sees the page in part (appeal applies to them too): a page that is
   // one picture holds content for them, where a screen reader alone finds nothing in it.
   if (reader.screenReader && !reader.lowVision) return heard;
@@ -391,6 +369,7 @@ export function gatesFor(
   s: PageSignals,
   reader: Reader,
   template: Pick<JudgeTemplate, "sourceBuiltInId">,
+  fit: AppealFit = APPEAL_FIT,
 ): Gate[] {
   const r = s.rendering;
   if (!r) return [];
@@ -411,11 +390,20 @@ export function gatesFor(
   }
 
   if (r.images.failed > 0) {
-    const failed = r.images.failed / r.images.total;
+    // v14: what a failed image costs depends on what the reader loses. A text alternative stands in for it (the
+    // browser draws it in the image's place, a screen reader reads it as it would for a loaded image), so with
+    // every image described a sighted reader loses the picture and a screen-reader user little (the page's own images are gone for a sighted helper, and a failed image
+    // is often a failed page); a missing
+    // alternative is the names gate's. Half the share failed, a fifth the empty image area, the rest their count
+    // n as n / (n + 3): one failed image of one costs a sighted reader about two points of seven, not the scale.
+    const n = r.images.failed;
+    const severity = 0.5 * (n / r.images.total) + 0.2 * r.images.failedAreaShare + 0.3 * (n / (n + 3));
+    const described = s.imagesWithoutAlt === 0;
+    const k = reader.screenReader && !reader.lowVision ? (described ? 0.1 : 0.4) : described ? 0.55 : 0.7;
     gates.push({
       name: "images",
-      factor: Math.max(0.3, 1 - 0.55 * failed - 0.15 * r.images.failedAreaShare),
-      reason: `${r.images.failed} of ${r.images.total} images failed to load`,
+      factor: Math.max(0.3, 1 - k * severity),
+      reason: `${n === 1 && r.images.total === 1 ? "the page's one image" : `${n} of ${r.images.total} images`} failed to load${described ? " (a text alternative stands in)" : ""}`,
     });
   }
 
@@ -425,9 +413,12 @@ export function gatesFor(
     if ((r.styles.defaultFontShare ?? 0) > 0.5) missing.push("text in the browser's default serif");
     if ((r.styles.defaultLinkShare ?? 0) > 0.5) missing.push("links in the default blue");
     if (r.styles.stylesheetRules === 0) missing.push("no style sheet rules");
+    // A screen-reader user without sight does not see fonts or link colours (v14): only what unstyled markup
+    // also tends to lose (order, landmarks laid out as meant) reaches them, so it costs them a third as much.
+    const k = reader.screenReader && !reader.lowVision ? 0.25 : 0.65;
     gates.push({
       name: "styles",
-      factor: 0.35 + 0.65 * (styled / 0.7),
+      factor: 1 - k * (1 - styled / 0.7),
       reason: `few author styles apply (styling ${styled}${missing.length ? `: ${missing.join(", ")}` : ""})`,
     });
   }
@@ -588,11 +579,11 @@ export function gatesFor(
         : template.sourceBuiltInId === "accessibility"
           ? 0.2
           : 0.4;
-    const { appeal, parts } = visualAppeal(s.visual);
+    const { appeal } = visualAppeal(s.visual, fit);
     gates.push({
       name: "appeal",
       factor: 1 - strength * (1 - appealPosition(appeal)),
-      reason: `visual appeal ${appeal} (${appealWords(s.visual, parts)})`,
+      reason: appealSentence(s.visual, fit),
     });
   }
 
@@ -630,17 +621,32 @@ export function isPicture(s: PageSignals): boolean {
 export const PICTURE_SPAN = { low: 0.1, high: 0.95 } as const;
 
 /** A picture's quality for a persona who sees it: its design's appeal spread over the scale. */
-function pictureGate(s: PageSignals, reader: Reader): Gate {
-  const { appeal, parts } = visualAppeal(s.visual!, reader);
+function pictureGate(s: PageSignals, fit: AppealFit): Gate {
+  const { appeal } = visualAppeal(s.visual!, fit);
   const position = appealPosition(appeal);
   const scalePosition = PICTURE_SPAN.low + (PICTURE_SPAN.high - PICTURE_SPAN.low) * position;
   return {
     name: "picture",
     factor: QUALITY_FLOOR ** (1 - scalePosition),
-    reason:
-      `the page is one picture, so its design is judged from the screenshot: visual appeal ${appeal}` +
-      ` (${appealWords(s.visual!, parts)})`,
+    reason: `the page is one picture, so its design is judged from the screenshot: ${appealSentence(s.visual!, fit)}`,
   };
+}
+
+/**
+ * Weak figure-ground contrast on a picture, for low vision (v14; before, it weighed three times in their appeal):
+ * Legge et al. find reading speed falls with contrast long before it does for normal sight. From a mean edge step
+ * of 0.2 (about 50 of 255 levels) down to 0.094, the edge threshold, up to a quarter of the quality.
+ */
+function lowVisionFigureGate(v: VisualSignals, reader: Reader): Gate[] {
+  const fg = v.figureGround;
+  if (!reader.lowVision || fg === undefined || fg >= 0.2) return [];
+  return [
+    {
+      name: "readability",
+      factor: 1 - 0.25 * clamp01((0.2 - fg) / 0.106),
+      reason: `shapes and text stand out weakly from their ground (mean edge step ${fg}), hard to see with low vision`,
+    },
+  ];
 }
 
 /** Default link ink at which a screenshot counts as wholly unstyled: 0.1% of the screen in default blue. */
@@ -694,6 +700,7 @@ export function qualityV2(
   signals: PageSignals,
   template: Pick<JudgeTemplate, "sourceBuiltInId">,
   persona: Persona,
+  fit: AppealFit = APPEAL_FIT,
 ): {
   quality: number;
   base: number;
@@ -709,10 +716,11 @@ export function qualityV2(
     // A persona who sees a picture judges the design in it; its wrapper's markup is not the design's (v7). How
     // much of the screen the picture fills still counts (the content gate).
     const gates = [
-      pictureGate(signals, reader),
+      pictureGate(signals, fit),
       ...pictureStylesGate(signals.visual!),
       ...pictureTextGate(signals.visual!, reader),
-      ...gatesFor(signals, reader, template).filter((g) => g.name === "content"),
+      ...lowVisionFigureGate(signals.visual!, reader),
+      ...gatesFor(signals, reader, template, fit).filter((g) => g.name === "content"),
     ].sort((a, b) => a.factor - b.factor);
     for (const g of gates) g.factor = round3(g.factor);
     return {
@@ -735,7 +743,7 @@ export function qualityV2(
     total += w;
   }
   const mean = total === 0 ? 0.5 : sum / total;
-  const gates = gatesFor(signals, reader, template);
+  const gates = gatesFor(signals, reader, template, fit);
   const q = gates.reduce((acc, g) => acc * g.factor, mean);
   return {
     quality: round3(q),
@@ -756,8 +764,10 @@ export function renderingEvidence(s: PageSignals): string[] {
     r.images.total === 0
       ? "no images"
       : r.images.failed > 0
-        ? `${r.images.failed} of ${r.images.total} images failed to load (${pct(r.images.failedAreaShare)} of the image area left empty)`
-        : `all ${r.images.total} images loaded`,
+        ? `${r.images.total === 1 ? "the page's one image" : `${r.images.failed} of ${r.images.total} images`} failed to load (${pct(r.images.failedAreaShare)} of the image area left empty)`
+        : r.images.total === 1
+          ? "the page's one image loaded"
+          : `all ${r.images.total} images loaded`,
   );
   const styled = styledIndex(r);
   if (styled !== null) facts.push(`author styling ${styled} (${r.styles.stylesheetRules} CSS rules)`);
@@ -792,8 +802,10 @@ export function renderingEvidence(s: PageSignals): string[] {
     );
   if ((r.controls.ghostFields ?? 0) > 0) facts.push(undrawnWords(r.controls.ghostFields ?? 0));
   if (s.visual) {
-    const { appeal, parts } = visualAppeal(s.visual);
-    facts.push(`screenshot: ${appealWords(s.visual, parts)}, visual appeal ${appeal}`);
+    const { appeal, predicted } = visualAppeal(s.visual);
+    facts.push(
+      `screenshot: ${measureWords(s.visual)}; predicted rating ${predicted} of 9, visual appeal ${appeal}`,
+    );
   }
   return facts;
 }
