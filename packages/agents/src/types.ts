@@ -84,7 +84,16 @@ export interface PageSignals {
   /** The page is wider than the viewport. */
   horizontalOverflow: boolean;
   /** Milliseconds from navigation start. */
-  timings: { domContentLoaded: number | null; load: number | null; largestContentfulPaint: number | null };
+  timings: {
+    domContentLoaded: number | null;
+    load: number | null;
+    largestContentfulPaint: number | null;
+    /**
+     * Set when the page had not finished loading within the visit's budget (ms): it was captured as far as it had
+     * loaded, and this is its load time as far as the judge's speed part goes.
+     */
+    unfinishedAfter?: number;
+  };
   brokenImages: number;
   consoleErrors: number;
   /** Images without a text alternative, form fields without a label. */

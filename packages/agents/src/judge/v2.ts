@@ -7,6 +7,7 @@ import {
   type Component,
   type ComponentScores,
   componentScores,
+  paintTime,
   speedScore,
 } from "./components";
 import { personaWeights, templateWeights } from "./weights";
@@ -124,7 +125,7 @@ export function componentScoresV2(s: PageSignals): ComponentScores {
   scores.labels = 1 - namesSeverity(s, r);
   scores.integrity =
     (1 - (r.images.total === 0 ? 0 : r.images.failed / r.images.total)) * (3 / (3 + s.consoleErrors));
-  const paint = s.timings.largestContentfulPaint ?? s.timings.load;
+  const paint = paintTime(s);
   scores.speed = paint === null ? null : speedScore(paint);
   for (const c of COMPONENTS) {
     const v = scores[c];
