@@ -162,7 +162,7 @@ export function spread<T>(items: T[], n: number | null): T[] {
 }
 
 /** The model a team measures with `--judge model`, from `BENCH_MODEL`, `BENCH_MODEL_KEY`, `BENCH_MODEL_BASE_URL`. */
-export function benchModelConfig(env: NodeJS.ProcessEnv = process.env): ModelConfig {
+export function benchModelConfig(env: Record<string, string | undefined> = process.env): ModelConfig {
   const named = env.BENCH_MODEL ?? "";
   const slash = named.indexOf("/");
   if (slash <= 0) throw new Error("--judge model needs BENCH_MODEL=<provider>/<model> and BENCH_MODEL_KEY");
