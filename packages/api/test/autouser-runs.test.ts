@@ -263,7 +263,7 @@ describe("faults", () => {
     const queued = await runAutousers(server, key, evaluation.id, { autouserIds: [autouserId] });
     expectStatus(queued, 202);
     const runId = queued.body.data.runs[0]!.id;
-    const loop = startRunLoop(server, { pageTimeoutMs: 1_500 });
+    const loop = startRunLoop(server, { pageTimeoutMs: 5_000 });
     try {
       await readUntilEnd(await openRunStream(server, key, evaluation.id));
     } finally {
@@ -275,13 +275,13 @@ describe("faults", () => {
       await get(AutouserRunTurns, `/evaluations/${evaluation.id}/autouser-runs/${runId}/turns`),
     );
     const skipped = turns.data.find((t) => t.action.type === "done");
-    expect(skipped?.detail).toBe(`skipped: ${site.urls.neverAnswers} did not finish loading within 1.5 s.`);
+    expect(skipped?.detail).toBe(`skipped: ${site.urls.neverAnswers} did not finish loading within 5 s.`);
     expect(turns.data.filter((t) => t.action.type === "rate")).toHaveLength(2);
     const ratings = bodyOf(
       await call(RatingList, `${server.api}/evaluations/${evaluation.id}/ratings`, { headers: bearer(key) }),
     );
     expect(ratings.data).toHaveLength(2);
-    const slow = ratings.data.find((r) => r.justification?.includes("had not finished loading after 1.5 s"));
+    const slow = ratings.data.find((r) => r.justification?.includes("had not finished loading after 5 s"));
     expect(slow).toBeDefined();
   }, 90_000);
 
