@@ -117,7 +117,7 @@ export function gatesFor(
     const n = r.images.failed;
     const severity = 0.5 * (n / r.images.total) + 0.2 * r.images.failedAreaShare + 0.3 * (n / (n + 3));
     const described = s.imagesWithoutAlt === 0;
-    const k = reader.screenReader && !reader.lowVision ? (described ? 0.1 : 0.4) : described ? 0.55 : 0.7;
+    const k = reader.screenReader && !reader.lowVision ? (described ? 0.25 : 0.4) : described ? 0.55 : 0.7;
     gates.push({
       name: "images",
       factor: Math.max(0.3, 1 - k * severity),
