@@ -273,7 +273,9 @@ describe("the fitted sense of design", () => {
     const row = featureValues(DESIGNED);
     let expected = FITTED.intercept;
     row.forEach((x, j) => {
-      if (x !== null) expected += FITTED.coefficients[j]! * ((x - FITTED.mean[j]!) / FITTED.sd[j]!);
+      if (x === null) return;
+      const t = FITTED.coefficients[j]! * ((x - FITTED.mean[j]!) / FITTED.sd[j]!);
+      expected += FITTED.features[j] === "figureGround" ? Math.min(0, t) : t;
     });
     expect(predictedRating(APPEAL_FIT, DESIGNED)).toBeCloseTo(expected, 3);
     expect(predictedRating(APPEAL_FIT, DESIGNED)).toBe(predictedRating(APPEAL_FIT, { ...DESIGNED }));

@@ -132,8 +132,8 @@ export function gatesFor(
     if ((r.styles.defaultLinkShare ?? 0) > 0.5) missing.push("links in the default blue");
     if (r.styles.stylesheetRules === 0) missing.push("no style sheet rules");
     // A screen-reader user without sight does not see fonts or link colours (v14): only what unstyled markup
-    // also tends to lose (order, landmarks laid out as meant) reaches them, so it costs them a third as much.
-    const k = reader.screenReader && !reader.lowVision ? 0.25 : 0.65;
+    // also tends to lose (order, landmarks laid out as meant) reaches them, so it costs them about two thirds as much.
+    const k = reader.screenReader && !reader.lowVision ? 0.45 : 0.65;
     gates.push({
       name: "styles",
       factor: 1 - k * (1 - styled / 0.7),

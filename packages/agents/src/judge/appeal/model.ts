@@ -109,12 +109,26 @@ export function fitRidge(rows: (number | null)[][], y: number[], lambda: number)
   return fit;
 }
 
-function predictRow(fit: AppealFit, row: (number | null)[]): number {
+/**
+ * Terms that may only lower a judged design's rating. On the training screenshots weaker figure-ground contrast
+ * goes with higher ratings (busy photographs have strong edges), but the papers find the opposite between designs,
+ * and a page whose text was turned light grey must not gain appeal for it: the fitted term still holds strong,
+ * busy edges against a design, and never lifts a faint one.
+ */
+export const ONLY_LOWERS: ReadonlySet<string> = new Set(["figureGround"]);
+
+function term(fit: AppealFit, j: number, x: number, judged: boolean): number {
+  const t = fit.coefficients[j]! * ((x - fit.mean[j]!) / fit.sd[j]!);
+  return judged && ONLY_LOWERS.has(APPEAL_FEATURES[j]!.name) ? Math.min(0, t) : t;
+}
+
+/** The predicted rating; `judged` applies `ONLY_LOWERS` (the fitting itself sees every term as fitted). */
+function predictRow(fit: AppealFit, row: (number | null)[], judged = false): number {
   let y = fit.intercept;
   for (let j = 0; j < fit.coefficients.length; j++) {
     const x = row[j];
     if (x === null || x === undefined) continue;
-    y += fit.coefficients[j]! * ((x - fit.mean[j]!) / fit.sd[j]!);
+    y += term(fit, j, x, judged);
   }
   return y;
 }
@@ -135,12 +149,12 @@ export function contributions(
 
 /** The rating people would give the screenshot, on their 1-9 scale, as the model predicts it. */
 export function predictedRating(fit: AppealFit, v: VisualSignals): number {
-  return round(predictRow(fit, featureValues(v)), 3);
+  return round(predictRow(fit, featureValues(v), true), 3);
 }
 
 /** Appeal 0..1: the predicted rating between the training set's 5th and 95th percentiles. */
 export function fittedAppeal(fit: AppealFit, v: VisualSignals): number {
-  const r = predictRow(fit, featureValues(v));
+  const r = predictRow(fit, featureValues(v), true);
   const { low, high } = fit.scale;
   return Math.round(Math.min(1, Math.max(0, (r - low) / (high - low))) * 1000) / 1000;
 }
