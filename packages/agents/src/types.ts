@@ -84,7 +84,16 @@ export interface PageSignals {
   /** The page is wider than the viewport. */
   horizontalOverflow: boolean;
   /** Milliseconds from navigation start. */
-  timings: { domContentLoaded: number | null; load: number | null; largestContentfulPaint: number | null };
+  timings: {
+    domContentLoaded: number | null;
+    load: number | null;
+    largestContentfulPaint: number | null;
+    /**
+     * Set when the page had not finished loading within the visit's budget (ms): it was captured as far as it had
+     * loaded, and this is its load time as far as the judge's speed part goes.
+     */
+    unfinishedAfter?: number;
+  };
   brokenImages: number;
   consoleErrors: number;
   /** Images without a text alternative, form fields without a label. */
@@ -334,7 +343,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v13` (formerly `heuristic-v12`, `heuristic-v11`, `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v14` (formerly `heuristic-v13`, `heuristic-v12`, `heuristic-v11`, `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentBrowser,
+  createHeuristicJudge,
   launchAgentBrowser,
   type PageCapture,
   PageError,
@@ -152,12 +153,58 @@ describe("address guard, timeouts and cancellation", () => {
     }
   });
 
-  it("gives up on a page that never finishes loading, with a clear error", async () => {
+  it("rates a page that has not finished loading within the budget on what loaded, the budget as its load time", async () => {
     const page = await browser.open({ device: desktop, isAllowedUrl: onlySite, pageTimeoutMs: 1_500 });
     try {
-      await expect(page.visit(site.urls.neverLoads)).rejects.toMatchObject({
+      const started = Date.now();
+      const shot = await page.visit(site.urls.neverLoads);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(shot.title).toBe("Still loading");
+      expect(shot.visibleText).toContain("Loading");
+      expect(shot.signals.timings.load).toBeNull();
+      expect(shot.signals.timings.unfinishedAfter).toBe(1_500);
+      const rated = await createHeuristicJudge().rate({
+        persona: {
+          name: "Mobile shopper",
+          role: "shopper",
+          description: "",
+          goals: [],
+          traits: [],
+          expertise: "intermediate",
+          accessibilityNeeds: [],
+          device: { ...phone, network: "slow-3g" },
+          systemPrompt: null,
+        },
+        instructions: null,
+        scenario: null,
+        templates: [
+          {
+            id: "overall",
+            name: "Overall",
+            description: "",
+            question: "",
+            guidelines: "",
+            scaleMin: 1,
+            scaleMax: 7,
+            scaleLabels: {},
+            sourceBuiltInId: "overall",
+          },
+        ],
+        task: { type: "SSE", capture: shot },
+      });
+      expect(rated.ratings.overall).toBeGreaterThanOrEqual(1);
+      expect(rated.justification).toContain("had not finished loading after 1.5 s; rated on what had loaded");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("gives up on a page that never answers, with a clear error", async () => {
+    const page = await browser.open({ device: desktop, isAllowedUrl: onlySite, pageTimeoutMs: 1_500 });
+    try {
+      await expect(page.visit(site.urls.neverAnswers)).rejects.toMatchObject({
         code: "timeout",
-        message: `${site.urls.neverLoads} did not finish loading within 1.5 s.`,
+        message: `${site.urls.neverAnswers} did not finish loading within 1.5 s.`,
       });
     } finally {
       await page.close();

@@ -127,7 +127,7 @@ describe("an SSE evaluation rated by the heuristic judge", () => {
       ratingsCreated: 2,
       attemptCount: 1,
       credentialSource: "heuristic",
-      model: "heuristic-v13",
+      model: "heuristic-v14",
       inputTokens: 0,
       estimatedCostUsd: 0,
       artifactsPath: `/api/v1/evaluations/${evaluation.id}/autouser-runs/${run!.id}/artifacts`,
@@ -254,35 +254,36 @@ describe("a side-by-side evaluation", () => {
 });
 
 describe("faults", () => {
-  it("fails a run whose page never loads, with a timeout, spending no quota", async () => {
-    const before = bodyOf(await call(Usage, `${server.api}/usage`, { headers: bearer(key) })).used
-      .autouser_ratings_mo;
+  it("rates a page slower than the budget on what loaded, skips one that never answers, and goes on", async () => {
     const evaluation = await createEvaluationFor(server, key, {
-      name: "Never loads",
+      name: "Slow and silent",
       type: "SSE",
-      designUrls: [{ url: site.urls.neverLoads }],
+      designUrls: [{ url: site.urls.neverAnswers }, { url: site.urls.neverLoads }, { url: site.urls.clean }],
     });
     const queued = await runAutousers(server, key, evaluation.id, { autouserIds: [autouserId] });
     expectStatus(queued, 202);
     const runId = queued.body.data.runs[0]!.id;
-    const loop = startRunLoop(server, { pageTimeoutMs: 1_500 });
-    let seen: StreamEvent[] = [];
+    const loop = startRunLoop(server, { pageTimeoutMs: 5_000 });
     try {
-      seen = await readUntilEnd(await openRunStream(server, key, evaluation.id));
+      await readUntilEnd(await openRunStream(server, key, evaluation.id));
     } finally {
       await loop.stop();
     }
-    expect(seen.map((e) => e.event)).toContain("failed");
     const run = bodyOf(await get(AutouserRun, `/evaluations/${evaluation.id}/autouser-runs/${runId}`));
-    expect(run.status).toBe("failed");
-    expect(run.error).toMatch(/time|load/i);
-    const failed = (await eventsOf(owner.teamId, "autouser_run.failed")).find((e) => e.id === runId);
-    expect(failed).toMatchObject({ status: "failed", ratingsCreated: 0, credentialSource: "heuristic" });
-    expect(typeof failed!.error).toBe("string");
-    const after = bodyOf(await call(Usage, `${server.api}/usage`, { headers: bearer(key) })).used
-      .autouser_ratings_mo;
-    expect(after).toBe(before);
-  }, 60_000);
+    expect(run).toMatchObject({ status: "completed", ratingsCreated: 2, error: null });
+    const turns = bodyOf(
+      await get(AutouserRunTurns, `/evaluations/${evaluation.id}/autouser-runs/${runId}/turns`),
+    );
+    const skipped = turns.data.find((t) => t.action.type === "done");
+    expect(skipped?.detail).toBe(`skipped: ${site.urls.neverAnswers} did not finish loading within 5 s.`);
+    expect(turns.data.filter((t) => t.action.type === "rate")).toHaveLength(2);
+    const ratings = bodyOf(
+      await call(RatingList, `${server.api}/evaluations/${evaluation.id}/ratings`, { headers: bearer(key) }),
+    );
+    expect(ratings.data).toHaveLength(2);
+    const slow = ratings.data.find((r) => r.justification?.includes("had not finished loading after 5 s"));
+    expect(slow).toBeDefined();
+  }, 90_000);
 
   it("stops a running agent within seconds", async () => {
     const evaluation = await createEvaluationFor(server, key, {

@@ -15,6 +15,7 @@ import { allPass, atLeast, atMost, type Figure, info, printFigures, writeFigures
 import { benchJudge } from "./judge/judge-bench";
 import { benchLimits, printLimitsRows } from "./limits-bench";
 import { type LoadOptions, type LoadResult, type LoadTarget, runLoad } from "./load";
+import { benchPeople } from "./people/people-bench";
 import { benchPool, POOL_TARGET, printPoolRows } from "./pool-bench";
 import { benchRatings } from "./ratings-bench";
 import { benchScale, printScaleRows } from "./scale-bench";
@@ -397,6 +398,15 @@ async function benchJudgeSection(): Promise<number> {
   }
 }
 
+async function benchPeopleSection(): Promise<number> {
+  const bench = await createBenchDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL);
+  try {
+    return (await benchPeople(bench.database, flags, log)).pass ? 0 : 1;
+  } finally {
+    await bench.drop();
+  }
+}
+
 async function benchStartupSection(): Promise<number> {
   const figures = await benchStartup(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, log);
   printStartupRows(figures);
@@ -411,8 +421,8 @@ async function benchCliSection(): Promise<number> {
 }
 
 /**
- * Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. `judge` runs only when named: it
- * installs page templates from npm and rates hundreds of captures.
+ * Sections of `pnpm bench`; name some (`pnpm bench ratings`) to run only those. `judge` and `people` run only when
+ * named: they install page templates from npm or read a published rated set, and rate hundreds of captures.
  */
 const SECTIONS: Record<string, () => Promise<number>> = {
   api: benchApi,
@@ -425,8 +435,9 @@ const SECTIONS: Record<string, () => Promise<number>> = {
   startup: benchStartupSection,
   cli: benchCliSection,
   judge: benchJudgeSection,
+  people: benchPeopleSection,
 };
-const ON_REQUEST = new Set(["judge"]);
+const ON_REQUEST = new Set(["judge", "people"]);
 
 async function main(): Promise<number> {
   const wanted = wantedSections;

@@ -381,13 +381,24 @@ export async function openAgentPage(
           `Refused to open ${url}: it is not an allowed address (private, loopback and link-local targets are blocked).`,
         );
       }
+      // A page that answers but has not finished loading within the budget is rated on what loaded, with the
+      // budget as its load time: a slow page is what a persona on a slow network exists to notice, not a failure.
+      // Only a page that never answered (nothing committed) fails.
+      let unfinished = false;
       try {
         await timedPhase("navigate", async () => {
-          const response = await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+          const started = Date.now();
+          const response = await page.goto(url, { waitUntil: "commit", timeout: timeoutMs });
           if (blocked().length > 0) throw translate(new Error("blocked"), url);
           if (response === null && page.url() === "about:blank") {
             throw new PageError("navigation_failed", `Could not load ${url}.`);
           }
+          const left = Math.max(1, timeoutMs - (Date.now() - started));
+          await page.waitForLoadState("load", { timeout: left }).catch((err: unknown) => {
+            if (translate(err, url).code !== "timeout") throw err;
+            unfinished = true;
+          });
+          if (blocked().length > 0) throw translate(new Error("blocked"), url);
           if (historyToDrop) {
             historyToDrop = false;
             await cdp.send("Page.resetNavigationHistory");
@@ -397,7 +408,13 @@ export async function openAgentPage(
       } catch (err) {
         throw translate(err, url);
       }
-      return capture();
+      const shot = await capture();
+      if (!unfinished) return shot;
+      const { timings } = shot.signals;
+      return {
+        ...shot,
+        signals: { ...shot.signals, timings: { ...timings, load: null, unfinishedAfter: timeoutMs } },
+      };
     };
 
     const act = async (action: AgentAction): Promise<ActionOutcome> => {

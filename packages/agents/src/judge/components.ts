@@ -38,6 +38,17 @@ export function axePoints(v: { impact: AxeImpact; nodes: number }): number {
   return AXE_IMPACT_POINTS[v.impact] * Math.min(3, 1 + 0.25 * (Math.max(1, v.nodes) - 1));
 }
 
+/**
+ * The time the speed part goes by: the largest contentful paint, else the load; for a page that had not finished
+ * loading within the visit's budget, at least that budget (what loaded may have painted early, the page did not
+ * finish).
+ */
+export function paintTime(s: PageSignals): number | null {
+  const paint = s.timings.largestContentfulPaint ?? s.timings.load;
+  const cut = s.timings.unfinishedAfter;
+  return cut === undefined ? paint : Math.max(paint ?? 0, cut);
+}
+
 /** LCP (else load) in ms: full marks up to 2.5 s (Web Vitals' "good"), falling linearly to 0 at 6.5 s. */
 export function speedScore(ms: number): number {
   return clamp01(1 - (ms - 2500) / 4000);
@@ -45,7 +56,7 @@ export function speedScore(ms: number): number {
 
 export function componentScores(s: PageSignals): ComponentScores {
   const axeTotal = s.axeViolations.reduce((sum, v) => sum + axePoints(v), 0);
-  const paint = s.timings.largestContentfulPaint ?? s.timings.load;
+  const paint = paintTime(s);
   const scores: ComponentScores = {
     axe: halvingAt(10, axeTotal),
     contrast: halvingAt(3, s.contrastFailures),
@@ -109,7 +120,11 @@ export function evidenceFor(s: PageSignals): string[] {
     facts.push(`too little text to rate readability (${plural(s.wordCount, "word")})`);
   }
   const paint = s.timings.largestContentfulPaint ?? s.timings.load;
-  if (paint !== null) {
+  if (s.timings.unfinishedAfter !== undefined) {
+    facts.push(
+      `the page had not finished loading after ${Math.round(s.timings.unfinishedAfter / 100) / 10} s; rated on what had loaded`,
+    );
+  } else if (paint !== null) {
     facts.push(
       `${s.timings.largestContentfulPaint !== null ? "largest contentful paint" : "load"} at ${paint} ms`,
     );

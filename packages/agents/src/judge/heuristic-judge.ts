@@ -1,10 +1,11 @@
 import type { Judge, JudgeInput, JudgeResult, JudgeTemplate, PageSignals, Persona } from "../types";
+import type { AppealFit } from "./appeal/model";
 import { COMPONENTS, type Component, componentScores, evidenceFor } from "./components";
-import { QUALITY_FLOOR, qualityV2, renderingEvidence } from "./v2";
+import { APPEAL_FIT, appealSentence, isPicture, QUALITY_FLOOR, qualityV2, renderingEvidence } from "./v2";
 import { personaWeights, templateWeights } from "./weights";
 
 /** The heuristic judge's current formulas; ratings keep the name of the formulas that made them. */
-export const HEURISTIC_MODEL = "heuristic-v13";
+export const HEURISTIC_MODEL = "heuristic-v14";
 /** The defect-only formulas ratings made before the gates carry; kept so they can be reproduced. */
 export const HEURISTIC_MODEL_V1 = "heuristic-v1";
 export type HeuristicModel = typeof HEURISTIC_MODEL | typeof HEURISTIC_MODEL_V1;
@@ -139,98 +140,139 @@ function rateSxs(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResult
   };
 }
 
-function gateWords(gates: { factor: number; reason: string; name: string }[]): string {
-  const drivers = gates.filter((g) => g.factor < 0.95 && g.name !== "appeal");
-  return drivers.length === 0
-    ? ""
-    : `; held down by: ${drivers.map((g) => `${g.reason} (×${g.factor})`).join("; ")}`;
-}
-
 /** What drove a page's ratings: the gates that bit across the templates, strongest first, without repeats. */
-function drivers(input: JudgeInput, signals: PageSignals): string[] {
+function drivers(input: JudgeInput, signals: PageSignals, fit: AppealFit): string[] {
   const seen = new Map<string, number>();
   for (const t of input.templates) {
-    for (const g of qualityV2(signals, t, input.persona).gates) {
-      if (g.factor >= 0.95 || g.name === "appeal") continue;
+    for (const g of qualityV2(signals, t, input.persona, fit).gates) {
+      if (g.factor >= 0.95 || g.name === "appeal" || g.name === "picture") continue;
       seen.set(g.reason, Math.min(seen.get(g.reason) ?? 1, g.factor));
     }
   }
   return [...seen.entries()].sort((a, b) => a[1] - b[1]).map(([reason]) => reason);
 }
 
-function evidenceV2(input: JudgeInput, signals: PageSignals): string[] {
-  return [...new Set([...drivers(input, signals), ...renderingEvidence(signals), ...evidenceFor(signals)])];
+/** Whether the persona sees the page, so its design counts for them. */
+const sees = (input: JudgeInput) => {
+  const needs = input.persona.accessibilityNeeds;
+  return !needs.includes("screen-reader") || needs.includes("low-vision");
+};
+
+/** One to three plain sentences on what drove a page's score for this persona. */
+function summary(input: JudgeInput, signals: PageSignals, fit: AppealFit, side = ""): string[] {
+  const out: string[] = [];
+  const bits = drivers(input, signals, fit);
+  const of = side ? ` ${side}` : "";
+  if (bits.length > 0) {
+    const more =
+      bits.length > 2 ? ` and ${bits.length - 2} smaller ${bits.length === 3 ? "problem" : "problems"}` : "";
+    out.push(`What held${of || " it"} down most: ${bits.slice(0, 2).join("; ")}${more}.`);
+  } else {
+    out.push(`Nothing${of ? ` on${of}` : ""} stood in this persona's way.`);
+  }
+  if (signals.visual && sees(input)) {
+    const sentence = appealSentence(signals.visual, fit);
+    const lead = isPicture(signals)
+      ? `${side ? `${side} is` : "The page is"} one picture, so its design is judged from the screenshot: p`
+      : side
+        ? `On${of}, p`
+        : "P";
+    out.push(`${lead}${sentence.slice(1)}.`);
+  }
+  return out;
 }
 
-function rateSseV2(input: JudgeInput, signals: PageSignals): JudgeResult {
+/** For a picture a persona sees, what its design was judged by, first. */
+function pictureReason(input: JudgeInput, signals: PageSignals, fit: AppealFit): string[] {
+  const t = input.templates[0];
+  if (!t) return [];
+  const gate = qualityV2(signals, t, input.persona, fit).gates.find((g) => g.name === "picture");
+  return gate ? [gate.reason] : [];
+}
+
+/** The measurements behind a rating, each once. */
+function measurements(signals: PageSignals): string[] {
+  // The rendered image count says what the defect count's "broken image" says, with the share left empty.
+  const defects = evidenceFor(signals).filter((e) => !(signals.rendering && /broken images?$/.test(e)));
+  return [...new Set([...renderingEvidence(signals), ...defects])];
+}
+
+const closing = (factors: string[]) => `${noteFor(HEURISTIC_MODEL)}${personaNote(factors)}`;
+
+function rateSseV2(input: JudgeInput, signals: PageSignals, fit: AppealFit): JudgeResult {
   const ratings: Record<string, number> = {};
-  const lines: string[] = [];
+  const scores: string[] = [];
   let factors: string[] = [];
   for (const t of input.templates) {
-    const q = qualityV2(signals, t, input.persona);
+    const q = qualityV2(signals, t, input.persona, fit);
     factors = q.personaFactors;
     ratings[t.id] = sseScoreV2(q.quality, t);
-    lines.push(
-      `${t.name}: ${ratings[t.id]} of ${t.scaleMax} (quality ${q.quality} from defects ${q.base}${gateWords(q.gates)})` +
-        `${formulaNote(t, q.formula, q.direct)}.`,
-    );
+    scores.push(`${t.name} ${ratings[t.id]} of ${t.scaleMax}${formulaNote(t, q.formula, q.direct)}`);
   }
-  const evidence = evidenceV2(input, signals);
+  const facts = measurements(signals);
+  const lead = [`Rated ${scores.join(", ")}.`, ...summary(input, signals, fit)];
   return {
     ratings,
-    justification: `${noteFor(HEURISTIC_MODEL)}${personaNote(factors)} ${lines.join(" ")} Evidence: ${evidence.join("; ")}.`,
+    justification: `${lead.join(" ")} Measurements: ${facts.join("; ")}. ${closing(factors)}`,
     judge: "heuristic",
     model: HEURISTIC_MODEL,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    evidence,
+    evidence: [...pictureReason(input, signals, fit), ...drivers(input, signals, fit), ...facts],
   };
 }
 
-function rateSxsV2(input: JudgeInput, a: PageSignals, b: PageSignals): JudgeResult {
+function rateSxsV2(input: JudgeInput, a: PageSignals, b: PageSignals, fit: AppealFit): JudgeResult {
   const ratings: Record<string, number> = {};
-  const lines: string[] = [];
+  const scores: string[] = [];
   let factors: string[] = [];
   for (const t of input.templates) {
-    const qa = qualityV2(a, t, input.persona);
-    const qb = qualityV2(b, t, input.persona);
+    const qa = qualityV2(a, t, input.persona, fit);
+    const qb = qualityV2(b, t, input.persona, fit);
     factors = qa.personaFactors;
     ratings[t.id] = sxsScore(qa.quality, qb.quality);
-    lines.push(
-      `${t.name}: ${ratings[t.id]} (${sxsWords(ratings[t.id]!)}; quality A ${qa.quality}${gateWords(qa.gates)}; ` +
-        `B ${qb.quality}${gateWords(qb.gates)})${formulaNote(t, qa.formula, qa.direct)}.`,
-    );
+    scores.push(`${t.name} ${sxsWords(ratings[t.id]!)}${formulaNote(t, qa.formula, qa.direct)}`);
   }
-  const evidence = [
-    ...evidenceV2(input, a).map((e) => `A: ${e}`),
-    ...evidenceV2(input, b).map((e) => `B: ${e}`),
+  const lead = [
+    `Rated ${scores.join(", ")}.`,
+    ...summary(input, a, fit, "A"),
+    ...summary(input, b, fit, "B"),
   ];
+  const facts = [...measurements(a).map((e) => `A: ${e}`), ...measurements(b).map((e) => `B: ${e}`)];
   return {
     ratings,
-    justification: `${noteFor(HEURISTIC_MODEL)}${personaNote(factors)} ${lines.join(" ")} Evidence: ${evidence.join("; ")}.`,
+    justification: `${lead.join(" ")} Measurements: ${facts.join("; ")}. ${closing(factors)}`,
     judge: "heuristic",
     model: HEURISTIC_MODEL,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    evidence,
+    evidence: [
+      ...[...pictureReason(input, a, fit), ...drivers(input, a, fit)].map((e) => `A: ${e}`),
+      ...[...pictureReason(input, b, fit), ...drivers(input, b, fit)].map((e) => `B: ${e}`),
+      ...facts,
+    ],
   };
 }
 
 /**
  * The offline judge: deterministic scores from page signals, for teams without a model and as a baseline
- * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v13` (the
+ * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v14` (the
  * default) adds gates for empty, broken, unstyled and unreadable pages and the screenshot's visual appeal;
- * `heuristic-v1` reproduces ratings stored before it.
+ * `heuristic-v1` reproduces ratings stored before it. `appealFit` swaps the fitted sense of design (a bench scores
+ * each page with a model that never saw it).
  */
-export function createHeuristicJudge(options: { model?: HeuristicModel } = {}): Judge {
+export function createHeuristicJudge(options: { model?: HeuristicModel; appealFit?: AppealFit } = {}): Judge {
   const v1 = options.model === HEURISTIC_MODEL_V1;
+  const fit = options.appealFit ?? APPEAL_FIT;
   return {
     kind: "heuristic",
     async rate(input: JudgeInput): Promise<JudgeResult> {
       if (input.task.type === "SSE")
-        return v1 ? rateSse(input, input.task.capture.signals) : rateSseV2(input, input.task.capture.signals);
+        return v1
+          ? rateSse(input, input.task.capture.signals)
+          : rateSseV2(input, input.task.capture.signals, fit);
       const { sideA, sideB } = input.task;
       return v1
         ? rateSxs(input, sideA.signals, sideB.signals)
-        : rateSxsV2(input, sideA.signals, sideB.signals);
+        : rateSxsV2(input, sideA.signals, sideB.signals, fit);
     },
   };
 }

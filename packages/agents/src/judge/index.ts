@@ -1,3 +1,13 @@
+export {
+  APPEAL_FEATURES,
+  type AppealFit,
+  crossValidate,
+  featureValues,
+  fitRidge,
+  fittedAppeal,
+  predictedRating,
+  spearman,
+} from "./appeal/model";
 export { AXE_IMPACT_POINTS, COMPONENTS, type Component, componentScores, evidenceFor } from "./components";
 export {
   createHeuristicJudge,
@@ -12,8 +22,9 @@ export {
   sxsScore,
 } from "./heuristic-judge";
 export {
-  APPEAL_WEIGHTS,
+  APPEAL_FIT,
   appealPosition,
+  appealSentence,
   collapsedSeverity,
   componentScoresV2,
   contrastOf,

@@ -23,6 +23,8 @@ export interface FixtureSite {
     flowCheckout: string;
     /** Sends headers and part of the body, then never finishes. */
     neverLoads: string;
+    /** Accepts the request and never answers it: nothing of the page ever arrives. */
+    neverAnswers: string;
     /** Redirects (302) to the clean page on the same site. */
     redirectToClean: string;
     /** Redirects to the cloud metadata address, which a browser must never reach. */
@@ -163,10 +165,16 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     send(res, 200, fixed[0], fixed[1]);
   } else if (url.pathname === "/flow/done") {
     send(res, 200, HTML, done(url.searchParams.get("email") ?? ""));
+  } else if (url.pathname === "/never-answers") {
+    // Nothing is written; the socket is destroyed when the site closes.
   } else if (url.pathname === "/never-loads") {
-    // Never ended; the socket is destroyed when the site closes.
-    res.writeHead(200, { "content-type": HTML });
-    res.write("<!doctype html><html><head><title>Still loading</title></head><body><p>Loading");
+    // The document arrives; its image never does, so the page never finishes loading.
+    send(
+      res,
+      200,
+      HTML,
+      '<!doctype html><html><head><title>Still loading</title></head><body><main><h1>Loading</h1><p>Loading the catalogue, please wait.</p><img src="/never-answers" alt="Catalogue" width="200" height="100"></main></body></html>',
+    );
   } else if (url.pathname === "/img/sandboxed.png") {
     res.writeHead(200, {
       "content-type": "image/png",
@@ -202,6 +210,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       flowStart: `${origin}/flow/start`,
       flowCheckout: `${origin}/flow/checkout`,
       neverLoads: `${origin}/never-loads`,
+      neverAnswers: `${origin}/never-answers`,
       redirectToClean: `${origin}/redirect-clean`,
       redirectToPrivate: `${origin}/redirect-private`,
       sandboxedImage: `${origin}/img/sandboxed.png`,

@@ -129,11 +129,11 @@ interface CorpusPage {
  * The bench rates pages, not page speed: every device is captured on the fast network, so the mobile persona's
  * slow-3G profile does not turn each of its captures into a minute of waiting (both pages of a pair get the same).
  */
-function deviceKey(device: PersonaDevice): string {
+export function deviceKey(device: PersonaDevice): string {
   return `${device.kind}:${device.viewport.width}x${device.viewport.height}`;
 }
 
-async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
   await Promise.all(
     Array.from({ length: Math.min(size, queue.length) }, async () => {
@@ -142,7 +142,7 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
   );
 }
 
-const loopbackOnly =
+export const loopbackOnly =
   (origins: string[]) =>
   async (raw: string): Promise<boolean> => {
     if (/^(data|blob|about):/.test(raw)) return true;
@@ -201,7 +201,7 @@ export function incomplete(shot: PageCapture): boolean {
 }
 
 /** A capture, taken again up to `CAPTURE_RETRIES` times while it lacks its screenshot or axe's result. */
-async function capture(
+export async function capture(
   browser: AgentBrowser,
   device: PersonaDevice,
   url: string,

@@ -9,6 +9,7 @@ import {
   type Judge,
   JudgeError,
   type ModelConfig,
+  PageError,
   runComparison,
   timedPhase,
 } from "@rubricon/agents";
@@ -147,30 +148,48 @@ async function drive(o: RunExecution, claimed: RunRow, span: Span, outer?: Abort
         });
         continue;
       }
-      const judged = await runComparison({
-        page,
-        judge,
-        planner,
-        persona: ctx.persona,
-        instructions: ctx.evaluation.instructions,
-        scenario: ctx.evaluation.scenario,
-        templates: ctx.templates,
-        task,
-        maxActions: o.maxActionsPerPage,
-        signal,
-        onTurn: async (record) => {
-          turn++;
-          span.addEvent("turn", {
-            turn,
-            action: record.action.type,
-            "gen_ai.usage.input_tokens": record.usage.inputTokens,
-            "gen_ai.usage.output_tokens": record.usage.outputTokens,
-            latency_ms: record.latencyMs,
-          });
-          o.observer?.turn(provider, record.usage);
-          await timedPhase("write.turn", () => recordTurn(o, run, token, turn, comparison.id, record));
-        },
-      });
+      let judged: Awaited<ReturnType<typeof runComparison>>;
+      try {
+        judged = await runComparison({
+          page,
+          judge,
+          planner,
+          persona: ctx.persona,
+          instructions: ctx.evaluation.instructions,
+          scenario: ctx.evaluation.scenario,
+          templates: ctx.templates,
+          task,
+          maxActions: o.maxActionsPerPage,
+          signal,
+          onTurn: async (record) => {
+            turn++;
+            span.addEvent("turn", {
+              turn,
+              action: record.action.type,
+              "gen_ai.usage.input_tokens": record.usage.inputTokens,
+              "gen_ai.usage.output_tokens": record.usage.outputTokens,
+              latency_ms: record.latencyMs,
+            });
+            o.observer?.turn(provider, record.usage);
+            await timedPhase("write.turn", () => recordTurn(o, run, token, turn, comparison.id, record));
+          },
+        });
+      } catch (err) {
+        // A comparison whose page cannot be reached at all is skipped with its reason, as a person skips one;
+        // the run's other comparisons are still rated. A cancelled run or a judge failure still ends the run.
+        if (!(err instanceof PageError) || err.code === "aborted" || signal.aborted) throw err;
+        turn++;
+        await recordTurn(o, run, token, turn, comparison.id, {
+          side: null,
+          action: { type: "done", reason: "page unavailable" },
+          detail: `skipped: ${err.message}`,
+          url: null,
+          screenshot: null,
+          usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+          latencyMs: 0,
+        });
+        continue;
+      }
       await timedPhase("write.rating", () => recordRating(o, run, token, ctx, comparison.id, judged));
     }
     await timedPhase("context.close", () => page!.close().catch(() => {}));
