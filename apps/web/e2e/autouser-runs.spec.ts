@@ -123,7 +123,7 @@ test("run a persona on a loopback page with the heuristic judge, watch it comple
   });
 
   await test.step("a plan past the month's autouser ratings is refused plainly; a run on a page that never loads is stopped from its row", async () => {
-    const id = await createEvaluation(page, baseURL!, "Never loads", site.urls.neverLoads);
+    const id = await createEvaluation(page, baseURL!, "Never loads", site.urls.neverAnswers);
     await page.goto(`/evaluations/${id}`);
     const runs = page.getByRole("region", { name: "Autouser runs" });
     await runs.getByRole("button", { name: "Run autousers" }).click();
