@@ -176,29 +176,6 @@ function answer(ex: Exchange, route: Route, result: { status: number; body: unkn
   return jsonReply(ex, result.status, body, revalidated(etag), bytes);
 }
 
-/**
- * Where a NUL character hides in the input, as a parameter path. Postgres text cannot hold one, so it would fail
- * the statement; it is the caller's error and is named like any other invalid field.
- */
-function nulParam(value: unknown, path: string): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path || "body" : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulParam(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, v] of Object.entries(value)) {
-      if (key.includes("\u0000")) return path ? `${path}.${key}` : key;
-      const found = nulParam(v, path ? `${path}.${key}` : key);
-      if (found) return found;
-    }
-  }
-  return null;
-}
-
 function queryInput(url: URL): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of new Set(url.searchParams.keys())) {
@@ -316,10 +293,8 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         version,
         `${route.method} ${route.path}`,
       );
-      const nul = nulParam(input, "");
       const key = ex.req.headers.get("idempotency-key");
       try {
-        if (nul) throw ApiError.invalid(nul, `\`${nul}\` contains a NUL character, which no field accepts.`);
         if (key !== null) validateIdempotencyKey(key);
       } catch (err) {
         await discardUpload(upload);
