@@ -226,9 +226,16 @@ export async function transferTeamAdmin(ctx: CoreContext, actor: Actor, teamId: 
     if (userId === actor.userId) {
       throw ApiError.invalid("userId", "You already own this team; name the member who should take it over.");
     }
+    // The role read above may be stale: a concurrent transfer by the same owner may have committed meanwhile.
+    // Once the owners' rows are locked, the caller's own row, read again, says whether it still owns the team.
     await lockOwners(tx, teamId);
-    const target = await loadMember(tx, teamId, userId);
     const self = await loadMember(tx, teamId, actor.userId);
+    if (self.member.role !== "owner") {
+      throw new ApiError("insufficient_role", "Only a team owner can hand the team to another member.", {
+        details: { role: self.member.role, required: "owner" },
+      });
+    }
+    const target = await loadMember(tx, teamId, userId);
     const [to] = await tx
       .update(teamMembers)
       .set({ role: "owner" })
