@@ -176,6 +176,19 @@ function answer(ex: Exchange, route: Route, result: { status: number; body: unkn
   return jsonReply(ex, result.status, body, revalidated(etag), bytes);
 }
 
+/**
+ * A query parameter the route does not take is refused as an unknown body field is (`parameter_unknown`), so a
+ * misspelled filter fails loudly instead of answering the unfiltered list. Checked on the input as the current
+ * version names it, after an older version's names were upgraded.
+ */
+function refuseUnknownQuery(route: Route, input: Record<string, unknown>): void {
+  if (!route.inputNames) return;
+  for (const name of Object.keys(input)) {
+    if (!route.inputNames.has(name) && !route.paramNames.includes(name))
+      throw new ApiError("parameter_unknown", `Received unknown parameter: ${name}.`, { param: name });
+  }
+}
+
 function queryInput(url: URL): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of new Set(url.searchParams.keys())) {
@@ -295,6 +308,7 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
       );
       const key = ex.req.headers.get("idempotency-key");
       try {
+        if (!hasBody && !upload) refuseUnknownQuery(route, input);
         if (key !== null) validateIdempotencyKey(key);
       } catch (err) {
         await discardUpload(upload);
