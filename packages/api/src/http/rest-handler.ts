@@ -34,6 +34,7 @@ import {
 } from "./pipeline";
 import type { Reply, ServerSentEvent } from "./reply";
 import type { Route, RouteTable } from "./route-table";
+import { acquireStreamSlot } from "./stream-slots";
 
 export const API_PREFIX = "/api/v1";
 const BODY_METHODS = new Set(["POST", "PATCH", "PUT"]);
@@ -320,7 +321,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         // A client that reconnects sends the id of the last event it saw; the procedure resumes after it.
         const lastEventId = ex.req.headers.get("last-event-id");
         if (lastEventId !== null) input.lastEventId = lastEventId;
+        const release = acquireStreamSlot(principal, input);
         const controller = new AbortController();
+        controller.signal.addEventListener("abort", release, { once: true });
         ex.req.signal.addEventListener("abort", () => controller.abort(), { once: true });
         try {
           const events = await callProcedure(route, ex.ctx, input, controller.signal);
