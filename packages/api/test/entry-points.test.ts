@@ -311,11 +311,15 @@ describe("the dashboard's tRPC endpoint", () => {
     expect(res.status).toBe(401);
     expectPipelineHeaders(res.headers);
     expect(res.body).toHaveLength(2);
-    for (const item of res.body as { error: { data: { apiError: unknown } } }[])
+    for (const item of res.body as { error: { code: number; data: Record<string, unknown> } }[]) {
       expect(item.error.data.apiError).toMatchObject({
         type: "authentication_error",
         code: "invalid_session",
       });
+      // tRPC's own fields agree with the status: UNAUTHORIZED (-32001), 401, not INTERNAL_SERVER_ERROR / 500.
+      expect(item.error.code).toBe(-32001);
+      expect(item.error.data).toMatchObject({ code: "UNAUTHORIZED", httpStatus: 401 });
+    }
   });
 
   it("refuses a batch of more than 10 calls", async () => {

@@ -84,7 +84,9 @@ describe("GET /evaluations/{id}/export?format=md", () => {
     expect(md).toContain("- Type: side by side (SxS)");
     expect(md).toContain("- Ratings: 0 (0 human, 0 autouser), 0 skipped");
     expect(md).toContain("No rater has left a comment yet.");
-    expect(md).toContain("undefined: too few paired values");
+    expect(md).toContain("- Overall agreement: not yet measured (no ratings to compare)");
+    expect(md).toContain("not measurable: too few paired values");
+    expect(md).not.toContain("undefined");
   });
 
   it("refuses an unknown format, a missing scope and another team's evaluation with their codes", async () => {

@@ -1,11 +1,4 @@
-import {
-  Evaluation,
-  EvaluationTransfer,
-  TeamInvite,
-  TeamMember,
-  UploadedFile,
-  Usage,
-} from "@rubricon/contracts";
+import { Evaluation, EvaluationTransfer, UploadedFile, Usage } from "@rubricon/contracts";
 import { billingPeriod } from "@rubricon/core";
 import { autouserRuns, evaluations, events, files, ratings, usageCounters } from "@rubricon/db";
 import { and, eq } from "drizzle-orm";
@@ -26,7 +19,7 @@ import {
 import { PNG, uploadFile } from "./helpers/files";
 import { runningEvaluation, shareRate, startPublicRater } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
-import { shareWith } from "./helpers/sharing";
+import { joinTeam, shareWith } from "./helpers/sharing";
 import { createTeam } from "./helpers/webhooks";
 
 let server: TestServer;
@@ -54,12 +47,7 @@ beforeAll(async () => {
   ]);
   other = await createTeam(server, owner, "Second team");
   // `member` is a plain member of `other`, so it may not move evaluations into it.
-  const added = await call(TeamMember.or(TeamInvite), `${server.api}/teams/${other}/members`, {
-    method: "POST",
-    headers: as(owner),
-    body: { email: member.email, role: "member" },
-  });
-  expectStatus(added, 201);
+  await joinTeam(server, owner, member, "member", other);
 }, 240_000);
 afterAll(() => server?.close());
 

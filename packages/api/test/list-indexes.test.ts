@@ -454,7 +454,7 @@ beforeAll(async () => {
     await call(EvaluationShare, `${server.api}/evaluations/${rated.evaluation.id}/shares`, {
       method: "POST",
       headers,
-      body: { email: peer.email, permission: "VIEWER" },
+      body: { userId: peer.userId, permission: "VIEWER" },
     }),
     201,
   );
@@ -500,7 +500,7 @@ beforeAll(async () => {
     await call(EvaluationShare, `${server.api}/evaluations/${peerEvaluation.id}/shares`, {
       method: "POST",
       headers: peerHeaders,
-      body: { email: user.email, permission: "VIEWER" },
+      body: { userId: user.userId, permission: "VIEWER" },
     }),
     201,
   );

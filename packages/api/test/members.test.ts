@@ -1,6 +1,7 @@
 import {
   ApiKeyWithSecret,
   Evaluation,
+  InviteAccepted,
   TeamInvite,
   TeamMember,
   TeamMemberList,
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
 import { bearer, bodyOf, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
-import { notificationsOf, shareWith } from "./helpers/sharing";
+import { invitationTokenFor, joinTeam, notificationsOf, shareWith } from "./helpers/sharing";
 
 let server: TestServer;
 let owner: TestUser;
@@ -29,8 +30,8 @@ beforeAll(async () => {
     signUp(server, "member"),
     signUp(server, "outsider"),
   ]);
-  expectStatus(await add(owner, admin.email, "admin"), 201);
-  expectStatus(await add(owner, member.email, "member"), 201);
+  await joinTeam(server, owner, admin, "admin");
+  await joinTeam(server, owner, member, "member");
 });
 afterAll(() => server?.close());
 
@@ -45,24 +46,78 @@ function add(by: TestUser, email: string, role: string) {
 }
 
 describe("adding members", () => {
-  it("adds an existing user at once, who then sees the team's evaluations and is told", async () => {
+  it("invites an existing user, who joins only by accepting, then sees the team's evaluations", async () => {
     const newcomer = await signUp(server, "newcomer");
     const e = await createEvaluation(server.api, as(owner), SSE_BODY);
-    expectError(await call(Evaluation, `${server.api}/evaluations/${e.id}`, { headers: as(newcomer) }), 404, {
-      type: "not_found_error",
-      code: "evaluation_not_found",
-    });
+    const canRead = async () =>
+      (await call(Evaluation, `${server.api}/evaluations/${e.id}`, { headers: as(newcomer) })).status;
+    expect(await canRead()).toBe(404);
     const res = await add(admin, newcomer.email, "member");
     expectStatus(res, 201);
-    expect(res.body).toMatchObject({ object: "team_member", userId: newcomer.userId, role: "member" });
-    expectStatus(await call(Evaluation, `${server.api}/evaluations/${e.id}`, { headers: as(newcomer) }), 200);
-    const inbox = await notificationsOf(server, newcomer);
-    expect(inbox.data.map((n) => n.kind)).toContain("team.member_added");
+    expect(res.body).toMatchObject({ object: "team_invite", email: newcomer.email, role: "member" });
+    expect(res.body).not.toHaveProperty("userId");
+    // Not a member until they say yes.
+    expect(await canRead()).toBe(404);
+    const token = await invitationTokenFor(server, newcomer.email);
+    expectStatus(
+      await call(InviteAccepted, `${server.api}/invites/${token}/accept`, {
+        method: "POST",
+        headers: as(newcomer),
+      }),
+      200,
+    );
+    expect(await canRead()).toBe(200);
     expectError(await add(owner, newcomer.email, "member"), 400, {
       type: "invalid_request_error",
       code: "already_member",
       param: "email",
     });
+  });
+
+  it("answers alike whether or not the address has an account", async () => {
+    const registered = await signUp(server, "alike");
+    const unknown = `nobody-${Date.now()}@example.com`;
+    const a = await add(owner, registered.email, "member");
+    const b = await add(owner, unknown, "member");
+    expectStatus(a, 201);
+    expectStatus(b, 201);
+    const shape = (body: Record<string, unknown>) => Object.keys(body).sort();
+    expect(shape(a.body as Record<string, unknown>)).toEqual(shape(b.body as Record<string, unknown>));
+    expect(a.body).toMatchObject({ object: "team_invite", status: "pending" });
+    expect(b.body).toMatchObject({ object: "team_invite", status: "pending" });
+    expect(JSON.stringify(a.body)).not.toContain(registered.userId);
+  });
+
+  it("mails one invitation per person and team a day, however often they are removed and invited again", async () => {
+    const target = await signUp(server, "bombed");
+    const mailsTo = async () =>
+      (await server.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, target.email))).length;
+    for (let i = 0; i < 6; i++) {
+      expectStatus(await add(owner, target.email, "member"), 201);
+      const pending = bodyOf(await call(TeamMemberList, membersUrl(), { headers: as(owner) }));
+      expect(pending.data.map((m) => m.userId)).not.toContain(target.userId);
+    }
+    expect(await mailsTo()).toBe(1);
+    // The one link mailed still works, and after joining, leaving and being invited again nothing more is mailed.
+    const token = await invitationTokenFor(server, target.email);
+    expectStatus(
+      await call(InviteAccepted, `${server.api}/invites/${token}/accept`, {
+        method: "POST",
+        headers: as(target),
+      }),
+      200,
+    );
+    expectStatus(
+      await call(TeamMemberRemoval, membersUrl(`/${target.userId}`), {
+        method: "DELETE",
+        headers: as(owner),
+      }),
+      200,
+    );
+    expectStatus(await add(owner, target.email, "member"), 201);
+    expect(await mailsTo()).toBe(1);
+    const inbox = await notificationsOf(server, target);
+    expect(inbox.data.filter((n) => n.kind === "evaluation.invited")).toHaveLength(1);
   });
 
   it("invites an address without an account by email", async () => {
@@ -159,7 +214,7 @@ describe("roles", () => {
 
   it("lets owners promote, and only owners touch owners", async () => {
     const second = await signUp(server, "second-owner");
-    expectStatus(await add(owner, second.email, "member"), 201);
+    await joinTeam(server, owner, second, "member");
     expectError(
       await call(TeamMember, membersUrl(`/${second.userId}`), {
         method: "PATCH",
@@ -211,7 +266,7 @@ describe("roles", () => {
 describe("removing members", () => {
   it("revokes the removed member's API keys on the team and ends their access", async () => {
     const leaver = await signUp(server, "leaver");
-    expectStatus(await add(owner, leaver.email, "member"), 201);
+    await joinTeam(server, owner, leaver, "member");
     const minted = await call(ApiKeyWithSecret, `${server.api}/api-keys`, {
       method: "POST",
       headers: as(leaver),
@@ -245,7 +300,7 @@ describe("removing members", () => {
 
   it("lets a member remove themselves, but not others", async () => {
     const quitter = await signUp(server, "quitter");
-    expectStatus(await add(owner, quitter.email, "member"), 201);
+    await joinTeam(server, owner, quitter, "member");
     expectError(
       await call(TeamMemberRemoval, membersUrl(`/${admin.userId}`), {
         method: "DELETE",

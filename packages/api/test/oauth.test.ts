@@ -331,9 +331,27 @@ describe("dynamic registration", () => {
         expect(accepted.status).toBe(201);
         expect(((await accepted.json()) as { redirect_uris: string[] }).redirect_uris).toEqual([uri]);
       }
+      // Where sign-out lands is held to the same rule.
+      for (const uri of ["http://evil.example/", "http://10.0.0.1/bye"]) {
+        const refused = await registerOne({
+          redirect_uris: [REDIRECT],
+          post_logout_redirect_uris: ["https://app.example/bye", uri],
+          token_endpoint_auth_method: "none",
+        });
+        expect(refused.status).toBe(400);
+        const body = (await refused.json()) as { error: string; error_description: string };
+        expect(body.error).toBe("invalid_client_metadata");
+        expect(body.error_description).toContain("post_logout_redirect_uris");
+      }
+      const signOut = await registerOne({
+        redirect_uris: [REDIRECT],
+        post_logout_redirect_uris: ["https://app.example/bye", "http://127.0.0.1:8765/bye"],
+        token_endpoint_auth_method: "none",
+      });
+      expect(signOut.status).toBe(201);
 
       const statuses: number[] = [];
-      for (let i = 0; i < 13; i++)
+      for (let i = 0; i < 10; i++)
         statuses.push(
           (await registerOne({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).status,
         );

@@ -57,7 +57,7 @@ describe("who may call each operation", () => {
     const sessionOnly = routes.filter((r) => r.meta.sessionOnly).map((r) => `${r.method} ${r.path}`);
     expect(sessionOnly.length).toBeGreaterThan(20);
     const cookieOnly = operations()
-      .filter(([, op]) => JSON.stringify(op.security) === JSON.stringify([{ sessionCookie: [] }]))
+      .filter(([, op]) => op["x-session-only"] === true)
       .map(([name]) => name);
     expect(cookieOnly.sort()).toEqual(sessionOnly.sort());
     for (const [name, op] of operations()) {
@@ -67,9 +67,7 @@ describe("who may call each operation", () => {
   });
 
   it("answers 403 session_required to an API key on every cookie-only operation", async () => {
-    const cookieOnly = operations().filter(
-      ([, op]) => op.security?.length === 1 && op.security[0]!.sessionCookie,
-    );
+    const cookieOnly = operations().filter(([, op]) => op["x-session-only"] === true);
     for (const [name] of cookieOnly) {
       const [method, path] = name.split(" ") as [string, string];
       const res = await callRaw(concrete(path), {

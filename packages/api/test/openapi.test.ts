@@ -1,6 +1,5 @@
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SESSION_COOKIE } from "../src/http/cookies";
 import { RouteTable } from "../src/http/route-table";
 import { appRouter } from "../src/routers/index";
 import { UUID_V7 } from "./helpers/assertions";
@@ -44,12 +43,12 @@ describe("OpenAPI document", () => {
     expect(doc.info).toMatchObject({ title: "API", version: "v1" });
   });
 
-  it("declares the bearer scheme and the session cookie, either one accepted globally", () => {
+  it("declares Bearer authentication as its single security scheme", () => {
     expect(doc.components.securitySchemes).toEqual({
       bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }),
-      sessionCookie: expect.objectContaining({ type: "apiKey", in: "cookie", name: SESSION_COOKIE }),
     });
-    expect(doc.security).toEqual([{ bearerAuth: [] }, { sessionCookie: [] }]);
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(JSON.stringify(doc)).not.toContain("sessionCookie");
   });
 
   it("documents every route of the route table with its method", () => {

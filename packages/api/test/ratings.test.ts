@@ -467,7 +467,7 @@ describe("reading and deleting", () => {
         await call(EvaluationShare, `${server.api}/evaluations/${evaluation.id}/shares`, {
           method: "POST",
           headers: bearer(key),
-          body: { email: who.email, permission },
+          body: { userId: who.userId, permission },
         }),
         201,
       );

@@ -3,10 +3,14 @@ import {
   ComparisonList,
   DeletedObject,
   Evaluation,
+  EvaluationInvite,
   EvaluationList,
   EvaluationShare,
   EvaluationShareList,
+  InviteAccepted,
 } from "@rubricon/contracts";
+import { emailOutbox } from "@rubricon/db";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createEvaluation, expectError, expectStatus, SSE_BODY } from "./helpers/assertions";
@@ -22,7 +26,7 @@ import {
 } from "./helpers/clients";
 import { runningEvaluation } from "./helpers/ratings";
 import { startTestServer, type TestServer } from "./helpers/server";
-import { notificationsOf, shareWith } from "./helpers/sharing";
+import { invitationTokenFor, joinTeam, notificationsOf, shareWith } from "./helpers/sharing";
 
 let server: TestServer;
 let alice: TestUser; // owns the evaluations (team A)
@@ -38,12 +42,7 @@ beforeAll(async () => {
     signUp(server, "carol"),
     signUp(server, "teammate"),
   ]);
-  const added = await callRaw(`${server.api}/teams/${alice.teamId}/members`, {
-    method: "POST",
-    headers: as(alice),
-    body: { email: teammate.email, role: "member" },
-  });
-  expect(added.status).toBe(201);
+  await joinTeam(server, alice, teammate, "member");
 });
 afterAll(() => server?.close());
 
@@ -52,12 +51,12 @@ const sharesUrl = (id: string, rest = "") => `${server.api}/evaluations/${id}/sh
 const draft = () => createEvaluation(server.api, as(alice), { ...SSE_BODY, name: "Shared draft" });
 
 describe("who may share", () => {
-  it("lets owners share with an existing user by email and tells them", async () => {
+  it("lets owners share with an existing user by id at once and tells them", async () => {
     const e = await draft();
     const res = await call(EvaluationShare, sharesUrl(e.id), {
       method: "POST",
       headers: as(alice),
-      body: { email: bob.email.toUpperCase(), permission: "VIEWER" },
+      body: { userId: bob.userId, permission: "VIEWER" },
     });
     expectStatus(res, 201);
     expect(res.body).toMatchObject({
@@ -80,6 +79,76 @@ describe("who may share", () => {
     const list = await call(EvaluationShareList, sharesUrl(e.id), { headers: as(bob) });
     expectStatus(list, 200);
     expect(list.body.data.map((s) => s.userId)).toEqual([bob.userId]);
+  });
+
+  it("by email, answers an invitation alike whether or not the address has an account, and names no user", async () => {
+    const e = await draft();
+    const registered = await signUp(server, "share-alike");
+    const byEmail = (email: string) =>
+      call(EvaluationInvite, sharesUrl(e.id), {
+        method: "POST",
+        headers: as(alice),
+        body: { email, permission: "VIEWER" },
+      });
+    const known = await byEmail(registered.email.toUpperCase());
+    const unknown = await byEmail(`nobody-${Date.now()}@example.com`);
+    expectStatus(known, 201);
+    expectStatus(unknown, 201);
+    expect(Object.keys(known.body).sort()).toEqual(Object.keys(unknown.body).sort());
+    expect(known.body).toMatchObject({
+      object: "evaluation_invite",
+      status: "pending",
+      permission: "VIEWER",
+    });
+    expect(JSON.stringify(known.body)).not.toContain(registered.userId);
+    // No access until they accept the invitation they were mailed.
+    const read = async () =>
+      (await call(Evaluation, `${server.api}/evaluations/${e.id}`, { headers: as(registered) })).status;
+    expect(await read()).toBe(404);
+    const token = await invitationTokenFor(server, registered.email);
+    expectStatus(
+      await call(InviteAccepted, `${server.api}/invites/${token}/accept`, {
+        method: "POST",
+        headers: as(registered),
+      }),
+      200,
+    );
+    expect(await read()).toBe(200);
+    // An OWNER share names its person by id: an invitation gives VIEWER or EDITOR.
+    expectError(
+      await call(z.never(), sharesUrl(e.id), {
+        method: "POST",
+        headers: as(alice),
+        body: { email: carol.email, permission: "OWNER" },
+      }),
+      400,
+      { type: "invalid_request_error", code: "parameter_invalid", param: "permission" },
+    );
+  });
+
+  it("mails one invitation per person and evaluation a day, however often its share is deleted and made again", async () => {
+    const e = await draft();
+    const target = await signUp(server, "share-bombed");
+    const mails = async () =>
+      (await server.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, target.email))).length;
+    for (let i = 0; i < 6; i++) {
+      const invited = await call(EvaluationInvite, sharesUrl(e.id), {
+        method: "POST",
+        headers: as(alice),
+        body: { email: target.email, permission: "VIEWER" },
+      });
+      expectStatus(invited, 201);
+      expectStatus(
+        await call(DeletedObject, `${server.api}/evaluations/${e.id}/invites/${invited.body.id}`, {
+          method: "DELETE",
+          headers: as(alice),
+        }),
+        200,
+      );
+    }
+    expect(await mails()).toBe(1);
+    const inbox = await notificationsOf(server, target);
+    expect(inbox.data.filter((n) => n.kind === "evaluation.invited")).toHaveLength(1);
   });
 
   it("refuses viewers, lets editors share as viewer or editor, and keeps OWNER to owners", async () => {
@@ -106,7 +175,7 @@ describe("who may share", () => {
       await call(EvaluationShare, sharesUrl(e.id), {
         method: "POST",
         headers: as(bob),
-        body: { email: carol.email, permission: "OWNER" },
+        body: { userId: carol.userId, permission: "OWNER" },
       }),
       403,
       { type: "authorization_error", code: "insufficient_permission" },
@@ -140,7 +209,7 @@ describe("who may share", () => {
     });
   });
 
-  it("refuses strangers, team members as targets, duplicates, unknown emails and bad bodies", async () => {
+  it("refuses strangers, team members as targets, duplicates and bad bodies", async () => {
     const e = await draft();
     expectError(
       await call(EvaluationShare, sharesUrl(e.id), {
@@ -169,15 +238,6 @@ describe("who may share", () => {
       }),
       400,
       { type: "invalid_request_error", code: "already_has_access" },
-    );
-    expectError(
-      await call(EvaluationShare, sharesUrl(e.id), {
-        method: "POST",
-        headers: as(alice),
-        body: { email: "nobody-here@example.com" },
-      }),
-      404,
-      { type: "not_found_error", code: "user_not_found", param: "email" },
     );
     expectError(
       await call(EvaluationShare, sharesUrl(e.id), {

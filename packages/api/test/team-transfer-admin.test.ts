@@ -1,10 +1,12 @@
-import { TeamAdminTransfer, TeamInvite, TeamMember, TeamMemberList } from "@rubricon/contracts";
+import { TeamAdminTransfer, TeamMemberList } from "@rubricon/contracts";
+import { teamMembers } from "@rubricon/db";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { expectError, expectStatus } from "./helpers/assertions";
 import { bearer, call, mintApiKey, sessionHeaders, signUp, type TestUser } from "./helpers/clients";
 import { startTestServer, type TestServer } from "./helpers/server";
-import { notificationsOf } from "./helpers/sharing";
+import { joinTeam, notificationsOf } from "./helpers/sharing";
 
 let server: TestServer;
 let owner: TestUser;
@@ -13,12 +15,6 @@ let member: TestUser;
 let outsider: TestUser;
 
 const as = (who: TestUser) => sessionHeaders(server, who);
-const add = (by: TestUser, email: string, role: string) =>
-  call(TeamMember.or(TeamInvite), `${server.api}/teams/${by.teamId}/members`, {
-    method: "POST",
-    headers: as(by),
-    body: { email, role },
-  });
 const transfer = (by: Record<string, string>, teamId: string, userId: unknown) =>
   call(TeamAdminTransfer, `${server.api}/teams/${teamId}/transfer-admin`, {
     method: "POST",
@@ -34,8 +30,8 @@ beforeAll(async () => {
     signUp(server, "xfer-member"),
     signUp(server, "xfer-outsider"),
   ]);
-  expectStatus(await add(owner, admin.email, "admin"), 201);
-  expectStatus(await add(owner, member.email, "member"), 201);
+  await joinTeam(server, owner, admin, "admin");
+  await joinTeam(server, owner, member, "member");
 }, 240_000);
 afterAll(() => server?.close());
 
@@ -105,5 +101,35 @@ describe("POST /teams/{id}/transfer-admin", () => {
       code: "insufficient_role",
     });
     expectStatus(await transfer(as(member), owner.teamId, owner.userId), 200);
+  });
+});
+
+describe("concurrent transfers", () => {
+  it("four at once by the same owner leave exactly one new owner; the others are refused", async () => {
+    const boss = await signUp(server, "race-owner");
+    const heirs = await Promise.all([1, 2, 3, 4].map((i) => signUp(server, `race-heir-${i}`)));
+    // Members joined directly: what is tested is the handover, not how they joined.
+    await server.app.services.db.insert(teamMembers).values(
+      heirs.map((h) => ({
+        teamId: boss.teamId,
+        userId: h.userId,
+        role: "member" as const,
+        createdAt: new Date(),
+      })),
+    );
+    const answers = await Promise.all(heirs.map((h) => transfer(as(boss), boss.teamId, h.userId)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 403, 403, 403]);
+    for (const refused of answers.filter((a) => a.status === 403))
+      expect(refused.body).toMatchObject({ error: { code: "insufficient_role" } });
+    const roles = await server.app.services.db
+      .select({ userId: teamMembers.userId, role: teamMembers.role })
+      .from(teamMembers)
+      .where(eq(teamMembers.teamId, boss.teamId));
+    const owners = roles.filter((r) => r.role === "owner").map((r) => r.userId);
+    expect(owners).toHaveLength(1);
+    const winner = answers.findIndex((a) => a.status === 200);
+    expect(owners).toEqual([heirs[winner]!.userId]);
+    expect(roles.find((r) => r.userId === boss.userId)?.role).toBe("admin");
   });
 });

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type FixtureSite, startFixtureSite } from "@rubricon/agents/testing";
@@ -372,6 +373,25 @@ describe("listen and trigger", () => {
     // The same secret next time, kept in the profile.
     expect(readFileSync(join(configDir, "config.json"), "utf8")).toContain(secret);
   }, 90_000);
+
+  it("given --api-key, writes no secret to the profile", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rubricon-listen-"));
+    const child = spawn(
+      cli.bin,
+      ["listen", "--forward-to", "http://127.0.0.1:9/hooks", "--api-key", account.apiKey, "--json"],
+      { cwd: work, env: { ...cleanEnv(), RUBRICON_BASE_URL: server.url, RUBRICON_CONFIG_DIR: dir } },
+    );
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    try {
+      const ready = JSON.parse(String((await lines.next()).value)) as { object: string; secret: string };
+      expect(ready).toMatchObject({ object: "listen", secret: expect.stringMatching(/^whsec_/) });
+    } finally {
+      child.kill("SIGINT");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    const file = join(dir, "config.json");
+    expect(existsSync(file) ? readFileSync(file, "utf8") : "").not.toContain("whsec_");
+  }, 60_000);
 
   it("refuses to trigger what it cannot make, with exit 2", async () => {
     const result = await rubricon(["trigger", "autouser_run.completed"]);

@@ -35,7 +35,9 @@ export const EvaluationShareList = listOf(EvaluationShare, "EvaluationShareList"
 export const ShareCreateInput = z
   .object({
     userId: z.string().min(1).max(100).optional(),
-    email: Email.optional().meta({ description: "Exact email of an existing user; invite others by email." }),
+    email: Email.optional().meta({
+      description: "Anyone's address: they get an invitation by e-mail and access once they accept it.",
+    }),
     permission: SharePermission.default("VIEWER"),
   })
   .strict()

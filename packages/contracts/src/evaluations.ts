@@ -227,6 +227,14 @@ export const EvaluationCreateInput = z
         message: "PASSWORD_PROTECTED needs a `sharePassword`.",
       });
     }
+    // A password the link would not ask for would be silently ignored: the caller meant something else.
+    if (v.sharePassword !== undefined && v.shareAccess !== "PASSWORD_PROTECTED") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["sharePassword"],
+        message: "`sharePassword` is used only with `shareAccess: PASSWORD_PROTECTED`.",
+      });
+    }
   });
 export type EvaluationCreateInput = z.infer<typeof EvaluationCreateInput>;
 

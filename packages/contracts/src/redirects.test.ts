@@ -22,6 +22,13 @@ describe("sameOriginPath", () => {
       "http://rubricon.example/evaluations",
       "javascript:alert(1)",
       "/%5Cevil.example".replace("%5C", "\\"),
+      "/.//127.0.0.1:4151/pwned",
+      "/%2e//127.0.0.1:4151/pwned",
+      "/%2E//evil.example",
+      "/./\\evil.example",
+      "/a/..//evil.example",
+      "/a/%2e%2e//evil.example",
+      "./..//evil.example",
     ]) {
       expect(sameOriginPath(next, origin), next).toBe("/evaluations");
     }

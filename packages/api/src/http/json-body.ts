@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { toApiError } from "./error-envelope";
 import type { Exchange } from "./pipeline";
+import { assertStorableText } from "./text-input";
 
 /**
  * The JSON body of a request outside the tRPC surface (sign-in, share links), validated by `schema` and capped at
@@ -12,6 +13,7 @@ export async function parseJsonBody<T extends z.ZodType>(
   limit: number,
 ): Promise<z.infer<T>> {
   const raw = await ex.readJson(limit);
+  assertStorableText(raw);
   const result = schema.safeParse(raw);
   if (!result.success) throw toApiError(result.error, raw).error;
   return result.data;

@@ -34,6 +34,7 @@ import {
 } from "./pipeline";
 import type { Reply, ServerSentEvent } from "./reply";
 import type { Route, RouteTable } from "./route-table";
+import { acquireStreamSlot } from "./stream-slots";
 
 export const API_PREFIX = "/api/v1";
 const BODY_METHODS = new Set(["POST", "PATCH", "PUT"]);
@@ -177,26 +178,16 @@ function answer(ex: Exchange, route: Route, result: { status: number; body: unkn
 }
 
 /**
- * Where a NUL character hides in the input, as a parameter path. Postgres text cannot hold one, so it would fail
- * the statement; it is the caller's error and is named like any other invalid field.
+ * A query parameter the route does not take is refused as an unknown body field is (`parameter_unknown`), so a
+ * misspelled filter fails loudly instead of answering the unfiltered list. Checked on the input as the current
+ * version names it, after an older version's names were upgraded.
  */
-function nulParam(value: unknown, path: string): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path || "body" : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulParam(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
+function refuseUnknownQuery(route: Route, input: Record<string, unknown>): void {
+  if (!route.inputNames) return;
+  for (const name of Object.keys(input)) {
+    if (!route.inputNames.has(name) && !route.paramNames.includes(name))
+      throw new ApiError("parameter_unknown", `Received unknown parameter: ${name}.`, { param: name });
   }
-  if (value !== null && typeof value === "object") {
-    for (const [key, v] of Object.entries(value)) {
-      if (key.includes("\u0000")) return path ? `${path}.${key}` : key;
-      const found = nulParam(v, path ? `${path}.${key}` : key);
-      if (found) return found;
-    }
-  }
-  return null;
 }
 
 function queryInput(url: URL): Record<string, unknown> {
@@ -316,10 +307,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         version,
         `${route.method} ${route.path}`,
       );
-      const nul = nulParam(input, "");
       const key = ex.req.headers.get("idempotency-key");
       try {
-        if (nul) throw ApiError.invalid(nul, `\`${nul}\` contains a NUL character, which no field accepts.`);
+        if (!hasBody && !upload) refuseUnknownQuery(route, input);
         if (key !== null) validateIdempotencyKey(key);
       } catch (err) {
         await discardUpload(upload);
@@ -331,7 +321,9 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         // A client that reconnects sends the id of the last event it saw; the procedure resumes after it.
         const lastEventId = ex.req.headers.get("last-event-id");
         if (lastEventId !== null) input.lastEventId = lastEventId;
+        const release = acquireStreamSlot(principal, input);
         const controller = new AbortController();
+        controller.signal.addEventListener("abort", release, { once: true });
         ex.req.signal.addEventListener("abort", () => controller.abort(), { once: true });
         try {
           const events = await callProcedure(route, ex.ctx, input, controller.signal);

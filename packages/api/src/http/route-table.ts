@@ -1,5 +1,6 @@
 import { ApiError } from "@rubricon/core";
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
+import { z } from "zod";
 import type { RouteMeta } from "../trpc/init";
 import { procedureDef, routerProcedures } from "../trpc/internals";
 
@@ -14,6 +15,28 @@ export interface Route {
   isStatic: boolean;
   /** A server-sent event stream (a tRPC subscription declared with `meta.stream`). */
   stream: boolean;
+  /**
+   * The input fields the procedure accepts (path parameters included), or null when its schema takes any: a
+   * query parameter outside them is refused, as an unknown body field is.
+   */
+  readonly inputNames: ReadonlySet<string> | null;
+}
+
+/** The property names of a procedure's input schemas, or null when one of them accepts other names too. */
+function inputNamesOf(procedure: AnyProcedure): ReadonlySet<string> | null {
+  const names = new Set<string>();
+  for (const schema of procedureDef(procedure).inputs) {
+    let json: { properties?: Record<string, unknown>; additionalProperties?: unknown; type?: unknown };
+    try {
+      json = z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" }) as typeof json;
+    } catch {
+      return null;
+    }
+    if (json.type !== "object" || !json.properties) return null;
+    if (json.additionalProperties !== undefined && json.additionalProperties !== false) return null;
+    for (const name of Object.keys(json.properties)) names.add(name);
+  }
+  return names;
 }
 
 /** A path segment as the value it encodes; broken percent-encoding is the caller's error, not ours. */
@@ -72,6 +95,7 @@ export class RouteTable {
             regex: new RegExp(`^${pattern}$`),
             isStatic: paramNames.length === 0,
             stream: meta!.stream !== undefined,
+            inputNames: inputNamesOf(procedure),
           },
         ];
       })

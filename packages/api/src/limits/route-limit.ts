@@ -14,12 +14,13 @@ export async function enforceRouteLimit(
   ctx: RequestContext,
   rule: RouteLimit,
   routeName: string,
+  input?: unknown,
 ): Promise<void> {
   const { limits, clock } = ctx.services;
   const nowMs = clock.now().getTime();
-  // A per-user limit on a route a caller reached without credentials falls back to the address.
-  const subject =
-    rule.key === "user" && ctx.principal ? `user:${ctx.principal.userId}` : `ip:${ctx.clientIp ?? "unknown"}`;
+  const subject = subjectOf(ctx, rule, input);
+  // An `id` that is not one is refused by the input's schema; there is nothing to count it against.
+  if (subject === null) return;
   const bucket = rule.bucket ?? routeName;
   let state: WindowState;
   try {
@@ -48,10 +49,29 @@ export async function enforceRouteLimit(
     });
     return;
   }
-  const per = subject.startsWith("user:") ? "user" : "client address";
+  const per = subject.startsWith("user:")
+    ? "user"
+    : subject.startsWith("id:")
+      ? idNoun(rule)
+      : "client address";
   throw rateLimitExceeded(
     state,
     nowMs,
     `Too many requests to this route: at most ${rule.limit} every ${rule.windowSec} seconds per ${per}.`,
   );
+}
+
+function subjectOf(ctx: RequestContext, rule: RouteLimit, input: unknown): string | null {
+  if (rule.key === "id") {
+    const id = (input as { id?: unknown } | null | undefined)?.id;
+    return typeof id === "string" && id.length > 0 && id.length <= 100 ? `id:${id}` : null;
+  }
+  // A per-user limit on a route a caller reached without credentials falls back to the address.
+  return rule.key === "user" && ctx.principal
+    ? `user:${ctx.principal.userId}`
+    : `ip:${ctx.clientIp ?? "unknown"}`;
+}
+
+function idNoun(rule: RouteLimit): string {
+  return rule.noun ?? "resource";
 }

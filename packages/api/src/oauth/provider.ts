@@ -51,6 +51,7 @@ async function teamOfGrant(db: Db, grantId: string | undefined): Promise<string>
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+const REDIRECT_LISTS = ["redirect_uris", "post_logout_redirect_uris"] as const;
 
 /**
  * The OAuth 2.1 authorization server (oidc-provider): dynamic registration, authorization code with PKCE S256,
@@ -98,17 +99,20 @@ export function createOAuthProvider(services: AppServices): Provider {
     },
     // OAuth 2.1 §2.3.1: a redirect URI over plain http is allowed only back to the user's own machine (a native
     // app's loopback listener); anywhere else a code in transit could be read or altered. RFC 7591 §3.2.2 names
-    // the error.
+    // the error. Where the user lands after signing out is held to the same rule, or sign-out would be an open
+    // redirect over plain http.
     extraClientMetadata: {
-      properties: ["redirect_uris"],
+      properties: [...REDIRECT_LISTS],
       validator: (_ctx, key, value) => {
-        if (key !== "redirect_uris" || !Array.isArray(value)) return;
+        if (!(REDIRECT_LISTS as readonly string[]).includes(key) || !Array.isArray(value)) return;
         for (const uri of value as unknown[]) {
           const parsed = typeof uri === "string" ? URL.parse(uri) : null;
           if (parsed?.protocol === "http:" && !LOOPBACK_HOSTS.has(parsed.hostname)) {
-            const err = new errors.InvalidRedirectUri();
-            err.error_description = `redirect_uris may use http only for loopback addresses (127.0.0.1, [::1], localhost); use https for ${parsed.host}`;
-            throw err;
+            // The description's first word picks the error: `invalid_redirect_uri` for redirect_uris, else
+            // `invalid_client_metadata` (RFC 7591 §3.2.2).
+            throw new errors.InvalidClientMetadata(
+              `${key} may use http only for loopback addresses (127.0.0.1, [::1], localhost); use https for ${parsed.host}`,
+            );
           }
         }
       },

@@ -72,7 +72,7 @@ export function accessNotes(meta: RouteMeta): string[] {
     const { limit, windowSec, key } = meta.routeLimit;
     notes.push(
       `At most ${limit} calls per ${windowSec === 60 ? "minute" : `${windowSec} seconds`} per ${
-        key === "user" ? "user" : "client address"
+        key === "user" ? "user" : key === "id" ? (meta.routeLimit.noun ?? "resource") : "client address"
       }, beyond the team's budget; past that 429 \`rate_limit_exceeded\` with \`Retry-After\`.`,
     );
   }

@@ -2,7 +2,6 @@ import { ErrorEnvelope } from "@rubricon/contracts";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenApiRouter } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
-import { SESSION_COOKIE } from "../http/cookies";
 import type { Route, RouteTable } from "../http/route-table";
 import { procedureDef } from "../trpc/internals";
 import { apiVersionChangelog, apiVersionsDescription } from "../versions";
@@ -217,14 +216,6 @@ export function buildOpenApiDocument(
         scheme: "bearer",
         description: "API key (`ak_live_...`) or OAuth access token.",
       },
-      sessionCookie: {
-        type: "apiKey",
-        in: "cookie",
-        name: SESSION_COOKIE,
-        description:
-          "The dashboard's signed-in session, set by signing in. Requests with it must come from the site's own " +
-          "origin. Some routes (account, keys, billing and consent) take only this.",
-      },
     },
   }) as unknown as {
     paths: Record<string, Record<string, Operation>>;
@@ -317,8 +308,9 @@ export function buildOpenApiDocument(
   // trpc-to-openapi registers its own error schemas; every error here answers the ErrorEnvelope instead.
   for (const name of Object.keys(doc.components.schemas ?? {}))
     if (name.startsWith("error.")) delete doc.components.schemas![name];
-  // A key or token, or the dashboard's session cookie; routes marked session-only take the cookie alone.
-  doc.security = [{ bearerAuth: [] }, { sessionCookie: [] }];
+  // The specification declares Bearer as the single security scheme. The dashboard's session cookie is not a
+  // scheme third parties use; the routes that take only it say so in their description and `x-session-only`.
+  doc.security = [{ bearerAuth: [] }];
   const usedTags = new Set<string>();
 
   for (const route of routes.routes) {
@@ -354,10 +346,7 @@ export function buildOpenApiDocument(
     if (scopes.length === 1) op["x-required-scope"] = scopes[0];
     if (scopes.length > 1) op["x-required-scopes"] = scopes;
     // The same meta `assertMayCall` enforces: a session-only route refuses keys and tokens with 403.
-    if (route.meta.sessionOnly) {
-      op["x-session-only"] = true;
-      op.security = [{ sessionCookie: [] }];
-    }
+    if (route.meta.sessionOnly) op["x-session-only"] = true;
     if (route.meta.public) {
       // Reached without credentials (device pairing): no security requirement.
       op["x-public"] = true;

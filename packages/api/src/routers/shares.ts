@@ -1,5 +1,6 @@
 import {
   DeletedObject,
+  EvaluationInvite,
   EvaluationShare,
   EvaluationShareList,
   IdParam,
@@ -36,7 +37,7 @@ export const sharesRouter = router({
       toList(ctx, await core.listShares(ctx.core, ctx.actor, id, query)),
     ),
 
-  // POST /evaluations/{id}/shares — share with an existing user (owners and editors)
+  // POST /evaluations/{id}/shares — share with a user by id, or invite an address (owners and editors)
   create: apiProcedure
     .meta({
       openapi: {
@@ -45,16 +46,22 @@ export const sharesRouter = router({
         tags,
         summary: "Share an evaluation",
         description:
-          "Gives an existing user outside the team access, named by `userId` or exact `email`. Owners and editors " +
-          "share; only owners grant OWNER. People without an account are invited with POST /evaluations/{id}/invites.",
+          "Gives someone access. By `userId`: a share at once (201 `evaluation_share`). By `email`: an e-mailed " +
+          "invitation (201 `evaluation_invite`, VIEWER or EDITOR) that gives access when the person accepts it, " +
+          "answered alike whether or not the address has an account; inviting the same address again within a day " +
+          "sends no second e-mail. Owners and editors share; only owners grant OWNER.",
       },
       scope: "evaluations:write",
       successStatus: 201,
     })
     // `.extend()` drops the schema's meta: carry its `oneOf` (exactly one of `userId` or `email`) to the document.
     .input(ShareCreateInput.extend({ id: IdParam }).meta(ShareCreateInput.meta() ?? {}))
-    .output(EvaluationShare)
-    .mutation(({ ctx, input: { id, ...body } }) => core.createShare(ctx.core, ctx.actor, id, body)),
+    .output(EvaluationShare.or(EvaluationInvite))
+    .mutation(({ ctx, input: { id, ...body } }) =>
+      body.email !== undefined && body.userId === undefined
+        ? core.shareByEmail(ctx.core, ctx.actor, id, { email: body.email, permission: body.permission })
+        : core.createShare(ctx.core, ctx.actor, id, body),
+    ),
 
   // PATCH /evaluations/{id}/shares/{shareId} — change a share's permission
   update: apiProcedure

@@ -154,10 +154,12 @@ export const teamsRouter = router({
           method: "POST",
           path: "/teams/{id}/members",
           tags,
-          summary: "Add or invite a team member",
+          summary: "Invite a team member",
           description:
-            "Owners and admins (only owners add owners). An email with an account becomes a member at once; any other " +
-            "gets an emailed invite, valid for 14 days, that makes its accepter a member.",
+            "Owners and admins (only owners invite owners). Every address gets an e-mailed invitation (201 " +
+            "`team_invite`), valid for 14 days, that makes the person a member when they accept it: the answer is " +
+            "the same whether or not the address has an account, and nobody joins without saying yes. Inviting the " +
+            "same address again within a day sends no second e-mail; its first invitation's link works again.",
         },
         sessionOnly: true,
         successStatus: 201,

@@ -18,12 +18,21 @@ import {
 import * as core from "@rubricon/core";
 import { z } from "zod";
 import { apiProcedure, router } from "../trpc/init";
+import type { RouteLimit } from "../trpc/meta";
 import { toList } from "./list";
 import { WEBHOOK_ROUTE_GATES as gates, webhooksContext } from "./webhook-gates";
 
 const tags = ["Webhooks"];
 const ById = z.object({ id: IdParam });
 const DeliveryPath = z.object({ id: IdParam, deliveryId: IdParam });
+
+const WEBHOOK_TEST_LIMIT: RouteLimit = {
+  key: "id",
+  noun: "endpoint",
+  limit: 5,
+  windowSec: 60,
+  bucket: "webhook-test",
+};
 
 export const webhooksRouter = router({
   // GET /webhooks — the team's endpoints
@@ -146,7 +155,8 @@ export const webhooksRouter = router({
     .output(WebhookSecretRotation)
     .mutation(({ ctx, input }) => core.rotateWebhookSecret(webhooksContext(ctx), ctx.actor, input.id)),
 
-  // POST /webhooks/{id}/test — a signed delivery of a made-up event; free of limits and quotas
+  // POST /webhooks/{id}/test — a signed delivery of a made-up event; free of the budget and quotas, but each test
+  // is a request to a host the team names, so an endpoint gets only a few a minute.
   test: apiProcedure
     .meta({
       openapi: {
@@ -162,6 +172,7 @@ export const webhooksRouter = router({
       scope: "webhooks:write",
       successStatus: 202,
       unmetered: true,
+      routeLimit: WEBHOOK_TEST_LIMIT,
       ...gates,
     })
     .input(WebhookTestInput.extend({ id: IdParam }))

@@ -2,6 +2,7 @@ import { type RequiredScope, scopeGrants } from "@rubricon/contracts";
 import { type Actor, ApiError } from "@rubricon/core";
 import type { ApiRequest } from "../http/api-message";
 import { assertSameOrigin } from "../http/csrf";
+import { assertStorableText } from "../http/text-input";
 import { meterRequest } from "../limits/requests-per-minute";
 import { enforceRouteLimit } from "../limits/route-limit";
 import { actorOf, type Principal, type RequestContext } from "./context";
@@ -105,8 +106,8 @@ export async function admitMcpRequest(ctx: RequestContext, principal: Principal)
 
 /**
  * A procedure call, from its middleware: credentials, session and scope, and the feature flag unless the transport
- * already admitted this request for this route; then the plan (it needs the input's target team) and the route's
- * own limit. Returns the caller as the procedure sees it.
+ * already admitted this request for this route; then the input's text, the plan (it needs the input's target
+ * team) and the route's own limit. Returns the caller as the procedure sees it.
  */
 export async function authorizeCall(
   ctx: RequestContext,
@@ -118,8 +119,11 @@ export async function authorizeCall(
   const rules = meta ?? {};
   if (ctx.admitted !== meta) admitCaller(ctx, principal, rules);
   const actor = principal ? actorOf(principal) : null;
-  if (rules.plans && actor && !rules.public)
-    await assertPlanAllows(ctx.services, actor, rules.plans, await getRawInput());
-  if (rules.routeLimit) await enforceRouteLimit(ctx, rules.routeLimit, path);
+  const input = await getRawInput();
+  // Before anything reads the input (the plan's team, a limit's id, the schema): text no field can store is the
+  // caller's error, named, whatever the transport.
+  assertStorableText(input);
+  if (rules.plans && actor && !rules.public) await assertPlanAllows(ctx.services, actor, rules.plans, input);
+  if (rules.routeLimit) await enforceRouteLimit(ctx, rules.routeLimit, path, input);
   return { principal, actor };
 }

@@ -1,5 +1,6 @@
 import { ApiError } from "@rubricon/core";
 import { initTRPC } from "@trpc/server";
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { authorizeCall } from "./admission";
 import { coreContext, type RequestContext } from "./context";
 import type { RouteMeta } from "./meta";
@@ -13,10 +14,16 @@ const t = initTRPC
     errorFormatter({ shape, error }) {
       const cause = error.cause;
       if (cause instanceof ApiError) {
+        // tRPC wraps any thrown error as INTERNAL_SERVER_ERROR; the body says what the error really is, as the
+        // response's status does (`trpc-handler.ts`).
+        const key = trpcCodeOf(cause.status);
         return {
           ...shape,
+          code: TRPC_ERROR_CODES_BY_KEY[key],
           data: {
             ...shape.data,
+            code: key,
+            httpStatus: cause.status,
             apiError: {
               code: cause.code,
               type: cause.type,
@@ -28,6 +35,31 @@ const t = initTRPC
       return shape;
     },
   });
+
+/** The tRPC code of an HTTP status, as tRPC maps its own codes to statuses. */
+function trpcCodeOf(status: number): TRPC_ERROR_CODE_KEY {
+  const byStatus: Record<number, TRPC_ERROR_CODE_KEY> = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    402: "PAYMENT_REQUIRED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_SUPPORTED",
+    408: "TIMEOUT",
+    409: "CONFLICT",
+    412: "PRECONDITION_FAILED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE_CONTENT",
+    429: "TOO_MANY_REQUESTS",
+    499: "CLIENT_CLOSED_REQUEST",
+    501: "NOT_IMPLEMENTED",
+    502: "BAD_GATEWAY",
+    503: "SERVICE_UNAVAILABLE",
+    504: "GATEWAY_TIMEOUT",
+  };
+  return byStatus[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST");
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

@@ -13,10 +13,13 @@ export type Feature = "webhooks";
  * (e.g. a family of pairing routes); by default each route has its own.
  */
 export interface RouteLimit {
-  key: "user" | "ip";
+  /** Whom the window counts: the user (the address when there is none), the client address, or the `id` the call names. */
+  key: "user" | "ip" | "id";
   limit: number;
   windowSec: number;
   bucket?: string;
+  /** With `key: "id"`: what the id names, for the 429's message and the route's description (e.g. "endpoint"). */
+  noun?: string;
 }
 
 /** A route that takes a `multipart/form-data` upload: the part holding the file and its largest size. */

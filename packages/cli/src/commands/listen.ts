@@ -80,13 +80,15 @@ export function registerListen(program: Command): void {
           );
         }
         if (!secret) {
-          // The same secret every time for a profile, so the receiver's configuration survives restarts.
+          // The same secret every time for a profile, so the receiver's configuration survives restarts. A run
+          // given its key on the command line is not the profile's: it leaves the profile as it found it, and a
+          // secret it makes lives only as long as the run.
           const name = profileName(inv.opts);
           secret = loadProfile(inv.opts).listenSecret;
           if (!secret) {
             secret = newSecret();
             const chosen = secret;
-            updateProfile(name, (p) => ({ ...p, listenSecret: chosen }));
+            if (inv.opts.apiKey === undefined) updateProfile(name, (p) => ({ ...p, listenSecret: chosen }));
           }
         }
         const { client } = await inv.api();

@@ -221,8 +221,8 @@ export interface paths {
         get: operations["teams-members-list"];
         put?: never;
         /**
-         * Add or invite a team member
-         * @description Owners and admins (only owners add owners). An email with an account becomes a member at once; any other gets an emailed invite, valid for 14 days, that makes its accepter a member.
+         * Invite a team member
+         * @description Owners and admins (only owners invite owners). Every address gets an e-mailed invitation (201 `team_invite`), valid for 14 days, that makes the person a member when they accept it: the answer is the same whether or not the address has an account, and nobody joins without saying yes. Inviting the same address again within a day sends no second e-mail; its first invitation's link works again.
          *
          *     Signed-in session only (the dashboard's session cookie): API keys and OAuth tokens get 403 `session_required`.
          */
@@ -302,7 +302,7 @@ export interface paths {
         put?: never;
         /**
          * Share an evaluation
-         * @description Gives an existing user outside the team access, named by `userId` or exact `email`. Owners and editors share; only owners grant OWNER. People without an account are invited with POST /evaluations/{id}/invites.
+         * @description Gives someone access. By `userId`: a share at once (201 `evaluation_share`). By `email`: an e-mailed invitation (201 `evaluation_invite`, VIEWER or EDITOR) that gives access when the person accepts it, answered alike whether or not the address has an account; inviting the same address again within a day sends no second e-mail. Owners and editors share; only owners grant OWNER.
          *
          *     API keys and OAuth tokens need the `evaluations:write` scope (else 403 `missing_required_scope`); a signed-in session needs none.
          */
@@ -1952,6 +1952,8 @@ export interface paths {
          *
          *     For teams on the Pro and Enterprise and Self-hosted plans; other teams get 403 `plan_upgrade_required`.
          *
+         *     At most 5 calls per minute per endpoint, beyond the team's budget; past that 429 `rate_limit_exceeded` with `Retry-After`.
+         *
          *     Spends nothing of the team's per-minute budget.
          */
         post: operations["webhooks-test"];
@@ -2919,14 +2921,6 @@ export interface components {
              */
             updatedAt: string;
         };
-        EvaluationInviteList: {
-            /** @constant */
-            object: "list";
-            data: components["schemas"]["EvaluationInvite"][];
-            has_more: boolean;
-            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
-            next_cursor?: string;
-        };
         EvaluationInvite: {
             id: string;
             /** @constant */
@@ -2947,6 +2941,14 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             createdAt: string;
+        };
+        EvaluationInviteList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["EvaluationInvite"][];
+            has_more: boolean;
+            /** @description Id of the last item of the page; pass it as `starting_after`. Absent on an empty page. */
+            next_cursor?: string;
         };
         InviteAccepted: {
             /** @constant */
@@ -5542,7 +5544,7 @@ export interface operations {
                     userId?: string;
                     /**
                      * Format: email
-                     * @description Exact email of an existing user; invite others by email.
+                     * @description Anyone's address: they get an invitation by e-mail and access once they accept it.
                      */
                     email?: string;
                     /**
@@ -5565,7 +5567,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EvaluationShare"];
+                    "application/json": components["schemas"]["EvaluationShare"] | components["schemas"]["EvaluationInvite"];
                 };
             };
             400: components["responses"]["Error400"];

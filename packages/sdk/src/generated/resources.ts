@@ -28,8 +28,8 @@ export type TeamMemberRemoval = components["schemas"]["TeamMemberRemoval"];
 export type UserLookup = components["schemas"]["UserLookup"];
 export type EvaluationShareList = components["schemas"]["EvaluationShareList"];
 export type EvaluationShare = components["schemas"]["EvaluationShare"];
-export type EvaluationInviteList = components["schemas"]["EvaluationInviteList"];
 export type EvaluationInvite = components["schemas"]["EvaluationInvite"];
+export type EvaluationInviteList = components["schemas"]["EvaluationInviteList"];
 export type InviteAccepted = components["schemas"]["InviteAccepted"];
 export type AccessRequest = components["schemas"]["AccessRequest"];
 export type AccessRequestList = components["schemas"]["AccessRequestList"];
@@ -402,7 +402,7 @@ export interface TeamsMembersResource {
    */
   list(id: string, params?: TeamsMembersListParams, options?: RequestOptions): PagePromise<TeamsMembersListResponse>;
   /**
-   * Add or invite a team member.
+   * Invite a team member.
    *
    * `POST /teams/{id}/members`
    */

@@ -433,6 +433,12 @@ export async function applyEvaluationUpdate(
     if (shareAccess === "PASSWORD_PROTECTED" && !sharePasswordHash && !current.sharePasswordHash) {
       throw ApiError.invalid("sharePassword", "PASSWORD_PROTECTED needs a `sharePassword`.");
     }
+    if (input.sharePassword !== undefined && shareAccess !== "PASSWORD_PROTECTED") {
+      throw ApiError.invalid(
+        "sharePassword",
+        `\`sharePassword\` is used only with \`shareAccess: PASSWORD_PROTECTED\`; this evaluation's link is ${shareAccess}.`,
+      );
+    }
     if (!changesFields && !statusChanges) {
       return serializeEvaluation(tx, ctx, current);
     }

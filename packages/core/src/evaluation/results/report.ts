@@ -30,10 +30,20 @@ const num = (value: number | null, digits = 2) => (value === null ? "—" : valu
 const interval = (ci: { lower: number; upper: number } | null) =>
   ci ? `${num(ci.lower)} to ${num(ci.upper)}` : "—";
 
+/** Why alpha has no value, in words a reader of the report understands. */
+function whyUndefined(stat: AlphaStat): string {
+  return stat.undefinedReason === "no_variation" ? "every value the same" : "too few paired values";
+}
+
+function overallAgreement(stat: AlphaStat): string {
+  if (stat.alpha !== null) return `alpha ${num(stat.alpha, 3)}`;
+  if (stat.units === 0) return "not yet measured (no ratings to compare)";
+  return `not measurable (${whyUndefined(stat)})`;
+}
+
 function alphaLine(label: string, stat: AlphaStat): string {
   if (stat.alpha === null) {
-    const why = stat.undefinedReason === "no_variation" ? "every value the same" : "too few paired values";
-    return `| ${label} | — | — | ${stat.raters} | ${stat.units} | undefined: ${why} |`;
+    return `| ${label} | — | — | ${stat.raters} | ${stat.units} | not measurable: ${whyUndefined(stat)} |`;
   }
   return `| ${label} | ${num(stat.alpha, 3)} | ${interval(stat.ci95)} | ${stat.raters} | ${stat.units} | |`;
 }
@@ -179,7 +189,7 @@ export async function evaluationReportMarkdown(ctx: CoreContext, actor: Actor, i
     `- Comparisons: ${evaluation.comparisonCount}`,
     `- Templates: ${evaluation.templates.map((t) => `${mdText(t.name)} (v${t.version})`).join(", ") || "—"}`,
     `- Ratings: ${results.ratingCount} (${results.humanRatingCount} human, ${results.autouserRatingCount} autouser), ${results.excludedCount} skipped`,
-    `- Overall agreement: ${results.agreement.alpha === null ? "undefined" : `alpha ${num(results.agreement.alpha, 3)}`}`,
+    `- Overall agreement: ${overallAgreement(results.agreement)}`,
     `- Created: ${evaluation.createdAt}${evaluation.endedAt ? `; ended ${evaluation.endedAt}` : ""}`,
     `- Computed: ${results.computedAt}`,
     "",

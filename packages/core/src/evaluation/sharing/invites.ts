@@ -1,5 +1,5 @@
 import type { PageQuery, SharePermission } from "@rubricon/contracts";
-import { type DbOrTx, evaluations, invites, users } from "@rubricon/db";
+import { type DbOrTx, evaluationShares, evaluations, invites, users } from "@rubricon/db";
 import { and, eq } from "drizzle-orm";
 import {
   findPersonByEmail,
@@ -17,6 +17,15 @@ import { loadEvaluationAccess } from "../evaluations/access";
 import { grantShare } from "./sharing";
 
 type EvaluationRow = typeof evaluations.$inferSelect;
+
+async function hasShare(tx: DbOrTx, evaluationId: string, userId: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ id: evaluationShares.id })
+    .from(evaluationShares)
+    .where(and(eq(evaluationShares.evaluationId, evaluationId), eq(evaluationShares.userId, userId)))
+    .limit(1);
+  return row !== undefined;
+}
 
 export function toEvaluationInvite(row: InviteRow, now: Date) {
   return {
@@ -48,6 +57,14 @@ export async function createEvaluationInvite(
         { param: "email" },
       );
     }
+    // A person the evaluation is already shared with is in its share list, which the caller can read.
+    if (person && (await hasShare(tx, evaluationId, person.id))) {
+      throw new ApiError(
+        "already_has_access",
+        `The evaluation is already shared with ${person.email}; change the share with PATCH.`,
+        { param: "email" },
+      );
+    }
     const invite = await issueInvite(tx, ctx, actor, {
       kind: "evaluation",
       teamId: row.teamId,
@@ -58,6 +75,29 @@ export async function createEvaluationInvite(
       what: `the evaluation "${row.name}"`,
     });
     return toEvaluationInvite(invite, ctx.clock.now());
+  });
+}
+
+/**
+ * `POST /evaluations/{id}/shares` with `email`: always an invitation, whether or not the address has an account, so
+ * the answer names no user and says nothing about who is registered; access comes when the person accepts. An
+ * OWNER share names its person by `userId` (invitations carry VIEWER or EDITOR).
+ */
+export async function shareByEmail(
+  ctx: CoreContext,
+  actor: Actor,
+  evaluationId: string,
+  input: { email: string; permission: SharePermission },
+) {
+  if (input.permission === "OWNER") {
+    throw ApiError.invalid(
+      "permission",
+      "Sharing by email sends an invitation, which gives VIEWER or EDITOR; to make someone an OWNER, share with their `userId` or raise their share once they accept.",
+    );
+  }
+  return createEvaluationInvite(ctx, actor, evaluationId, {
+    email: input.email,
+    permission: input.permission,
   });
 }
 

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { TeamRole } from "@rubricon/contracts";
 import { type DbOrTx, invites, newId, teamMembers, users } from "@rubricon/db";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, gt } from "drizzle-orm";
 import type { Actor, CoreContext } from "../../kernel";
 import { randomToken, sha256Hex } from "../../kernel";
 import { enqueueEmail } from "../email/outbox";
@@ -10,6 +10,8 @@ import { normaliseEmail } from "../users/accounts";
 import { findPersonByEmail, isTeamMember } from "../users/people";
 
 export const INVITE_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+/** One invitation e-mail per address and place (team or evaluation) in this period, as for access requests. */
+export const INVITE_MAIL_PERIOD_MS = 24 * 60 * 60 * 1000;
 
 export type InviteRow = typeof invites.$inferSelect;
 
@@ -58,18 +60,47 @@ export async function issueInvite(
 ): Promise<InviteRow> {
   const now = ctx.clock.now();
   const email = normaliseEmail(invite.email);
+  const place = invite.evaluationId
+    ? eq(invites.evaluationId, invite.evaluationId)
+    : eq(invites.teamId, invite.teamId);
+  // Inviting the same address to the same place again within a day (remove and re-add, revoke and re-invite)
+  // sends nothing: the invitation mailed then is made current again with the new role or permission, and its
+  // link works. Without this, one caller could mail anyone as often as the request budget allows.
+  const [recent] = await tx
+    .select()
+    .from(invites)
+    .where(
+      and(
+        eq(invites.email, email),
+        eq(invites.kind, invite.kind),
+        place,
+        gt(invites.createdAt, new Date(now.getTime() - INVITE_MAIL_PERIOD_MS)),
+      ),
+    )
+    .orderBy(desc(invites.createdAt))
+    .for("update")
+    .limit(1);
+  if (recent) {
+    const [again] = await tx
+      .update(invites)
+      .set({
+        status: "pending",
+        permission: invite.permission,
+        role: invite.role,
+        acceptedBy: null,
+        acceptedAt: null,
+        expiresAt: new Date(recent.createdAt.getTime() + INVITE_TTL_MS),
+        updatedAt: now,
+      })
+      .where(eq(invites.id, recent.id))
+      .returning();
+    return again!;
+  }
   await tx
     .update(invites)
     .set({ status: "revoked", updatedAt: now })
     .where(
-      and(
-        eq(invites.email, email),
-        eq(invites.status, "pending"),
-        invite.evaluationId
-          ? eq(invites.evaluationId, invite.evaluationId)
-          : eq(invites.teamId, invite.teamId),
-        eq(invites.kind, invite.kind),
-      ),
+      and(eq(invites.email, email), eq(invites.status, "pending"), place, eq(invites.kind, invite.kind)),
     );
   const token = randomToken(32);
   const [row] = await tx
@@ -121,7 +152,7 @@ export async function issueInvite(
   return row!;
 }
 
-/** An invite to join a team, for someone who has no account yet (`POST /teams/{id}/members`). */
+/** An invite to join a team (`POST /teams/{id}/members`), whether or not the address has an account. */
 export async function createTeamInvite(
   tx: DbOrTx,
   ctx: CoreContext,

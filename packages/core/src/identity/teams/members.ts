@@ -6,7 +6,7 @@ import { ApiError, DEFAULT_PAGE_SIZE } from "../../kernel";
 import { revokeMemberKeys } from "../api-keys/team-keys";
 import { createTeamInvite } from "../invites/invites";
 import { notify } from "../notifications/notify";
-import { findPersonByEmail } from "../users/people";
+import { findPersonByEmail, isTeamMember } from "../users/people";
 import { findMembership, type Membership, requireRole } from "./access";
 
 type MemberRow = { member: typeof teamMembers.$inferSelect; email: string; name: string | null };
@@ -113,8 +113,9 @@ async function loadMember(tx: DbOrTx, teamId: string, userId: string): Promise<M
 }
 
 /**
- * `POST /teams/{id}/members`: adds an existing user at once (and tells them); someone without an account gets an
- * emailed invite that makes them a member when they accept it.
+ * `POST /teams/{id}/members`: e-mails an invitation that makes the person a member when they accept it, whether or
+ * not the address has an account, so the answer says nothing about who is registered and nobody joins a team (or
+ * gets its mail) without saying yes. Someone already in the team is refused: the caller can list its members.
  */
 export async function addMember(
   ctx: CoreContext,
@@ -127,32 +128,12 @@ export async function addMember(
     const me = await membershipOr404(tx, actor, teamId);
     assertMayManage(me, input.role);
     const person = await findPersonByEmail(tx, input.email);
-    if (!person) return createTeamInvite(tx, ctx, actor, me.team, input);
-    const now = ctx.clock.now();
-    const inserted = await tx
-      .insert(teamMembers)
-      .values({ teamId, userId: person.id, role: input.role, createdAt: now })
-      .onConflictDoNothing()
-      .returning();
-    if (inserted.length === 0) {
+    if (person && (await isTeamMember(tx, teamId, person.id))) {
       throw new ApiError("already_member", `${person.email} is already a member of this team.`, {
         param: "email",
       });
     }
-    await notify(
-      tx,
-      {
-        userId: person.id,
-        kind: "team.member_added",
-        title: `You were added to the team "${me.team.name}"`,
-        body: `Your role is ${input.role}.`,
-        data: { teamId },
-        link: `${ctx.baseUrl}/members`,
-        email: true,
-      },
-      now,
-    );
-    return toMember({ member: inserted[0]!, email: person.email, name: person.name });
+    return createTeamInvite(tx, ctx, actor, me.team, input);
   });
 }
 
@@ -226,9 +207,16 @@ export async function transferTeamAdmin(ctx: CoreContext, actor: Actor, teamId: 
     if (userId === actor.userId) {
       throw ApiError.invalid("userId", "You already own this team; name the member who should take it over.");
     }
+    // The role read above may be stale: a concurrent transfer by the same owner may have committed meanwhile.
+    // Once the owners' rows are locked, the caller's own row, read again, says whether it still owns the team.
     await lockOwners(tx, teamId);
-    const target = await loadMember(tx, teamId, userId);
     const self = await loadMember(tx, teamId, actor.userId);
+    if (self.member.role !== "owner") {
+      throw new ApiError("insufficient_role", "Only a team owner can hand the team to another member.", {
+        details: { role: self.member.role, required: "owner" },
+      });
+    }
+    const target = await loadMember(tx, teamId, userId);
     const [to] = await tx
       .update(teamMembers)
       .set({ role: "owner" })
