@@ -198,6 +198,31 @@ describe("results and agreement for people", () => {
   });
 });
 
+describe("the API reference's CLI samples", () => {
+  it("are commands the CLI has", async () => {
+    const doc = (await (await fetch(`${server.api}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { "x-codeSamples"?: { label: string; source: string }[] }>>;
+    };
+    const commands = Object.values(doc.paths)
+      .flatMap((item) => Object.values(item))
+      .flatMap((op) => op["x-codeSamples"] ?? [])
+      .filter((s) => s.label === "CLI")
+      .map((s) => s.source.split(" ").slice(1));
+    expect(commands.length).toBeGreaterThan(30);
+    // The command's words up to its first argument or flag: each is a command `--help` describes.
+    const commandName = (words: string[]) => {
+      const firstArgument = words.findIndex((w) => /^[{-]/.test(w));
+      return (firstArgument === -1 ? words : words.slice(0, firstArgument)).join(" ");
+    };
+    const names = new Set(commands.map(commandName));
+    for (const name of names) {
+      const help = await rubricon([...name.split(" "), "--help"]);
+      expect(help.code, name).toBe(0);
+      expect(help.stdout).toContain(`Usage: rubricon ${name}`);
+    }
+  });
+});
+
 describe("runs watch", () => {
   it("lines the bars up whatever the length of the autouser ids", () => {
     const run = (autouserId: string, ratingsCreated: number, plannedRatings: number): Run => ({
