@@ -143,6 +143,15 @@ test("WCAG 2.2 AA at 1280 px: API keys, evaluation, results, rating form and the
     await page.goto(path);
     await ready();
     found.push(...(await axeViolations(page)).map((v) => `${name}: ${v}`));
+    if (SCREENSHOT_DIR) {
+      for (const width of [390, 1920, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.screenshot({
+          path: `${SCREENSHOT_DIR}/${name.replace(/ /g, "-")}-${width}.png`,
+          fullPage: true,
+        });
+      }
+    }
   }
   expect(found).toEqual([]);
   const icon = await page.request.get("/favicon.ico");
