@@ -1,6 +1,6 @@
 "use client";
 
-import { type ReactNode, type RefObject, useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 
 /**
  * A box that scrolls sideways when its content is wider than the screen, and says so: shadows at the edges that hide
@@ -32,22 +32,18 @@ export function ScrollArea({
     return () => observer.disconnect();
   }, []);
 
-  // Focusable and named only while there is something to scroll to.
-  const box = overflow ? (
+  // One element throughout (a section is a region only while it has a name): swapping elements would leave the
+  // observer watching a detached box. Focusable and named only while there is something to scroll to.
+  const box = (
     <section
       ref={ref}
       className={className}
-      data-overflow="true"
-      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is scrolled with the keyboard
-      tabIndex={0}
-      aria-label={`${label ?? "Table"}, scrolls sideways`}
+      data-overflow={overflow ? "true" : undefined}
+      tabIndex={overflow ? 0 : undefined}
+      aria-label={overflow ? `${label ?? "Table"}, scrolls sideways` : undefined}
     >
       {children}
     </section>
-  ) : (
-    <div ref={ref as RefObject<HTMLDivElement>} className={className}>
-      {children}
-    </div>
   );
   return (
     <>
