@@ -3,7 +3,8 @@
 import { type Comparison, EVALUATION_STATUS_TRANSITIONS, type EvaluationStatus } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useState } from "react";
 import { AutouserRunsPanel } from "@/components/autouser-runs/autouser-runs-panel";
 import { CopyButton } from "@/components/copy-button";
 import { EvaluationDraftForm } from "@/components/evaluation-draft-form";
@@ -33,7 +34,15 @@ export function EvaluationDetail({ id }: { id: string }) {
   const publicRaters = useQuery(trpc.ratings.publicRaters.queryOptions({ id, limit: 100 }));
   const [statusError, setStatusError] = useState<string | null>(null);
   const [shareError, setShareError] = useState<string | null>(null);
-  const [editing, setEditing] = useState(false);
+  // `links.edit` arrives with ?edit=1: a draft opens in its editor.
+  const editRequested = useSearchParams().get("edit") !== null;
+  const [editing, setEditing] = useState(editRequested);
+  // `links.preview` arrives at #comparisons-heading, which exists only once the page has loaded.
+  const loaded = Boolean(evaluation.data && comparisons.data);
+  useEffect(() => {
+    if (!loaded || !window.location.hash) return;
+    document.getElementById(decodeURIComponent(window.location.hash.slice(1)))?.scrollIntoView();
+  }, [loaded]);
   const rotate = useMutation(
     trpc.evaluations.rotateShareToken.mutationOptions({
       onSuccess: (updated) => {
@@ -143,6 +152,11 @@ export function EvaluationDetail({ id }: { id: string }) {
       />
 
       <FormError error={statusError} />
+      {editRequested && e.status !== "Draft" && (
+        <p className="alert alert-info" role="status" data-testid="edit-not-draft">
+          Only a draft can be edited; this evaluation is {e.status}.
+        </p>
+      )}
 
       {editing && e.status === "Draft" && comparisons.data && (
         <EvaluationDraftForm

@@ -5,7 +5,7 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { HumansVsAutousers } from "@/components/autouser-runs/humans-vs-autousers";
-import { AgreementPanel, alphaLevel, undefinedText } from "@/components/results/agreement-panel";
+import { AgreementPanel, undefinedText } from "@/components/results/agreement-panel";
 import { AiInsightsPanel } from "@/components/results/ai-insights-panel";
 import {
   DistributionChart,
@@ -19,6 +19,7 @@ import {
   WinBar,
 } from "@/components/results/charts";
 import { StatusBadge } from "@/components/status-badge";
+import { alphaLevel, levelText } from "@/features/results/agreement-level";
 import { intervalOnScale, intervalText } from "@/features/results/interval";
 import { formatDateTime, plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
@@ -69,6 +70,11 @@ export function EvaluationResultsView({ id }: { id: string }) {
     ...trpc.teams.members.list.queryOptions({ id: teamId, limit: 100 }),
     enabled: Boolean(teamId),
   });
+  // Autousers rate under their id; the by-rater table names them as the runs table does.
+  const autousers = useQuery({
+    ...trpc.autousers.list.queryOptions({ limit: 100, teamId }),
+    enabled: Boolean(teamId),
+  });
   // Only for the scale labels under the distribution bars; the charts do not wait for them.
   const templates = useQueries({
     queries: (evaluation.data?.selectedDimensionIds ?? []).map((templateId) =>
@@ -105,7 +111,8 @@ export function EvaluationResultsView({ id }: { id: string }) {
       // Unnamed raters stay apart by the end of their id, so two of them are not read as one person.
       return p?.name || p?.email || `Anonymous rater ${(row.raterId ?? "").slice(-4)}`.trim();
     }
-    return row.raterId ?? "Autouser";
+    const autouser = autousers.data?.data.find((a) => a.id === row.raterId);
+    return autouser?.name ?? row.raterId ?? "Autouser";
   };
   // One column per dimension, shared by the per-comparison and per-rater tables.
   const meanColumns: Column<{ dimensions: Record<string, MeanFigure | undefined> }>[] = r.dimensions.map(
@@ -289,19 +296,17 @@ function Tile({
 }
 
 function AlphaTile({ stat }: { stat: EvaluationResults["agreement"] }) {
-  const level = stat.alpha === null ? null : alphaLevel(stat.alpha);
+  const level = alphaLevel(stat);
   return (
     <div className={`tile tile-alpha${level ? ` level-${level}` : ""}`}>
       <dt>Agreement (α)</dt>
       <dd className="tile-value" data-testid="tile-alpha">
         {stat.alpha === null ? "—" : fmt(stat.alpha, 3)}
       </dd>
-      <dd className="tile-sub">
+      <dd className="tile-sub" data-testid="tile-alpha-level" data-level={level ?? undefined}>
         {stat.alpha === null
           ? undefinedText(stat)
-          : stat.ci95
-            ? `95% CI ${fmt(stat.ci95.lower, 2)} to ${fmt(stat.ci95.upper, 2)} · ${level}`
-            : `${level} · no interval yet`}
+          : `${stat.ci95 ? `95% CI ${fmt(stat.ci95.lower, 2)} to ${fmt(stat.ci95.upper, 2)} · ` : ""}${levelText(stat)}`}
       </dd>
     </div>
   );

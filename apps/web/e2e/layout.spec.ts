@@ -92,6 +92,8 @@ async function seedPages(page: Page, baseURL: string): Promise<string[]> {
     `/evaluations/${evaluation.id}/rate`,
     `/evaluations/${evaluation.id}/results`,
     `/evaluations/${evaluation.id}/review`,
+    `/evaluations/${evaluation.id}/preview`,
+    `/evaluations/${evaluation.id}/edit`,
     `/evaluations/${evaluation.id}/autouser-runs/${runId}`,
     "/autousers",
     "/autousers/new",

@@ -1,4 +1,5 @@
 import { type ComponentProps, Fragment, type ReactNode } from "react";
+import { ScrollArea } from "./scroll-area";
 
 export interface Column<Row> {
   header: ReactNode;
@@ -25,7 +26,7 @@ function classes(column: Column<never>): string | undefined {
 }
 
 /**
- * A table that scrolls inside itself on narrow screens instead of widening the page. On its own it is a card; `bare`
+ * A table that scrolls inside itself on narrow screens instead of widening the page, with a visible sign that it does. On its own it is a card; `bare`
  * inside a card that already has a heading, where it runs to the card's edges; `plain` where neither fits (a dialog).
  */
 export function DataTable<Row>({
@@ -55,7 +56,10 @@ export function DataTable<Row>({
   plain?: boolean;
 }) {
   const table = (
-    <div className={plain ? "table-scroll table-scroll-plain" : "table-scroll"}>
+    <ScrollArea
+      className={plain ? "table-scroll table-scroll-plain" : "table-scroll"}
+      label={label ?? caption}
+    >
       <table className={className ? `table ${className}` : "table"} aria-label={label}>
         {caption && <caption className="visually-hidden">{caption}</caption>}
         <thead>
@@ -103,7 +107,7 @@ export function DataTable<Row>({
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollArea>
   );
   return bare || plain ? table : <div className="card table-card">{table}</div>;
 }

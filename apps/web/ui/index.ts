@@ -6,3 +6,4 @@ export { FormError } from "./form-error";
 export { Loading } from "./loading";
 export { PageHeader } from "./page-header";
 export { QueryState } from "./query-state";
+export { ScrollArea } from "./scroll-area";

@@ -77,6 +77,8 @@ describe("gates", () => {
       });
       expectError(res, 503, { type: "api_error", code: "feature_not_available" });
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      // A fresh install meets this first: the message names the setting that turns the feature on.
+      expect(res.body.error.message).toContain("WEBHOOKS_ENABLED=true");
     }
     expect(await budget()).toBe(before);
   });

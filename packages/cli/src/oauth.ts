@@ -82,9 +82,44 @@ export interface LoginOptions {
   apiRoot: string;
   scope: string;
   openBrowser: boolean;
+  /** Why no browser is opened when `openBrowser` is false but the caller did not ask for that (no display). */
+  noBrowserReason?: string;
+  /** The loopback port of the callback; 0 lets the system choose. */
+  port?: number;
   /** Where the URL to open is shown. */
   say: (text: string) => void;
   timeoutMs?: number;
+}
+
+/**
+ * Why a browser cannot be opened here, or undefined when one can: on Linux and the BSDs a browser needs an X or
+ * Wayland display, and over SSH a browser would open on the remote machine, not in front of the user.
+ */
+export function noDisplayReason(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  if (env.SSH_CONNECTION || env.SSH_TTY) return "this is an SSH session";
+  if (platform === "darwin" || platform === "win32" || env.WSL_DISTRO_NAME) return undefined;
+  if (!env.DISPLAY && !env.WAYLAND_DISPLAY)
+    return "no display is set (DISPLAY and WAYLAND_DISPLAY are empty)";
+  return undefined;
+}
+
+async function listenLoopback(server: ReturnType<typeof createServer>, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        new OAuthError(
+          err.code === "EADDRINUSE"
+            ? `Port ${port} on 127.0.0.1 is in use; choose another with --port, or leave --port out.`
+            : `Cannot listen on 127.0.0.1:${port} for the sign-in: ${err.message}`,
+        ),
+      ),
+    );
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  return (server.address() as AddressInfo).port;
 }
 
 /**
@@ -134,8 +169,8 @@ export async function login(opts: LoginOptions): Promise<OAuthCredentials> {
       error ? { error: url.searchParams.get("error_description") ?? error } : { code: code ?? undefined },
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+  const port = await listenLoopback(server, opts.port ?? 0);
+  const redirectUri = `http://127.0.0.1:${port}/callback`;
 
   try {
     const client = await readJson<{ client_id: string }>(
@@ -165,17 +200,27 @@ export async function login(opts: LoginOptions): Promise<OAuthCredentials> {
       resource: opts.apiRoot,
     }).toString();
 
+    const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
+    const waiting = `${Math.round(timeoutMs / 1000)} s`;
     opts.say(`Open this address to sign in:\n${authorize.toString()}`);
     if (opts.openBrowser) {
+      opts.say("Opening it in a browser. (Without a browser here, run `rubricon login --no-browser`.)");
       try {
         const { default: open } = await import("open");
         await open(authorize.toString());
       } catch {
         opts.say("(Could not open a browser; open the address above yourself.)");
       }
+    } else {
+      if (opts.noBrowserReason) opts.say(`No browser was opened: ${opts.noBrowserReason}.`);
+      opts.say(
+        `The sign-in ends at ${redirectUri} on this machine. From a browser on another machine, forward that ` +
+          `port first (ssh -L ${port}:127.0.0.1:${port} <this host>; --port <n> fixes the port), or keep an ` +
+          "API key instead: rubricon login --api-key <key>.",
+      );
     }
+    opts.say(`Waiting up to ${waiting} for the sign-in (--timeout <seconds> changes it)…`);
 
-    const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
     let timer: NodeJS.Timeout | undefined;
     const result = await Promise.race([
       received,
@@ -184,7 +229,9 @@ export async function login(opts: LoginOptions): Promise<OAuthCredentials> {
           () =>
             reject(
               new OAuthError(
-                `No sign-in within ${Math.round(timeoutMs / 1000)} s; run \`rubricon login\` again.`,
+                `No sign-in arrived at ${redirectUri} within ${waiting}. Run \`rubricon login\` again; without ` +
+                  "a browser on this machine use --no-browser (with --port and an SSH tunnel), or " +
+                  "`rubricon login --api-key <key>`.",
               ),
             ),
           timeoutMs,

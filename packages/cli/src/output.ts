@@ -18,10 +18,17 @@ export interface Column {
   value: string | ((row: Record<string, unknown>) => unknown);
 }
 
+/** A number for people: at most three decimals (0.8818181818181818 reads 0.882); JSON output keeps them all. */
+export function round(value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return "";
+  return String(Number(value.toFixed(3)));
+}
+
 export function cell(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value.replace(/\s+/g, " ");
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "number") return round(value);
+  if (typeof value === "boolean") return String(value);
   if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null)) return value.join(",");
   return JSON.stringify(value);
 }

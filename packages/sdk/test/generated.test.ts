@@ -63,6 +63,25 @@ describe("methods", () => {
     expect(missing, `These operations have no SDK method. ${STALE}`).toEqual([]);
   });
 
+  it("are the calls the API document's SDK samples show, and the CLI samples are commands the CLI has", () => {
+    const wrong: string[] = [];
+    const cli: string[] = [];
+    for (const op of operations) {
+      const samples = (document.paths[op.path]?.[op.method.toLowerCase()] as Record<string, unknown>)[
+        "x-codeSamples"
+      ] as { label: string; source: string }[] | undefined;
+      const sdk = samples?.find((s) => s.label === "SDK (TypeScript)");
+      if (!sdk?.source.includes(`rubricon.${[...op.resource, op.name].join(".")}(`))
+        wrong.push(`${op.method} ${op.path}`);
+      const command = samples?.find((s) => s.label === "CLI");
+      if (command) cli.push(command.source);
+    }
+    expect(wrong, "The API's code samples name SDK methods the SDK does not have.").toEqual([]);
+    expect(cli).toContain("rubricon evaluations list");
+    expect(cli).toContain("rubricon results {id}");
+    for (const command of cli) expect(command).toMatch(/^rubricon [a-z]/);
+  });
+
   it("carry the names the SDK documents", () => {
     const rubricon = new Rubricon({ apiKey: "k", baseUrl: server.api });
     for (const fn of [

@@ -52,6 +52,8 @@ export function ScaleButtons({ template, value, onChange, labelledBy, disabled }
             onClick={() => onChange(point)}
           >
             <span className="scale-button-value">{point}</span>
+            {/* A space between the number and its words: the visible text must read as the name ("6 Very good"). */}
+            {label && " "}
             {label && <span className="scale-button-label">{label}</span>}
           </button>
         );

@@ -8,14 +8,11 @@ import {
 } from "@rubricon/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { alphaLevel, levelText, RELIABLE, TENTATIVE } from "@/features/results/agreement-level";
 import { formatDateTime, plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 import { FormError } from "@/ui";
 import { fmt } from "./charts";
-
-/** Krippendorff's conventions: at least 0.8 is reliable, 0.667 the lowest for tentative conclusions. */
-const RELIABLE = 0.8;
-const TENTATIVE = 0.667;
 
 const METRIC_LABELS: Record<AlphaMetric, string> = {
   nominal: "Nominal",
@@ -47,10 +44,6 @@ export function undefinedText(stat: AlphaStat): string {
   return stat.undefinedReason === "no_variation"
     ? "Not enough data: every score is the same, so there is no variation to agree on"
     : "Not enough data: no comparison has two ratings to compare yet";
-}
-
-export function alphaLevel(alpha: number): "reliable" | "tentative" | "low" {
-  return alpha >= RELIABLE ? "reliable" : alpha >= TENTATIVE ? "tentative" : "low";
 }
 
 /** Alpha per template as a dot with its interval, on a shared axis with the 0.667 and 0.8 reference lines. */
@@ -176,11 +169,11 @@ function ForestPlot({ rows }: { rows: ForestRow[] }) {
       <ul className="forest-rows">
         {rows.map((r) => {
           const { alpha, ci95 } = r.stat;
-          const level = alpha === null ? null : alphaLevel(alpha);
+          const level = alphaLevel(r.stat);
           const description =
             alpha === null
               ? `${r.name}: ${undefinedText(r.stat)}`
-              : `${r.name}: α ${fmt(alpha, 3)}${ci95 ? `, 95% interval ${fmt(ci95.lower, 2)} to ${fmt(ci95.upper, 2)}` : ""}`;
+              : `${r.name}: α ${fmt(alpha, 3)}${ci95 ? `, 95% interval ${fmt(ci95.lower, 2)} to ${fmt(ci95.upper, 2)}` : ""}, ${levelText(r.stat)}`;
           return (
             <li
               key={r.key}

@@ -5,6 +5,7 @@ import { createSchema } from "zod-openapi";
 import type { Route, RouteTable } from "../http/route-table";
 import { procedureDef } from "../trpc/internals";
 import { apiVersionChangelog, apiVersionsDescription } from "../versions";
+import { withCodeSamples } from "./code-samples";
 import { accessNotes, TAGS } from "./descriptions";
 
 type Operation = {
@@ -384,7 +385,7 @@ export function buildOpenApiDocument(
       throw new Error(`The OpenAPI tag \`${name}\` has no description in openapi/descriptions.ts.`);
     return { name, description };
   });
-  return doc as unknown as Record<string, unknown>;
+  return withCodeSamples(doc, `${baseUrl}/api/v1`) as unknown as Record<string, unknown>;
 }
 
 /**

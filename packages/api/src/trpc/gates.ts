@@ -7,8 +7,12 @@ import type { Feature } from "./meta";
 /** Deployment-level feature flags a route can belong to (route meta `feature`). */
 export type { Feature } from "./meta";
 
-const FEATURE_FLAGS: Record<Feature, { enabled: (env: Env) => boolean; name: string }> = {
-  webhooks: { enabled: (env) => env.webhooksEnabled, name: "Webhooks and the event log" },
+const FEATURE_FLAGS: Record<Feature, { enabled: (env: Env) => boolean; name: string; setting: string }> = {
+  webhooks: {
+    enabled: (env) => env.webhooksEnabled,
+    name: "Webhooks and the event log",
+    setting: "WEBHOOKS_ENABLED",
+  },
 };
 
 /** A feature that is off is a temporary state of the deployment, so clients are told to come back later. */
@@ -17,9 +21,12 @@ const FEATURE_RETRY_AFTER_SEC = 3600;
 export function assertFeatureEnabled(env: Env, feature: Feature): void {
   const flag = FEATURE_FLAGS[feature];
   if (flag.enabled(env)) return;
-  throw new ApiError("feature_not_available", `${flag.name} are not available on this deployment yet.`, {
-    headers: { "Retry-After": String(FEATURE_RETRY_AFTER_SEC) },
-  });
+  // The message names the setting: the person who meets this is often the operator of a fresh install.
+  throw new ApiError(
+    "feature_not_available",
+    `${flag.name} are turned off on this deployment; its operator turns them on with ${flag.setting}=true.`,
+    { headers: { "Retry-After": String(FEATURE_RETRY_AFTER_SEC) }, details: { setting: flag.setting } },
+  );
 }
 
 /**

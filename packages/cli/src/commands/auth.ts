@@ -2,7 +2,16 @@ import type { Command } from "commander";
 import { action, show } from "../command-kit";
 import { configPath, updateProfile } from "../config";
 import { apiRoot, loadProfile, originOf, profileName, resolveCredential } from "../context";
+import { UsageError } from "../errors";
+import { positiveInt } from "../input";
 import { line, note, printRecord } from "../output";
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 65535)
+    throw new UsageError(`--port must be a port number from 1 to 65535, got "${value}".`);
+  return n;
+}
 
 export function registerAuth(program: Command): void {
   program
@@ -12,6 +21,12 @@ export function registerAuth(program: Command): void {
     )
     .option("--no-browser", "print the sign-in address instead of opening a browser")
     .option("--scopes <scopes>", "the access to ask for, space-separated", "*")
+    .option(
+      "--port <n>",
+      "the loopback port the sign-in returns to (default: any free port), e.g. to forward it over SSH",
+      port,
+    )
+    .option("--timeout <seconds>", "how long to wait for the sign-in", positiveInt("--timeout"), 300)
     .action(
       action(async (inv) => {
         const name = profileName(inv.opts);
@@ -33,12 +48,17 @@ export function registerAuth(program: Command): void {
           else line(`Saved the API key in profile ${name} (team ${me.teamId}).`);
           return;
         }
-        const { login } = await import("../oauth");
+        const { login, noDisplayReason } = await import("../oauth");
+        const wanted = inv.opts.browser !== false;
+        const noDisplay = wanted ? noDisplayReason() : undefined;
         const oauth = await login({
           origin: originOf(root),
           apiRoot: root,
           scope: String(inv.opts.scopes),
-          openBrowser: inv.opts.browser !== false,
+          openBrowser: wanted && !noDisplay,
+          noBrowserReason: noDisplay,
+          port: inv.opts.port as number | undefined,
+          timeoutMs: Number(inv.opts.timeout) * 1000,
           say: note,
         });
         updateProfile(name, (p) => ({ ...p, baseUrl: baseUrl ?? p.baseUrl, apiKey: undefined, oauth }));

@@ -12,7 +12,8 @@ import {
 } from "../command-kit";
 import { UsageError } from "../errors";
 import { collect, commaList } from "../input";
-import { type Column, line, printRecord, printTable, renderTable } from "../output";
+import { type Column, line, printRecord, renderTable } from "../output";
+import { registerResults } from "./results";
 
 // Loose views of the SDK's typed resources: the CLI passes bodies read from files and flags, which the API
 // validates, so the compile-time body types would only be cast away at every call.
@@ -374,48 +375,7 @@ export function registerResources(program: Command): void {
       }),
     );
 
-  program
-    .command("results <evaluation>")
-    .description("An evaluation's results per dimension")
-    .action(
-      action(async (inv) => {
-        const { client } = await inv.api();
-        const results = (await loose(client.evaluations).results!(inv.args[0])) as Record<string, unknown>;
-        show(results, inv.opts, () => {
-          const { dimensions, ...summary } = results;
-          printRecord(summary);
-          const dims = (dimensions ?? []) as Record<string, unknown>[];
-          line();
-          printTable(dims, [
-            { header: "dimension", value: "name" },
-            { header: "kind", value: "kind" },
-            { header: "n", value: "n" },
-            { header: "mean", value: (d) => (typeof d.mean === "number" ? d.mean.toFixed(2) : d.mean) },
-            {
-              header: "95% ci",
-              value: (d) => {
-                const ci = d.ci95 as { lower: number; upper: number } | null | undefined;
-                return ci ? `${ci.lower.toFixed(2)}..${ci.upper.toFixed(2)}` : "";
-              },
-            },
-          ]);
-        });
-      }),
-    );
-
-  program
-    .command("agreement <evaluation>")
-    .description("How far raters agree, per dimension")
-    .action(
-      action(async (inv) => {
-        const { client } = await inv.api();
-        const agreement = (await loose(client.evaluations).agreement!(inv.args[0], {})) as Record<
-          string,
-          unknown
-        >;
-        show(agreement, inv.opts, () => printNested(agreement));
-      }),
-    );
+  registerResults(program, loose);
 
   const webhooks = crud(program, {
     name: "webhooks",

@@ -5,7 +5,7 @@ import { UsageError } from "../errors";
 import { collect, positiveInt } from "../input";
 import { type Column, line, note, printTable } from "../output";
 
-interface Run {
+export interface Run {
   id: string;
   autouserId: string;
   agentIndex: number;
@@ -32,10 +32,25 @@ function bar(done: number, total: number): string {
   return `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${String(Math.round(share * 100)).padStart(3)}%`;
 }
 
-function progressLine(run: Run): string {
-  const who = `${run.autouserId}${run.agentIndex > 0 ? `#${run.agentIndex + 1}` : ""}`;
+function who(run: Run): string {
+  return `${run.autouserId}${run.agentIndex > 0 ? `#${run.agentIndex + 1}` : ""}`;
+}
+
+function count(run: Run): string {
+  return `${run.ratingsCreated}/${run.plannedRatings}`;
+}
+
+/** One run's line; the widths are the widest name and count of all runs shown, so the bars line up. */
+export function progressLine(run: Run, widths: { who: number; count: number }): string {
   const tail = run.status === "failed" && run.error ? `  ${run.error}` : "";
-  return `${who.padEnd(28)} ${bar(run.ratingsCreated, run.plannedRatings)} ${String(run.ratingsCreated).padStart(3)}/${run.plannedRatings} ${run.status}${tail}`;
+  return `${who(run).padEnd(widths.who)}  ${bar(run.ratingsCreated, run.plannedRatings)}  ${count(run).padStart(widths.count)} ${run.status}${tail}`;
+}
+
+export function progressWidths(runs: readonly Run[]): { who: number; count: number } {
+  return {
+    who: Math.max(0, ...runs.map((r) => who(r).length)),
+    count: Math.max(0, ...runs.map((r) => count(r).length)),
+  };
 }
 
 /**
@@ -65,14 +80,15 @@ class Progress {
   }
 
   #render(): void {
+    const widths = progressWidths([...this.#runs.values()]);
     if (this.#tty) {
       if (this.#drawn > 0) process.stdout.write(`\u001b[${this.#drawn}A`);
-      for (const run of this.#runs.values()) process.stdout.write(`\u001b[2K${progressLine(run)}\n`);
+      for (const run of this.#runs.values()) process.stdout.write(`\u001b[2K${progressLine(run, widths)}\n`);
       this.#drawn = this.#runs.size;
       return;
     }
     for (const run of this.#runs.values()) {
-      const text = progressLine(run);
+      const text = progressLine(run, widths);
       if (this.#printed.get(run.id) !== text) {
         this.#printed.set(run.id, text);
         line(text);

@@ -9,7 +9,7 @@ type Loose = Record<string, (...args: unknown[]) => Promise<unknown>>;
 async function throwaway(client: Rubricon, status: "Draft" | "Running"): Promise<{ id: string }> {
   return (await (client.evaluations as unknown as Loose).create!({
     name: "Triggered from the CLI",
-    description: "A throwaway evaluation made by `rubricon trigger`; delete it when done.",
+    description: "A throwaway evaluation made by `rubricon trigger`; it is deleted once its event fired.",
     type: "SSE",
     status,
     designUrls: [{ url: "https://example.com/", label: "Example" }],
@@ -48,7 +48,10 @@ export const TRIGGERABLE = Object.keys(TRIGGERS);
 export function registerTrigger(program: Command): void {
   program
     .command("trigger <event-type>")
-    .description(`Make something that fires an event, to test a receiver: ${TRIGGERABLE.join(", ")}`)
+    .description(
+      `Make something that fires an event, to test a receiver, then delete it again: ${TRIGGERABLE.join(", ")}`,
+    )
+    .option("--keep", "keep the evaluation it made instead of deleting it once the event fired")
     .action(
       action(async (inv) => {
         const type = inv.args[0]!;
@@ -62,11 +65,15 @@ export function registerTrigger(program: Command): void {
         }
         const { client } = await inv.api();
         const made = await make(client);
-        show({ object: "trigger", type, created: made }, inv.opts, () =>
+        // The event is in the team's log once the call that fired it answered, and deleting its evaluation
+        // fires no event: the throwaway leaves nothing in the team's list but the events it was made for.
+        const keep = Boolean(inv.opts.keep);
+        if (!keep) await (client.evaluations as unknown as Loose).del!(made.evaluation);
+        show({ object: "trigger", type, created: made, deleted: !keep }, inv.opts, () =>
           line(
             `Triggered ${type}: ${Object.entries(made)
               .map(([k, v]) => `${k} ${v}`)
-              .join(", ")}.`,
+              .join(", ")}${keep ? " (kept)" : "; its evaluation was deleted again (--keep keeps it)"}.`,
           ),
         );
       }),

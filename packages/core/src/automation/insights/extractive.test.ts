@@ -62,4 +62,29 @@ describe("the extractive summarizer", () => {
       comparisons: [],
     });
   });
+
+  it("leaves an autouser's measurement words and evidence out of the themes", () => {
+    const note =
+      "Heuristic measurement, not a model: fixed formulas (heuristic-v13) over what the browser measured. Weighted for: screen reader.";
+    const autouser = (ratingId: string, view: string) => ({
+      ratingId,
+      comparisonId: "cmp_a",
+      justification: `${note} ${view} Evidence: 4 images without alt text; author styling 0.9 (120 CSS rules); text in the browser's default serif.`,
+      score: 0.5,
+    });
+    const summary = extractiveInsights({
+      type: "SSE",
+      comparisons: [{ id: "cmp_a", name: "Current" }],
+      sources: [
+        autouser("rat_1", "Headings are missing, so navigation is slow."),
+        autouser("rat_2", "Navigation by headings fails: none are marked up."),
+        autouser("rat_3", "Contrast is weak and headings are absent."),
+        autouser("rat_4", "The navigation landmarks are missing."),
+      ],
+    });
+    const labels = summary.themes.map((t) => t.label);
+    expect(labels.slice(0, 2)).toEqual(["headings", "navigation"]);
+    for (const word of ["images", "author", "browser", "styling", "heuristic", "evidence", "measured"])
+      expect(labels).not.toContain(word);
+  });
 });

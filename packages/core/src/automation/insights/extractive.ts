@@ -31,13 +31,40 @@ const STOPWORDS = new Set(
     "made feel felt seems seemed think thought like page design version side option"
   ).split(" "),
 );
+
+/**
+ * What autousers measure rather than what they think: the heuristic judge's justifications name the browser, the
+ * author's styles and the images in every rating, so counted as themes these words top every summary.
+ */
+const MEASUREMENT_WORDS = new Set(
+  (
+    "author authored browser browser's images image measured measure measures measurement heuristic formula " +
+    "formulas evidence weighted styling styles stylesheet css rules share pixels score scored rated rating"
+  ).split(" "),
+);
+
+/**
+ * The part of a justification that is the rater's view: an autouser's boilerplate (how it rated) and its
+ * "Evidence:" list of measurements are left out.
+ */
+function opinionOf(text: string): string {
+  return text
+    .replace(/\bEvidence:[\s\S]*$/, "")
+    .split(/(?<=[.!?])\s+/)
+    .filter((s) => !/^(Heuristic measurement|Weighted for:)/.test(s.trim()))
+    .join(" ");
+}
 const QUOTE_CHARS = 280;
 const MAX_THEMES = 6;
 const QUOTES_PER_POINT = 3;
 const POINTS_PER_SIDE = 3;
 
 function words(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z][a-z'-]{2,}/g) ?? []).filter((w) => !STOPWORDS.has(w));
+  return (
+    opinionOf(text)
+      .toLowerCase()
+      .match(/[a-z][a-z'-]{2,}/g) ?? []
+  ).filter((w) => !STOPWORDS.has(w) && !MEASUREMENT_WORDS.has(w));
 }
 
 /** The sentence of `text` that holds `term`, else its opening, cut to a quotable length. */
