@@ -1,13 +1,8 @@
 import { type Deployment, startDeployment } from "@rubricon/vitest-config/dist";
 import type { TestProject } from "vitest/node";
+// Types only: the provided context is declared beside its reader; the module itself runs in test workers.
+import type {} from "./helpers/server";
 import { TEST_SECRETS } from "./helpers/server-secrets";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** The suite's one server from dist/, when the run tests the build (`TEST_TARGET=dist`). */
-    distServer: { url: string; databaseUrl: string; env: Record<string, string> } | undefined;
-  }
-}
 
 /**
  * `TEST_TARGET=dist` (CI): the suite's HTTP tests run against one deployment started from dist/ as

@@ -67,9 +67,10 @@ describe("methods", () => {
     const wrong: string[] = [];
     const cli: string[] = [];
     for (const op of operations) {
-      const samples = (document.paths[op.path]?.[op.method.toLowerCase()] as Record<string, unknown>)[
-        "x-codeSamples"
-      ] as { label: string; source: string }[] | undefined;
+      const operation = document.paths[op.path]?.[op.method.toLowerCase()] as
+        | Record<string, unknown>
+        | undefined;
+      const samples = operation?.["x-codeSamples"] as { label: string; source: string }[] | undefined;
       const sdk = samples?.find((s) => s.label === "SDK (TypeScript)");
       if (!sdk?.source.includes(`rubricon.${[...op.resource, op.name].join(".")}(`))
         wrong.push(`${op.method} ${op.path}`);

@@ -41,6 +41,13 @@ export interface TestServerOptions {
   sources?: string;
 }
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The suite's one server from dist/, when the run tests the build (`TEST_TARGET=dist`, test/global-dist.ts). */
+    distServer: { url: string; databaseUrl: string; env: Record<string, string> } | undefined;
+  }
+}
+
 /** The suite's server from dist/ (test/global-dist.ts), when the run tests the build (`TEST_TARGET=dist`). */
 const shared = inject("distServer");
 
@@ -71,8 +78,9 @@ function sharedDistServer(dist: NonNullable<typeof shared>): TestServer {
       );
     },
     database,
-    setPlan: (teamId, plan) =>
-      setTeamPlan({ db: database.db, clock: systemClock, baseUrl: dist.url }, teamId, plan),
+    async setPlan(teamId, plan) {
+      await setTeamPlan({ db: database.db, clock: systemClock, baseUrl: dist.url }, teamId, plan);
+    },
     async close() {},
   };
 }
@@ -122,12 +130,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     app: app!,
     database,
     target: "sources",
-    setPlan: (teamId, plan) =>
-      setTeamPlan(
-        { db: app!.services.db, clock: app!.services.clock, baseUrl: app!.services.env.baseUrl },
-        teamId,
-        plan,
-      ),
+    async setPlan(teamId, plan) {
+      const { db, clock, env } = app!.services;
+      await setTeamPlan({ db, clock, baseUrl: env.baseUrl }, teamId, plan);
+    },
     async close() {
       await new Promise<void>((resolve) => (server as Server).close(() => resolve()));
       await app?.close();
