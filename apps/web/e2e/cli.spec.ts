@@ -1,11 +1,11 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
+import { startCliLogin } from "./cli-login";
 import { signUp } from "./helpers";
 
 const CLI_DIR = fileURLToPath(new URL("../../../packages/cli", import.meta.url));
@@ -51,22 +51,10 @@ test("rubricon login: the user allows the CLI on the dashboard's consent page, a
   const env = cleanEnv({ RUBRICON_BASE_URL: baseURL!, RUBRICON_CONFIG_DIR: config });
   await signUp(page);
 
-  const child = spawn(bin, ["login", "--no-browser", "--scopes", "evaluations:read evaluations:write"], {
+  const { address, exited, stdout } = await startCliLogin(bin, {
+    options: ["--scopes", "evaluations:read evaluations:write"],
     env,
   });
-  let stdout = "";
-  child.stdout.on("data", (c: Buffer) => {
-    stdout += c.toString();
-  });
-  const exited = new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? -1)));
-  const lines = createInterface({ input: child.stderr })[Symbol.asyncIterator]();
-  let address = "";
-  while (!address) {
-    const next = await lines.next();
-    if (next.done) throw new Error("rubricon login ended without printing the sign-in address");
-    if (String(next.value).startsWith("http")) address = String(next.value);
-  }
-  expect(new URL(address).searchParams.get("code_challenge_method")).toBe("S256");
 
   // The browser's part, on the real consent page; the redirect lands on the CLI's own loopback listener.
   await page.goto(address);
@@ -75,7 +63,7 @@ test("rubricon login: the user allows the CLI on the dashboard's consent page, a
   await page.getByRole("button", { name: "Allow" }).click();
   await expect(page.getByText("Signed in")).toBeVisible();
   expect(await exited).toBe(0);
-  expect(stdout).toMatch(
+  expect(stdout()).toMatch(
     /^Signed in to http:\/\/127\.0\.0\.1:\d+ as user \S+ on team \S+ \(profile default\)\.\n$/,
   );
   expect(statSync(join(config, "config.json")).mode & 0o777).toBe(0o600);

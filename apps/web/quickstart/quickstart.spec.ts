@@ -8,12 +8,12 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, test } from "@playwright/test";
 import { startFixtureSite } from "@rubricon/agents/testing";
 import { constructEvent } from "@rubricon/webhooks";
+import { startCliLogin } from "../e2e/cli-login";
 import { signUp } from "../e2e/helpers";
 import { authorizeApp } from "../e2e/oauth-flow";
 
@@ -147,16 +147,7 @@ test("quick start: sign up, a key, a shared evaluation rated by a stranger, an a
         RUBRICON_CONFIG_DIR: config,
       };
       const cli = join(process.env.QUICKSTART_CLONE!, "packages/cli/dist/rubricon.js");
-      const login = spawn(process.execPath, [cli, "login", "--no-browser"], { env });
-      const exited = new Promise<number>((done) => login.once("exit", (code) => done(code ?? -1)));
-      const lines = createInterface({ input: login.stderr })[Symbol.asyncIterator]();
-      let address = "";
-      while (!address) {
-        const next = await lines.next();
-        if (next.done) throw new Error("rubricon login ended without printing the sign-in address");
-        if (String(next.value).startsWith("http")) address = String(next.value);
-      }
-      expect(new URL(address).searchParams.get("code_challenge_method")).toBe("S256");
+      const { address, exited } = await startCliLogin(process.execPath, { prefix: [cli], env });
       await page.goto(address);
       await page.getByRole("button", { name: "Allow" }).click();
       await expect(page.getByText("Signed in")).toBeVisible();
