@@ -248,34 +248,14 @@ describe("visual appeal", () => {
     ...over,
   });
 
-  it("peaks at moderate complexity and falls off on either side", () => {
-    const at = (edgeDensity: number) => visualAppeal(signals({ edgeDensity })).appeal;
-    expect(at(0.05)).toBe(1);
-    expect(at(0.001)).toBeLessThan(at(0.01));
-    expect(at(0.01)).toBeLessThan(at(0.05));
-    expect(at(0.3)).toBeLessThan(at(0.1));
-  });
-
-  it("rises with colourfulness up to a point", () => {
-    const at = (colourfulness: number) => visualAppeal(signals({ colourfulness })).appeal;
-    expect(at(0)).toBeLessThan(at(20));
-    expect(at(20)).toBeLessThan(at(40));
-    expect(at(60)).toBe(at(40));
-    expect(at(120)).toBeLessThan(at(80));
-  });
-
-  it("weighs figure-ground contrast and quadtree complexity when the capture has them, and only reports alignment and colours (v6)", () => {
-    const base = signals({ quadtreeDensity: 7.8, figureGround: 0.4, alignment: 0.8, dominantColours: 6 });
-    const at = (over: Partial<Parameters<typeof visualAppeal>[0]>) =>
-      visualAppeal({ ...base, ...over }).appeal;
-    expect(at({ figureGround: 0.12 })).toBeLessThan(at({}));
-    expect(at({ quadtreeDensity: 80 })).toBeLessThan(at({}));
-    // Measured and reported, not weighed: they favour an unstyled page (flush left, few colours).
-    expect(at({ alignment: 0.3 })).toBe(at({}));
-    expect(at({ dominantColours: 40 })).toBe(at({}));
-    expect(visualAppeal(base).parts.alignment).toBe(0.8);
-    // A capture from before v6: those parts drop out instead of counting as failures.
-    expect(visualAppeal(signals({})).parts.figureGround).toBeUndefined();
+  // The fitted model's own properties are tested in honest-scale.test.ts; these are what the judge relies on.
+  it("is the fitted prediction placed on 0..1, the same for the same screen", () => {
+    for (const over of [{}, { edgeDensity: 0.3 }, { colourfulness: 0 }, { whitespace: 0.95 }]) {
+      const first = visualAppeal(signals(over));
+      expect(first.appeal).toBeGreaterThanOrEqual(0);
+      expect(first.appeal).toBeLessThanOrEqual(1);
+      expect(visualAppeal(signals(over))).toEqual(first);
+    }
   });
 
   it("rates a blank screen near the bottom", () => {

@@ -22,7 +22,8 @@ let configDir: string;
 
 beforeAll(async () => {
   [server, cli] = await Promise.all([
-    startTestServer({ env: { DATA_DIR: tempDir("data") } }),
+    // The quick start's defaults, webhooks off (said outright: the suite's deployment from dist/ has them on).
+    startTestServer({ env: { WEBHOOKS_ENABLED: "false", DATA_DIR: tempDir("data") } }),
     installPacked(),
   ]);
   account = await createAccount(server);

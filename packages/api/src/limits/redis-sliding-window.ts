@@ -63,8 +63,8 @@ export class RedisSlidingWindow implements SlidingWindow {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      connectTimeout: 5000,
-      commandTimeout: commandTimeoutMs,
+      // No wall-clock connect timeout: the deadline below counts only time the event loop was free.
+      connectTimeout: 0,
     });
     let lastReport = 0;
     redis.on("error", (err: Error) => {
@@ -76,10 +76,17 @@ export class RedisSlidingWindow implements SlidingWindow {
     let timer: NodeJS.Timeout | undefined;
     try {
       // The connect timeout covers TCP only; a server that accepts and stays silent would hang the start.
+      // Counted in turns of the event loop, 20 of 250 ms: a start that holds the loop (migrating an embedded
+      // database, loading the app) must not count that time against Redis, whose answer waits behind it.
       await Promise.race([
         redis.connect(),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error("no answer within 5 s")), 5000);
+          let turns = 0;
+          const tick = () => {
+            if (++turns >= 20) reject(new Error("no answer within 5 s"));
+            else timer = setTimeout(tick, 250);
+          };
+          timer = setTimeout(tick, 250);
         }),
       ]);
     } catch (err) {
@@ -88,6 +95,9 @@ export class RedisSlidingWindow implements SlidingWindow {
     } finally {
       clearTimeout(timer);
     }
+    // Commands time out only once connected: a start busy loading the app (its event loop held for longer than a
+    // command's budget) would otherwise time out the connection's own ready check and never get going.
+    redis.options.commandTimeout = commandTimeoutMs;
     return new RedisSlidingWindow(redis, prefix);
   }
 
