@@ -30,3 +30,15 @@ export async function confirmDialog(page: Page, button: string): Promise<void> {
   await dialog.getByRole("button", { name: button, exact: true }).click();
   await expect(dialog).toBeHidden();
 }
+
+/** Accepts the newest invitation from the notifications menu, as its e-mail's link would. */
+export async function acceptInvitation(page: Page): Promise<void> {
+  await page.goto("/evaluations");
+  await page.getByRole("button", { name: /Notifications/ }).click();
+  await page
+    .getByRole("link", { name: /invited you to/ })
+    .first()
+    .click();
+  await page.getByRole("button", { name: "Accept invitation" }).click();
+  await expect(page.getByRole("status")).toContainText("Invitation accepted.");
+}

@@ -1,5 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { signUp, uniqueEmail } from "./helpers";
+import { acceptInvitation, signUp, uniqueEmail } from "./helpers";
 
 async function newUser(browser: Browser): Promise<{ page: Page; email: string }> {
   const page = await (await browser.newContext()).newPage();
@@ -58,6 +58,9 @@ test("the sole owner is not offered to remove themselves; removing a member asks
 
   await team.getByLabel("Email").fill(bob.email);
   await team.getByRole("button", { name: "Add member" }).click();
+  // Bob joins by accepting the invitation his notification links to.
+  await acceptInvitation(bob.page);
+  await page.reload();
   const bobRow = team.getByRole("row").filter({ hasText: bob.email });
   await expect(bobRow).toBeVisible();
 

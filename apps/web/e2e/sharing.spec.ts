@@ -1,5 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { openSettings, signUp, uniqueEmail } from "./helpers";
+import { acceptInvitation, openSettings, signUp, uniqueEmail } from "./helpers";
 
 async function newUser(browser: Browser): Promise<{ page: Page; email: string }> {
   const context = await browser.newContext();
@@ -17,7 +17,7 @@ async function createEvaluation(page: Page, baseURL: string, body: Record<string
   return ((await res.json()) as { id: string }).id;
 }
 
-test("an owner shares an evaluation from the Share dialog, and the other person is told", async ({
+test("an owner shares an evaluation from the Share dialog: by e-mail an invitation, alike for an account and a newcomer", async ({
   browser,
   baseURL,
 }) => {
@@ -31,23 +31,26 @@ test("an owner shares an evaluation from the Share dialog, and the other person 
   await dialog.getByLabel("Email").fill(bob.email);
   await dialog.getByLabel("Permission", { exact: true }).selectOption("EDITOR");
   await dialog.getByRole("button", { name: "Share", exact: true }).click();
-  await expect(dialog.getByText(`Shared with ${bob.email}.`)).toBeVisible();
-  await expect(dialog.getByLabel(`Permission of ${bob.email}`)).toHaveValue("EDITOR");
+  // By e-mail, sharing invites, and says the same whether or not the address has an account.
+  await expect(
+    dialog.getByText(`We emailed ${bob.email} an invitation; they get access when they accept it.`),
+  ).toBeVisible();
+  await expect(dialog.getByRole("button", { name: `Withdraw the invite to ${bob.email}` })).toBeVisible();
 
   const newcomer = uniqueEmail();
   await dialog.getByLabel("Email").fill(newcomer);
   await dialog.getByRole("button", { name: "Share", exact: true }).click();
-  await expect(dialog.getByText(`${newcomer} has no account yet; we emailed them an invite.`)).toBeVisible();
+  await expect(
+    dialog.getByText(`We emailed ${newcomer} an invitation; they get access when they accept it.`),
+  ).toBeVisible();
   await expect(dialog.getByRole("button", { name: `Withdraw the invite to ${newcomer}` })).toBeVisible();
   await alice.page.screenshot({ path: test.info().outputPath("share-dialog.png") });
 
-  await bob.page.goto("/evaluations");
-  await expect(bob.page.getByTestId("unread-count")).toHaveText("1");
-  await bob.page.getByRole("button", { name: /Notifications/ }).click();
-  await bob.page.getByRole("link", { name: '"Checkout study" was shared with you' }).click();
+  // Bob is told in the dashboard too, and has access once he accepts.
+  await acceptInvitation(bob.page);
+  await bob.page.getByRole("link", { name: "Open the evaluation" }).click();
   await expect(bob.page.getByRole("heading", { name: "Checkout study" })).toBeVisible();
   await expect(bob.page.getByTestId("shared-with-you")).toHaveText("Shared with you · editor");
-  await expect(bob.page.getByTestId("unread-count")).toHaveText("0");
 });
 
 test("an outsider requests access and the owner approves it from the inbox", async ({ browser, baseURL }) => {
@@ -88,5 +91,9 @@ test("a team owner adds a member on the Members page", async ({ browser }) => {
   const form = owner.page.getByRole("form", { name: /^Add a member to / });
   await form.getByLabel("Email").fill(other.email);
   await form.getByRole("button", { name: "Add member" }).click();
-  await expect(owner.page.getByLabel(`Role of ${other.email}`)).toHaveValue("member");
+  // Nobody joins a team without saying yes: an existing account is invited like a new address.
+  await expect(
+    owner.page.getByText(`We emailed ${other.email} an invitation; they join the team when they accept it.`),
+  ).toBeVisible();
+  await expect(owner.page.getByLabel(`Role of ${other.email}`)).toHaveCount(0);
 });

@@ -68,7 +68,7 @@ function TeamMembers(props: {
       onSuccess: async (result) => {
         setNotice(
           result.object === "team_invite"
-            ? `${result.email} has no account yet; we emailed them an invite.`
+            ? `We emailed ${result.email} an invitation; they join the team when they accept it.`
             : null,
         );
         await refresh();

@@ -3,7 +3,7 @@
 import { type Evaluation, SHARE_ACCESS, type SharePermission } from "@rubricon/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useRef, useState } from "react";
-import { errorCode, errorMessage } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
 import { ACTIONS_HEADER, DataTable, Field, FieldRow, FormError } from "@/ui";
@@ -65,7 +65,6 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
     setError(errorMessage(e));
   };
   const share = useMutation(trpc.shares.create.mutationOptions({ onSuccess: refresh }));
-  const invite = useMutation(trpc.invites.create.mutationOptions({ onSuccess: refresh, onError }));
   const change = useMutation(trpc.shares.update.mutationOptions({ onSuccess: refresh, onError }));
   const remove = useMutation(trpc.shares.delete.mutationOptions({ onSuccess: refresh, onError }));
   const withdraw = useMutation(trpc.invites.delete.mutationOptions({ onSuccess: refresh, onError }));
@@ -87,17 +86,11 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
     setError(null);
     setNotice(null);
     try {
+      // By e-mail, a share is an invitation answered alike whether or not the address has an account.
       await share.mutateAsync({ id, email, permission });
-      setNotice(`Shared with ${email}.`);
+      setNotice(`We emailed ${email} an invitation; they get access when they accept it.`);
     } catch (e) {
-      if (errorCode(e) !== "user_not_found") return onError(e);
-      // No account yet: an emailed invite becomes a share once they sign up and accept it.
-      try {
-        await invite.mutateAsync({ id, email, permission: permission === "OWNER" ? "EDITOR" : permission });
-        setNotice(`${email} has no account yet; we emailed them an invite.`);
-      } catch (inviteError) {
-        return onError(inviteError);
-      }
+      return onError(e);
     }
     (event.target as HTMLFormElement).reset();
   }
@@ -125,11 +118,7 @@ function SharePanel({ evaluation }: { evaluation: Evaluation }) {
           </Field>
         </FieldRow>
         <div className="form-actions">
-          <button
-            type="submit"
-            className="button button-primary"
-            disabled={share.isPending || invite.isPending}
-          >
+          <button type="submit" className="button button-primary" disabled={share.isPending}>
             Share
           </button>
         </div>
