@@ -17,7 +17,10 @@ for (const storage of ["local", "s3"] as const) {
 
     beforeAll(async () => {
       s3 = storage === "s3" ? await startLocalS3() : undefined;
-      server = await startTestServer({ env: s3?.env ?? {} });
+      server = await startTestServer({
+        env: s3?.env ?? {},
+        sources: "it damages stored files through the app's own file store",
+      });
       user = await signUp(server, `doctor-${storage}`);
       key = await mintApiKey(server, user, ["evaluations:*"]);
     }, 240_000);

@@ -166,7 +166,7 @@ describe("a call per family", () => {
     else expect(textOf(insights)).toBeTypeOf("object");
 
     const colleague = await signUp(server, "mcp-colleague");
-    const share = await ok(client, "create_share", { id: evaluation.id, email: colleague.email });
+    const share = await ok(client, "create_share", { id: evaluation.id, userId: colleague.userId });
     expect(share.permission).toBe("VIEWER");
     expect((await ok(client, "list_shares", { id: evaluation.id })).data).toHaveLength(1);
     const invite = await ok(client, "create_invite", { id: evaluation.id, email: "newcomer@example.com" });

@@ -109,7 +109,7 @@ describe("concurrent transfers", () => {
     const boss = await signUp(server, "race-owner");
     const heirs = await Promise.all([1, 2, 3, 4].map((i) => signUp(server, `race-heir-${i}`)));
     // Members joined directly: what is tested is the handover, not how they joined.
-    await server.app.services.db.insert(teamMembers).values(
+    await server.database.db.insert(teamMembers).values(
       heirs.map((h) => ({
         teamId: boss.teamId,
         userId: h.userId,
@@ -122,7 +122,7 @@ describe("concurrent transfers", () => {
     expect(statuses).toEqual([200, 403, 403, 403]);
     for (const refused of answers.filter((a) => a.status === 403))
       expect(refused.body).toMatchObject({ error: { code: "insufficient_role" } });
-    const roles = await server.app.services.db
+    const roles = await server.database.db
       .select({ userId: teamMembers.userId, role: teamMembers.role })
       .from(teamMembers)
       .where(eq(teamMembers.teamId, boss.teamId));

@@ -48,8 +48,17 @@ declare module "vitest" {
   }
 }
 
-/** The suite's server from dist/ (test/global-dist.ts), when the run tests the build (`TEST_TARGET=dist`). */
-const shared = inject("distServer");
+/**
+ * The suite's server from dist/ (test/global-dist.ts), when the run tests the build (`TEST_TARGET=dist`). Child
+ * processes that load these helpers outside vitest (test/helpers/*-main.ts) have none.
+ */
+const shared = (() => {
+  try {
+    return inject("distServer");
+  } catch {
+    return undefined;
+  }
+})();
 
 /** Whether the suite's deployment was started with `env` (a data folder of the test's own is no difference). */
 function runsOn(dist: NonNullable<typeof shared>, env: Record<string, string> = {}): boolean {
