@@ -27,3 +27,4 @@ export {
   whoAmI,
 } from "./pairing";
 export { UploadError, type UploadInput, uploadImage } from "./upload";
+export { progressWords, scoreWords } from "./words";

@@ -10,7 +10,9 @@ import {
   type Pairing,
   pollPairing,
   progressOf,
+  progressWords,
   type Stimulus,
+  scoreWords,
   startAutousers,
   startPairing,
   uploadImage,
@@ -242,9 +244,7 @@ async function followProgress(id: string) {
   const p = await progressOf(conn(), id);
   $("progress").hidden = false;
   $("bar").style.width = `${Math.round(p.progress * 100)}%`;
-  $("progress-text").textContent = p.done
-    ? `Done: ${p.ratingsCreated} rating(s)${p.failed ? `, ${p.failed} run(s) failed` : ""}`
-    : `${p.ratingsCreated} of ${p.plannedRatings} ratings · ${p.running} running, ${p.queued} queued`;
+  $("progress-text").textContent = progressWords(p);
   $("scores").replaceChildren(
     ...p.scores.map((s) => {
       const tr = document.createElement("tr");
@@ -252,7 +252,7 @@ async function followProgress(id: string) {
       name.textContent = s.name;
       const value = document.createElement("td");
       value.className = "num";
-      value.textContent = s.value === null ? "–" : `${s.value.toFixed(2)} (${s.scale}, n=${s.n})`;
+      value.textContent = scoreWords(s);
       tr.append(name, value);
       return tr;
     }),

@@ -1,3 +1,4 @@
+import { progressWords, scoreWords } from "@rubricon/client-kit/words";
 import type { PluginEvent, UiRequest } from "../messages";
 
 type Kind = "SSE" | "SxS";
@@ -117,9 +118,7 @@ function onEvent(event: PluginEvent) {
       const p = event.progress;
       $("progress").hidden = false;
       $("bar").style.width = `${Math.round(p.progress * 100)}%`;
-      $("progress-text").textContent = p.done
-        ? `Done: ${p.ratingsCreated} rating(s)${p.failed ? `, ${p.failed} run(s) failed` : ""}`
-        : `${p.ratingsCreated} of ${p.plannedRatings} ratings · ${p.running} running, ${p.queued} queued`;
+      $("progress-text").textContent = progressWords(p);
       $("scores").replaceChildren(
         ...p.scores.map((s) => {
           const tr = document.createElement("tr");
@@ -127,7 +126,7 @@ function onEvent(event: PluginEvent) {
           name.textContent = s.name;
           const value = document.createElement("td");
           value.className = "num";
-          value.textContent = s.value === null ? "–" : `${s.value.toFixed(2)} (${s.scale}, n=${s.n})`;
+          value.textContent = scoreWords(s);
           tr.append(name, value);
           return tr;
         }),
