@@ -127,7 +127,6 @@ async function signedIn() {
   teamId = user.teamId;
   $("who").textContent = user.email;
   $("team").textContent = `Team ${user.teamName}`;
-  show("signed-in");
   const [templates, autousers] = await Promise.all([
     listTemplates(conn(), "SSE", teamId),
     listAutousers(conn()),
@@ -144,6 +143,8 @@ async function signedIn() {
     }),
   );
   await refreshDrafts();
+  // Shown once its form is filled: a click before the lists arrive would add to no evaluation.
+  show("signed-in");
   if (stored.evaluationId) await showEvaluation(stored.evaluationId);
 }
 
