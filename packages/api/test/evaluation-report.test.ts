@@ -57,8 +57,10 @@ describe("GET /evaluations/{id}/export?format=md", () => {
     expect(md.startsWith("# Rated SSE\n")).toBe(true);
     expect(md).toContain("- Ratings: 5 (5 human, 0 autouser), 1 skipped");
     expect(md).toContain("## Results per template");
-    // Mean of 7, 6, 2 and 1 on the overall 1 to 7 scale.
-    expect(md).toMatch(/\| Overall quality \(v\d+\) \| 1 to 7 \| 4 \| 4\.00 \|/);
+    // Mean of 7, 6, 2 and 1 on the overall 1 to 7 scale; its t-interval (-0.68 to 8.68) is cut to the scale.
+    expect(md).toMatch(
+      /\| Overall quality \(v\d+\) \| 1 to 7 \| 4 \| 4\.00 \| 2\.94 \| 1\.00 to 7\.00 \(cut to the scale\) \|/,
+    );
     expect(md).toContain("### Per comparison");
     expect(md).toMatch(/\| 1 \| Design 0 \| 2 \| 4\.50 \(n=2\) \|/);
     expect(md).toContain("## Agreement");

@@ -58,9 +58,10 @@ describe("results", () => {
       stdDev: 1,
     });
     expect(overall.distribution).toEqual({ "1": 0, "2": 0, "3": 0, "4": 0, "5": 1, "6": 1, "7": 1 });
-    // 6 ± t(0.975, 2) · 1/√3 = 6 ± 4.303 · 0.5774
+    // 6 ± t(0.975, 2) · 1/√3 = 6 ± 4.303 · 0.5774 = 3.516 to 8.484: a mean of 1-7 scores cannot pass 7, so the
+    // interval is cut there and says so.
     expect(overall.ci95!.lower).toBeCloseTo(3.516, 3);
-    expect(overall.ci95!.upper).toBeCloseTo(8.484, 3);
+    expect(overall.ci95).toMatchObject({ upper: 7, clipped: true });
     const [first, second] = r.perComparison;
     expect(first).toMatchObject({ comparisonId: comparisonIds[0], ratingCount: 3, excludedCount: 0 });
     expect(first!.dimensions.overall).toEqual({ n: 3, mean: 6 });
@@ -90,8 +91,8 @@ describe("results", () => {
       meanPreference: -2.25,
       winner: "A",
     });
-    // -2.25 ± t(0.975, 3) · s/√4 with s = 0.9574
-    expect(overall.ci95!.lower).toBeCloseTo(-3.773, 2);
+    // -2.25 ± t(0.975, 3) · s/√4 with s = 0.9574 = -3.773 to -0.727, cut to the preference scale at -3.
+    expect(overall.ci95).toMatchObject({ lower: -3, clipped: true });
     expect(overall.ci95!.upper).toBeCloseTo(-0.727, 2);
     expect(overall.distribution).toEqual({ "-3": 2, "-2": 1, "-1": 1, "0": 0, "1": 0, "2": 0, "3": 0 });
 
@@ -108,6 +109,10 @@ describe("results", () => {
     }
     const m = (await results(mixed.evaluation.id)).dimensions[0];
     expect(m).toMatchObject({ sideAWins: 1, sideBWins: 2, ties: 1, winner: "inconclusive" });
+    // 0.25 ± t(0.975, 3) · 1.708/√4: -2.47 to 2.97, inside the scale, so not cut.
+    expect(m!.ci95).toMatchObject({ clipped: false });
+    expect(m!.ci95!.lower).toBeCloseTo(-2.468, 2);
+    expect(m!.ci95!.upper).toBeCloseTo(2.968, 2);
   });
 
   it("caches results and recomputes them when the ratings change", async () => {

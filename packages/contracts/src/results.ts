@@ -12,6 +12,21 @@ const Interval = z
   .nullable()
   .meta({ description: "95% interval; null when there are too few values to estimate one." });
 
+const ScaleInterval = z
+  .object({
+    lower: z.number(),
+    upper: z.number(),
+    clipped: z.boolean().meta({
+      description:
+        "True when the t-interval ran past an end of the scale and was cut to it: too few or too spread ratings for a narrower interval.",
+    }),
+  })
+  .nullable()
+  .meta({
+    description:
+      "95% interval of the mean (Student's t), always within the scale; null (withheld) below two scores.",
+  });
+
 const SseDimensionResult = z.object({
   kind: z.literal("sse"),
   templateId: z.string(),
@@ -23,7 +38,7 @@ const SseDimensionResult = z.object({
   distribution: z.record(z.string(), z.number().int()).meta({ description: "Count per scale point." }),
   mean: z.number().nullable(),
   stdDev: z.number().nullable().meta({ description: "Sample standard deviation." }),
-  ci95: Interval,
+  ci95: ScaleInterval,
 });
 
 const SxsDimensionResult = z.object({
@@ -39,7 +54,7 @@ const SxsDimensionResult = z.object({
   sideBWins: z.number().int(),
   ties: z.number().int(),
   meanPreference: z.number().nullable().meta({ description: "Negative favours side A, positive side B." }),
-  ci95: Interval,
+  ci95: ScaleInterval,
   winner: z.enum(["A", "B", "inconclusive"]).meta({
     description: "The side whose 95% interval of the mean preference excludes 0; otherwise inconclusive.",
   }),

@@ -1,7 +1,8 @@
-/** A 95% interval of a mean as the API reports it: the t-interval, which may run past the rating scale. */
+/** A 95% interval of a mean as the API reports it: already cut to the scale, `clipped` when it was. */
 export interface Interval {
   lower: number;
   upper: number;
+  clipped?: boolean;
 }
 
 export interface ShownInterval extends Interval {
@@ -10,14 +11,13 @@ export interface ShownInterval extends Interval {
 }
 
 /**
- * A mean of scores on a scale cannot leave the scale, so the part of a t-interval past either end says nothing;
- * with few ratings (n = 2 gives t = 12.7) it can be several times the scale's width. The dashboard shows the interval
- * cut to the scale and says so; the API keeps the raw interval, so clients can compute with it.
+ * The API cuts a mean's interval to the scale and flags it (`clipped`); cutting again here keeps intervals from
+ * an older server, and from stored reports, on the scale too.
  */
 export function intervalOnScale(ci: Interval, min: number, max: number): ShownInterval {
   const lower = Math.max(ci.lower, min);
   const upper = Math.min(ci.upper, max);
-  return { lower, upper, clamped: lower !== ci.lower || upper !== ci.upper };
+  return { lower, upper, clamped: ci.clipped === true || lower !== ci.lower || upper !== ci.upper };
 }
 
 /** The line under a mean: the interval on the scale, and why it was cut when it was. */

@@ -7,6 +7,7 @@ type Row = Record<string, unknown>;
 interface Interval {
   lower: number;
   upper: number;
+  clipped?: boolean;
 }
 interface Alpha {
   alpha: number | null;
@@ -25,7 +26,8 @@ interface Cell {
 
 function interval(ci: unknown): string {
   const range = ci as Interval | null | undefined;
-  return range ? `${round(range.lower)} to ${round(range.upper)}` : "";
+  if (!range) return "";
+  return `${round(range.lower)} to ${round(range.upper)}${range.clipped ? " (cut to scale)" : ""}`;
 }
 
 /** Alpha as one phrase: "0.882 (ordinal), 95% CI -0.08 to 0.88, 3 raters", or why it is undefined. */

@@ -3665,10 +3665,12 @@ export interface components {
                 mean: number | null;
                 /** @description Sample standard deviation. */
                 stdDev: number | null;
-                /** @description 95% interval; null when there are too few values to estimate one. */
+                /** @description 95% interval of the mean (Student's t), always within the scale; null (withheld) below two scores. */
                 ci95: {
                     lower: number;
                     upper: number;
+                    /** @description True when the t-interval ran past an end of the scale and was cut to it: too few or too spread ratings for a narrower interval. */
+                    clipped: boolean;
                 } | null;
             } | {
                 /** @constant */
@@ -3686,10 +3688,12 @@ export interface components {
                 ties: number;
                 /** @description Negative favours side A, positive side B. */
                 meanPreference: number | null;
-                /** @description 95% interval; null when there are too few values to estimate one. */
+                /** @description 95% interval of the mean (Student's t), always within the scale; null (withheld) below two scores. */
                 ci95: {
                     lower: number;
                     upper: number;
+                    /** @description True when the t-interval ran past an end of the scale and was cut to it: too few or too spread ratings for a narrower interval. */
+                    clipped: boolean;
                 } | null;
                 /**
                  * @description The side whose 95% interval of the mean preference excludes 0; otherwise inconclusive.

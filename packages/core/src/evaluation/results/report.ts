@@ -27,8 +27,8 @@ export function mdText(value: string): string {
 }
 
 const num = (value: number | null, digits = 2) => (value === null ? "—" : value.toFixed(digits));
-const interval = (ci: { lower: number; upper: number } | null) =>
-  ci ? `${num(ci.lower)} to ${num(ci.upper)}` : "—";
+const interval = (ci: { lower: number; upper: number; clipped?: boolean } | null) =>
+  ci ? `${num(ci.lower)} to ${num(ci.upper)}${ci.clipped ? " (cut to the scale)" : ""}` : "—";
 
 /** Why alpha has no value, in words a reader of the report understands. */
 function whyUndefined(stat: AlphaStat): string {

@@ -1,5 +1,5 @@
 import { type EvaluationResults, SXS_PREFERENCE_MAX, SXS_PREFERENCE_MIN } from "@rubricon/contracts";
-import { ci95Mean, distribution, mean, sampleStdDev } from "../stats/descriptive";
+import { ci95MeanOnScale, distribution, mean, sampleStdDev } from "../stats/descriptive";
 import { overallAgreement } from "./agreement";
 import type { StatsData, StatsRating, StatsTemplate } from "./load";
 
@@ -28,7 +28,7 @@ export function sseDimension(t: StatsTemplate, values: number[]): DimensionResul
     distribution: distribution(values, t.scaleMin, t.scaleMax),
     mean: mean(values),
     stdDev: sampleStdDev(values),
-    ci95: ci95Mean(values),
+    ci95: ci95MeanOnScale(values, t.scaleMin, t.scaleMax),
   };
 }
 
@@ -41,7 +41,7 @@ function winnerOf(ci: { lower: number; upper: number } | null): "A" | "B" | "inc
 }
 
 export function sxsDimension(t: StatsTemplate, values: number[]): DimensionResult {
-  const ci95 = ci95Mean(values);
+  const ci95 = ci95MeanOnScale(values, SXS_PREFERENCE_MIN, SXS_PREFERENCE_MAX);
   return {
     kind: "sxs",
     templateId: t.id,

@@ -49,6 +49,12 @@ const T975 = [
 
 const Z975 = 1.959963984540054;
 
+/** A 95% interval of a mean on a bounded scale. */
+export interface ScaleInterval extends MeanInterval {
+  /** The t-interval ran past an end of the scale and was cut to it. */
+  clipped: boolean;
+}
+
 /**
  * The two-sided 95% critical value of Student's t with `df` degrees of freedom: exact table values up to
  * 30, and beyond that the Cornish-Fisher expansion in 1/df around the normal quantile, whose error there
@@ -93,4 +99,16 @@ export function distribution(values: readonly number[], min: number, max: number
   const out: Record<string, number> = {};
   for (let i = 0; i < counts.length; i++) out[String(min + i)] = counts[i]!;
   return out;
+}
+
+/**
+ * `ci95Mean` cut to the scale [min, max]. A mean of scores on a scale cannot leave it, so the part of a t-interval
+ * past either end says nothing; with few ratings (n = 2 gives t = 12.7) it can be several times the scale's width.
+ */
+export function ci95MeanOnScale(values: readonly number[], min: number, max: number): ScaleInterval | null {
+  const ci = ci95Mean(values);
+  if (!ci) return null;
+  const lower = Math.max(ci.lower, min);
+  const upper = Math.min(ci.upper, max);
+  return { lower, upper, clipped: lower !== ci.lower || upper !== ci.upper };
 }
