@@ -1,4 +1,4 @@
-import { Evaluation, EvaluationTransfer, UploadedFile, Usage } from "@rubricon/contracts";
+import { ComparisonList, Evaluation, EvaluationTransfer, UploadedFile, Usage } from "@rubricon/contracts";
 import { billingPeriod } from "@rubricon/core";
 import { autouserRuns, evaluations, events, files, ratings, usageCounters } from "@rubricon/db";
 import { and, eq } from "drizzle-orm";
@@ -161,6 +161,60 @@ describe("POST /evaluations/{id}/transfer", () => {
         code: "evaluation_not_found",
       },
     );
+  }, 60_000);
+
+  it("leaves a file other evaluations of the old team show where it is, and gives the moved one a copy", async () => {
+    const headers = as(owner);
+    const oldKey = bearer(await mintApiKey(server, owner, ["*"]));
+    const newKey = bearer(await mintApiKey(server, owner, ["*"], other));
+    const file = bodyOf(
+      await readAnswer(
+        UploadedFile,
+        await uploadFile(server.api, headers, { bytes: PNG, filename: "shared.png", type: "image/png" }),
+      ),
+    );
+    const designs = [{ fileId: file.id, stimulusType: "IMAGE", label: "Shared mock-up" }];
+    const moving = await createEvaluation(server.api, headers, { name: "Moves", type: "SSE", designUrls: designs });
+    const staying = await createEvaluation(server.api, headers, { name: "Stays", type: "SSE", designUrls: designs });
+
+    const res = await transfer(headers, moving.id, { teamId: other });
+    expectStatus(res, 200);
+    expect(res.body.moved.files).toBe(1);
+
+    // The old team still has the file: readable, still shown by its evaluation, usable by a new one.
+    expect(
+      (await fetch(`${server.api}/files/${file.id}`, { headers: oldKey, redirect: "manual" })).status,
+    ).toBe(302);
+    const stayed = await call(ComparisonList, `${server.api}/evaluations/${staying.id}/comparisons`, {
+      headers: oldKey,
+    });
+    expect(stayed.ok && stayed.body.data[0]!.stimulus.fileId).toBe(file.id);
+    await createEvaluation(server.api, oldKey, { name: "Uses it later", type: "SSE", designUrls: designs });
+
+    // The moved evaluation shows a copy of its own in the new team, which the old team cannot read.
+    const movedList = await call(ComparisonList, `${server.api}/evaluations/${moving.id}/comparisons`, {
+      headers: newKey,
+    });
+    const copyId = movedList.ok ? movedList.body.data[0]!.stimulus.fileId : null;
+    expect(copyId).toMatch(/^file_/);
+    expect(copyId).not.toBe(file.id);
+    expect(
+      (await fetch(`${server.api}/files/${copyId}`, { headers: newKey, redirect: "manual" })).status,
+    ).toBe(302);
+    expect(
+      (await fetch(`${server.api}/files/${copyId}`, { headers: oldKey, redirect: "manual" })).status,
+    ).toBe(404);
+
+    // The copy shares the original's bytes: deleting it leaves the original's bytes in place.
+    expectStatus(
+      await call(z.unknown(), `${server.api}/files/${copyId}`, { method: "DELETE", headers: newKey }),
+      200,
+    );
+    const download = await fetch(`${server.api}/files/${file.id}`, { headers: oldKey, redirect: "manual" });
+    const bytes = new Uint8Array(
+      await (await fetch(new URL(download.headers.get("location")!, server.url))).arrayBuffer(),
+    );
+    expect(bytes).toEqual(new Uint8Array(PNG));
   }, 60_000);
 
   it("refuses while runs are queued or running, and moves once they are stopped", async () => {

@@ -395,7 +395,10 @@ export const EvaluationTransfer = z
       .object({
         comparisons: z.number().int(),
         ratings: z.number().int(),
-        files: z.number().int(),
+        files: z.number().int().meta({
+          description:
+            "Files the evaluation now has in the new team: moved, or copied when other evaluations of the old team also show them (the copy has a new id).",
+        }),
         runs: z.number().int(),
         shares: z.number().int(),
       })

@@ -36,6 +36,8 @@ export const files = pgTable(
   (t) => [
     index("files_team_idx").on(t.teamId),
     index("files_evaluation_idx").on(t.evaluationId),
+    // A moved evaluation's copy shares its original's bytes: deleting a row asks whether another names them.
+    index("files_storage_key_idx").on(t.storageKey),
     // The clean-up reads pending uploads by age.
     index("files_status_created_idx").on(t.status, t.createdAt),
   ],

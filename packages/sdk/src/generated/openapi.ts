@@ -3193,6 +3193,7 @@ export interface components {
             moved: {
                 comparisons: number;
                 ratings: number;
+                /** @description Files the evaluation now has in the new team: moved, or copied when other evaluations of the old team also show them (the copy has a new id). */
                 files: number;
                 runs: number;
                 shares: number;

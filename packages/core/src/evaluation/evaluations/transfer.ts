@@ -6,7 +6,6 @@ import {
   comparisons,
   evaluationShares,
   evaluations,
-  files,
   invites,
   ratings,
 } from "@rubricon/db";
@@ -15,6 +14,7 @@ import { findMembership, type Membership } from "../../identity";
 import type { Actor, CoreContext } from "../../kernel";
 import { ApiError } from "../../kernel";
 import { emitEvent, recordUsage } from "../../platform";
+import { moveEvaluationFiles } from "../files/transfer-files";
 import { ACTIVE_RUN_STATUSES } from "../run-queue/queue";
 import { loadVisibleEvaluation } from "./access";
 import { serializeEvaluation } from "./lifecycle";
@@ -113,11 +113,12 @@ export async function transferEvaluation(
       .set({ teamId: targetTeamId })
       .where(eq(ratings.evaluationId, id))
       .returning({ id: ratings.id });
-    const movedFiles = await tx
-      .update(files)
-      .set({ teamId: targetTeamId, updatedAt: now })
-      .where(eq(files.evaluationId, id))
-      .returning({ id: files.id });
+    const movedFiles = await moveEvaluationFiles(tx, {
+      evaluationId: id,
+      from: row.teamId,
+      to: targetTeamId,
+      now,
+    });
     const movedRuns = await tx
       .update(autouserRuns)
       .set({ teamId: targetTeamId })
@@ -153,7 +154,7 @@ export async function transferEvaluation(
       moved: {
         comparisons: counts?.comparisons ?? 0,
         ratings: movedRatings.length,
-        files: movedFiles.length,
+        files: movedFiles,
         runs: movedRuns.length,
         shares: counts?.shares ?? 0,
       },

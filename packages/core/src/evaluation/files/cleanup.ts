@@ -2,6 +2,7 @@ import { type DbOrTx, files } from "@rubricon/db";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { uploadKeyOf } from "./files";
 import type { FileStorage } from "./storage/file-storage";
+import { bytesStillNamed } from "./transfer-files";
 
 /** A direct upload not finalized within a day is abandoned (its URL expired long before). */
 export const PENDING_UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
@@ -27,7 +28,8 @@ export async function removeOrphanedFiles(db: DbOrTx, storage: FileStorage, now:
     )
     .limit(BATCH);
   for (const row of rows) {
-    await storage.delete(row.storageKey);
+    // A moved evaluation's copy may share these bytes with a row that is still in use.
+    if (!(await bytesStillNamed(db, row.storageKey, row.id))) await storage.delete(row.storageKey);
     await storage.delete(uploadKeyOf(row.storageKey));
     await db.delete(files).where(eq(files.id, row.id));
   }

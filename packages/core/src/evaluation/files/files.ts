@@ -13,6 +13,7 @@ import { ApiError, type Clock, systemClock } from "../../kernel";
 import { loadVisibleEvaluation } from "../evaluations/access";
 import { checkFileContent, nameForType, SNIFF_BYTES } from "./content-check";
 import type { FileStorage } from "./storage/file-storage";
+import { bytesStillNamed } from "./transfer-files";
 
 /** How long a download link lasts: long enough to load a page of stimuli, short enough not to be shared. */
 export const FILE_URL_TTL_MS = 5 * 60 * 1000;
@@ -317,7 +318,7 @@ export async function deleteFile(ctx: CoreContext, storage: FileStorage, actor: 
   const row = await loadVisibleFile(ctx.db, actor, fileId);
   if (!(await findMembership(ctx.db, actor, row.teamId))) throw fileNotFound(fileId);
   await ctx.db.delete(files).where(eq(files.id, row.id));
-  await storage.delete(row.storageKey);
+  if (!(await bytesStillNamed(ctx.db, row.storageKey))) await storage.delete(row.storageKey);
   if (row.status === "pending") await storage.delete(uploadKeyOf(row.storageKey));
   return { id: row.id, deleted: true as const };
 }
