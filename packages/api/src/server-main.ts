@@ -74,11 +74,12 @@ export function serverMain(opts: ServerMainOptions = {}): void {
       fileStoreCheck(env, app.services.storage),
     ];
     const hsts = env.baseUrl.startsWith("https://");
+    // Clients reach this server directly, or through TRUSTED_PROXY_COUNT proxies whose chain is believed that far.
+    const forwardedFor = env.trustedProxyCount > 0 ? "proxied" : "edge";
     const handle: NodeHandler = (req, res) => {
       // Browsers that reached the site over https keep to it (the API's answers carry the same header).
       if (hsts) res.setHeader("Strict-Transport-Security", HSTS);
-      // Clients reach this server through a proxy or directly; TRUSTED_PROXY_COUNT says how far to believe the chain.
-      if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, "proxied");
+      if (app.owns((req.url ?? "/").split("?", 1)[0]!)) app.handleNode(req, res, forwardedFor);
       else {
         // Pages get a request id as the API's answers do: in the response header and the request's log line.
         res.setHeader("X-Request-Id", uuidv7());

@@ -35,9 +35,9 @@ export async function startSuiteDeployment(
       // What the sources' test servers set (test/helpers/server.ts): plans and quotas on, a cheap password hash.
       BILLING_ENABLED: "true",
       PASSWORD_HASH_LOG_N: "12",
-      // Each test user signs up from an address of its own (helpers/clients.ts): the test plays a proxy that
-      // wrote the client's address, and the server appends its peer (loopback) after it, so two entries are trusted.
-      TRUSTED_PROXY_COUNT: "2",
+      // Each test user signs up from an address of its own (helpers/clients.ts): the test plays the one proxy
+      // that writes the client's address, as nginx does in compose.yaml.
+      TRUSTED_PROXY_COUNT: "1",
       ...env,
     },
   });

@@ -51,8 +51,8 @@ function assertDeclaredLength(headers: HeaderReader, limit: number): void {
 
 /**
  * `edge`: this server faces clients, so the socket's peer is the client and a client-sent X-Forwarded-For is
- * dropped. `proxied`: the peer is appended to the chain as a proxy would, and `TRUSTED_PROXY_COUNT` decides
- * how much of it to believe (see `clientIp`).
+ * dropped. `proxied`: requests come through `TRUSTED_PROXY_COUNT` (at least one) proxies, the nearest being the
+ * peer, so the chain they wrote is read as they wrote it (see `clientIp`); a request without one is its peer's.
  */
 export type ForwardedFor = "edge" | "proxied";
 
@@ -241,7 +241,9 @@ export function fromNodeRequest(
   const peer = req.socket.remoteAddress ?? null;
   const sent = req.headers["x-forwarded-for"];
   const chain = forwardedFor === "proxied" && sent ? (Array.isArray(sent) ? sent.join(", ") : sent) : null;
-  const headers = new NodeHeaders(req, peer ? (chain ? `${chain}, ${peer}` : peer) : chain);
+  // The peer is not appended to a proxied chain: it is the nearest proxy, whose own address says nothing of the
+  // client, and `clientIp` counts the trusted proxies from the chain's right end.
+  const headers = new NodeHeaders(req, chain ?? peer);
   let controller: AbortController | undefined;
   return {
     method: req.method ?? "GET",

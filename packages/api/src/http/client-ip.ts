@@ -5,9 +5,10 @@ import type { HeaderReader } from "./api-message";
  *
  * Each trusted proxy appends the address it received the request from, so the entries a client can forge are
  * all on the left; the client is the entry the outermost trusted proxy wrote, `trustedProxyCount` from the
- * right. With no proxy the rightmost entry is the peer: our own node server and Next.js both put the socket's
- * address there (Next.js only when the client sent no X-Forwarded-For of its own, which is why an exposed
- * Next.js server should sit behind a proxy for per-IP limits to hold).
+ * right. Behind one proxy (nginx in compose.yaml) that is the rightmost entry, the address nginx saw. With no
+ * proxy the header holds only the peer: our own node server replaces a client's chain with it (`edge`), and
+ * Next.js puts it there only when the client sent no X-Forwarded-For of its own, which is why an exposed Next.js
+ * server should sit behind a proxy for per-IP limits to hold.
  */
 export function clientIp(headers: HeaderReader, trustedProxyCount: number): string | null {
   const forwarded = headers.get("x-forwarded-for");

@@ -113,7 +113,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;
   const { server, url } = await listen({
-    handleNode: (req, res, forwardedFor) => app!.handleNode(req, res, forwardedFor),
+    // As server-main.ts does: behind trusted proxies their chain is read, otherwise the peer is the client.
+    handleNode: (req, res) =>
+      app!.handleNode(req, res, app!.services.env.trustedProxyCount > 0 ? "proxied" : "edge"),
   });
   const env = loadEnv({
     ...TEST_SECRETS,
