@@ -209,7 +209,16 @@ export function EvaluationDetail({ id }: { id: string }) {
               : `Access: ${SHARE_ACCESS_LABELS[e.shareAccess]}.`}
           </p>
           <div className="copy-box">
-            <code className="copy-value">{e.links.share}</code>
+            <label htmlFor="share-link" className="visually-hidden">
+              Share link
+            </label>
+            <input
+              id="share-link"
+              className="copy-value mono"
+              readOnly
+              value={e.links.share}
+              onFocus={(event) => event.target.select()}
+            />
             <CopyButton value={e.links.share} label="Copy share link" />
           </div>
           {e.status !== "Draft" && (

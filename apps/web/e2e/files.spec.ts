@@ -45,8 +45,10 @@ test("mock-ups uploaded in the create form become an SxS evaluation that a team 
   await page.getByLabel("Start collecting ratings now").check();
   await page.getByRole("button", { name: "Create evaluation" }).click();
   await expect(page.getByTestId("evaluation-status")).toHaveText("Running");
-  const shareUrl =
-    (await page.getByRole("region", { name: "Share link" }).locator("code").textContent()) ?? "";
+  const shareUrl = await page
+    .getByRole("region", { name: "Share link" })
+    .getByRole("textbox", { name: "Share link" })
+    .inputValue();
 
   await test.step("a team member rates the uploaded pair on the rating screen", async () => {
     await page.getByRole("link", { name: "Rate", exact: true }).click();

@@ -91,7 +91,9 @@ test("the agreement verdict follows the interval and the sample, not the estimat
   expect(alphaLevel({ alpha: null, ci95: null, units: 0 })).toBeNull();
 });
 
-test("WCAG 2.2 AA at 1280 px: API keys, results and the rating form", async ({ page }) => {
+test("WCAG 2.2 AA at 1280 px: API keys, an evaluation, its results, the rating form and the API reference", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   await page.setViewportSize({ width: 1280, height: 900 });
   await signUp(page);
@@ -118,11 +120,21 @@ test("WCAG 2.2 AA at 1280 px: API keys, results and the rating form", async ({ p
   const pages: [string, string, () => Promise<unknown>][] = [
     ["/api-keys", "API keys", () => expect(page.getByRole("heading", { name: "API keys" })).toBeVisible()],
     [
+      `/evaluations/${evaluation.id}`,
+      "evaluation",
+      () => expect(page.getByRole("heading", { name: "Comparisons" })).toBeVisible(),
+    ],
+    [
       `/evaluations/${evaluation.id}/results`,
       "results",
       () => expect(page.getByTestId("tile-alpha")).toBeVisible(),
     ],
     [`/evaluations/${unrated.id}/rate`, "rate", () => expect(page.getByRole("group").first()).toBeVisible()],
+    [
+      "/docs",
+      "API reference",
+      () => expect(page.getByRole("heading", { name: "API versions" })).toBeVisible({ timeout: 60_000 }),
+    ],
   ];
   const found: string[] = [];
   for (const [path, name, ready] of pages) {

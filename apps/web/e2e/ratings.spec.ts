@@ -5,7 +5,10 @@ const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ?? "/tmp";
 
 /** The share link as the detail page shows it (absolute, on the server's BASE_URL). */
 async function shareLinkOf(page: Page): Promise<string> {
-  const link = await page.getByRole("region", { name: "Share link" }).locator("code").textContent();
+  const link = await page
+    .getByRole("region", { name: "Share link" })
+    .getByRole("textbox", { name: "Share link" })
+    .inputValue();
   expect(link).toMatch(/\/share\/[A-Za-z0-9_-]+$/);
   return link ?? "";
 }

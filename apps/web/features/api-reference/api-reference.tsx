@@ -40,8 +40,9 @@ const HIDDEN_CLIENTS = {
 
 /**
  * The renderer's default light theme draws secondary text, links and method badges at 2.9 to 4.2:1 on its
- * backgrounds; WCAG AA asks 4.5:1. These are the dashboard's own colours, which meet it; icon buttons get the
- * 24 px target WCAG 2.2 asks for.
+ * backgrounds; WCAG AA asks 4.5:1. These are the dashboard's own colours, which meet it; icon buttons, the
+ * sidebar's group toggles and the auth-type picker get the 24 px target WCAG 2.2 asks for. The selectors follow
+ * the renderer's markup at the pinned version; the accessibility test in e2e/first-use.spec.ts checks them.
  */
 const ACCESSIBLE_CSS = `
 .light-mode {
@@ -57,11 +58,35 @@ const ACCESSIBLE_CSS = `
   --scalar-link-color: #2f4ad6;
   --scalar-link-color-hover: #263db5;
 }
-.scalar-app button:has(> svg:only-child) {
+.scalar-app button:has(> svg:only-child),
+.scalar-app [data-sidebar-id] > div > button[aria-expanded],
+.scalar-app [id^="headlessui-popover-button"] {
   min-width: 24px;
   min-height: 24px;
 }
+/* "Authentication Required" keeps its width; the auth-type picker wraps below it instead of covering it. */
+.scalar-app div:has(> [id^="headlessui-disclosure-button"]):has([id^="headlessui-popover-button"]) {
+  flex-wrap: wrap;
+}
+.scalar-app [id^="headlessui-disclosure-button"]:has([data-testid="auth-indicator"]) {
+  flex: 1 0 auto;
+}
 `;
+
+/** The renderer's copy buttons are icons without a name; screen readers announce them as "button" alone. */
+function useNamedCopyButtons(enabled: boolean) {
+  useEffect(() => {
+    if (!enabled) return;
+    const name = () => {
+      for (const button of document.querySelectorAll("button.scalar-code-copy:not([aria-label])"))
+        button.setAttribute("aria-label", "Copy code");
+    };
+    name();
+    const observer = new MutationObserver(name);
+    observer.observe(document.body, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [enabled]);
+}
 
 /**
  * The reference, rendered in the browser from the live `/api/v1/openapi.json`, whose operations carry SDK and CLI
@@ -84,6 +109,7 @@ export function ApiReference() {
       live = false;
     };
   }, []);
+  useNamedCopyButtons(content !== undefined);
 
   if (failed) return <FormError error={failed} />;
   if (!content) return <Loading page>Loading the API reference…</Loading>;
