@@ -230,13 +230,14 @@ export function EvaluationResultsView({ id }: { id: string }) {
                   className: "cell-name",
                   cell: (row) => comparisonLabel(row, comparisonById.get(row.comparisonId)),
                 },
+                // The means first: on a phone they are what fits beside the name.
+                ...meanColumns,
                 { header: "Ratings", numeric: true, cell: (row) => row.ratingCount },
                 {
                   header: "Skipped",
                   numeric: true,
                   cell: (row) => row.excludedCount || <span className="muted">0</span>,
                 },
-                ...meanColumns,
               ]}
             />
           </section>
@@ -249,6 +250,7 @@ export function EvaluationResultsView({ id }: { id: string }) {
               rowKey={(row) => `${row.raterType}:${row.raterId}`}
               columns={[
                 { header: "Rater", className: "cell-name", cell: raterName },
+                ...meanColumns,
                 {
                   header: "Type",
                   cell: (row) => (
@@ -263,7 +265,6 @@ export function EvaluationResultsView({ id }: { id: string }) {
                   numeric: true,
                   cell: (row) => row.excludedCount || <span className="muted">0</span>,
                 },
-                ...meanColumns,
               ]}
             />
           </section>

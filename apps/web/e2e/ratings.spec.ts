@@ -161,13 +161,15 @@ test("public raters and a team member rate an SSE evaluation; results show count
 
     const byComparison = page.getByRole("region", { name: "By comparison" });
     const second = byComparison.getByRole("row").filter({ hasText: "example.com/pricing-v2" });
-    await expect(second.getByRole("cell").nth(2)).toHaveText("2");
-    await expect(second.getByRole("cell").nth(3)).toHaveText("1");
-    await expect(second.getByRole("cell").nth(4)).toContainText("4.00");
+    // #, comparison, the mean, ratings, skipped: the mean comes first so a phone shows it beside the name.
+    await expect(second.getByRole("cell").nth(2)).toContainText("4.00");
+    await expect(second.getByRole("cell").nth(3)).toHaveText("2");
+    await expect(second.getByRole("cell").nth(4)).toHaveText("1");
 
     const byRater = page.getByRole("region", { name: "By rater" });
     await expect(byRater.getByRole("row").filter({ hasText: "Robin Rater" })).toContainText("Share link");
-    await expect(byRater.getByRole("row").filter({ hasText: "(you)" }).getByRole("cell").nth(3)).toHaveText(
+    // Rater, the mean, type, ratings, skipped.
+    await expect(byRater.getByRole("row").filter({ hasText: "(you)" }).getByRole("cell").nth(4)).toHaveText(
       "1",
     );
     await page.screenshot({ path: `${SCREENSHOT_DIR}/results-sse.png`, fullPage: true });
