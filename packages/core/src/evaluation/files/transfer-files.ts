@@ -22,7 +22,7 @@ function withFileIds(stimulus: StimulusRow, copies: Map<string, string>): Stimul
  * transaction. A file that only this evaluation uses moves with it. A file that other evaluations of the old team
  * also show (or one the evaluation only borrowed) stays where it is, and the new team gets a copy: a row of its own
  * over the same stored bytes, which this evaluation's comparisons now name. The bytes are removed only when the
- * last row naming them goes (`deleteStoredBytes`). Answers how many files the evaluation now has in the new team.
+ * last row naming them goes (`bytesStillNamed`). Answers how many files the evaluation now has in the new team.
  */
 export async function moveEvaluationFiles(
   tx: DbOrTx,
