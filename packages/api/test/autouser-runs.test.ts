@@ -23,7 +23,6 @@ import {
   readUntil,
   readUntilEnd,
   runAutousers,
-  type StreamEvent,
   startAutouserServer,
   startRunLoop,
 } from "./helpers/autousers";

@@ -32,6 +32,9 @@ let other: string;
 const as = (who: TestUser) => sessionHeaders(server, who);
 const transfer = (headers: Record<string, string>, id: string, body: unknown) =>
   call(EvaluationTransfer, `${server.api}/evaluations/${id}/transfer`, { method: "POST", headers, body });
+/** The file a single-design comparison shows. */
+const fileIdOf = (stimulus: { kind: string; fileId?: string | null }) =>
+  stimulus.kind === "single" ? (stimulus.fileId ?? null) : null;
 const eventsOf = (teamId: string, type: string, objectId: string) =>
   server.database.db
     .select()
@@ -174,8 +177,16 @@ describe("POST /evaluations/{id}/transfer", () => {
       ),
     );
     const designs = [{ fileId: file.id, stimulusType: "IMAGE", label: "Shared mock-up" }];
-    const moving = await createEvaluation(server.api, headers, { name: "Moves", type: "SSE", designUrls: designs });
-    const staying = await createEvaluation(server.api, headers, { name: "Stays", type: "SSE", designUrls: designs });
+    const moving = await createEvaluation(server.api, headers, {
+      name: "Moves",
+      type: "SSE",
+      designUrls: designs,
+    });
+    const staying = await createEvaluation(server.api, headers, {
+      name: "Stays",
+      type: "SSE",
+      designUrls: designs,
+    });
 
     const res = await transfer(headers, moving.id, { teamId: other });
     expectStatus(res, 200);
@@ -188,14 +199,14 @@ describe("POST /evaluations/{id}/transfer", () => {
     const stayed = await call(ComparisonList, `${server.api}/evaluations/${staying.id}/comparisons`, {
       headers: oldKey,
     });
-    expect(stayed.ok && stayed.body.data[0]!.stimulus.fileId).toBe(file.id);
+    expect(stayed.ok && fileIdOf(stayed.body.data[0]!.stimulus)).toBe(file.id);
     await createEvaluation(server.api, oldKey, { name: "Uses it later", type: "SSE", designUrls: designs });
 
     // The moved evaluation shows a copy of its own in the new team, which the old team cannot read.
     const movedList = await call(ComparisonList, `${server.api}/evaluations/${moving.id}/comparisons`, {
       headers: newKey,
     });
-    const copyId = movedList.ok ? movedList.body.data[0]!.stimulus.fileId : null;
+    const copyId = movedList.ok ? fileIdOf(movedList.body.data[0]!.stimulus) : null;
     expect(copyId).toMatch(/^file_/);
     expect(copyId).not.toBe(file.id);
     expect(
