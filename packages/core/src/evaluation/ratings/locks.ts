@@ -55,6 +55,7 @@ export async function lockForRating(
   if (!row) throw evaluationNotFound(evaluationId);
   return row;
 }
+
 /** Thrown inside a shared-lock attempt that finds the rating may end the evaluation; the attempt is retried. */
 export class NeedsExclusiveLock extends Error {}
 

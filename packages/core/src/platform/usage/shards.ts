@@ -19,6 +19,7 @@ export interface UsageValues {
   /** Read only when the increment is conditional. */
   limit: number;
 }
+
 /**
  * Shards a spread count lands on besides shard 0: the connection's own (`pg_backend_pid()`), so one team's raters
  * on different connections update different rows, as the evaluation revision shards do.

@@ -17,7 +17,8 @@ export function billingPeriod(now: Date): { start: Date; end: Date } {
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   return { start, end };
 }
-export function quotaExceeded(metric: QuotaMetric, limit: number, periodEnd: Date): ApiError {
+
+function quotaExceeded(metric: QuotaMetric, limit: number, periodEnd: Date): ApiError {
   return new ApiError(
     "quota_exceeded",
     `This team has used its ${limit} ${METRIC_NOUN[metric]} for this billing period; the quota renews on ` +

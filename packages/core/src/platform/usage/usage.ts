@@ -37,6 +37,7 @@ export async function teamPlan(db: DbOrTx, teamId: string): Promise<TeamPlan> {
   if (!team) throw ApiError.notFound("team_not_found", `No such team: ${teamId}.`);
   return team;
 }
+
 // Every create runs one of these in its transaction.
 function usageUpsert(withinLimit: boolean) {
   return hotStatement(withinLimit ? "add_usage_within" : "add_usage", (db, $: Params<UsageValues>) =>
