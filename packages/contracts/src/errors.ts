@@ -13,7 +13,8 @@ export type ErrorType = (typeof ERROR_TYPES)[number];
 /**
  * The one registry of error codes: each code fixes its type and HTTP status, so a thrower names only the code.
  * Codes the spec names keep its status; the rest are ours (see docs/decisions/). `summary` is the code's line in
- * the error-codes reference (`/docs/errors` and docs/api.md), which every error's `doc_url` points into.
+ * the error-codes reference (`/docs/errors`, and docs/api/request-errors.md with other-errors.md), which every
+ * error's `doc_url` points into.
  */
 export const ERROR_CODES = {
   // 400

@@ -1,10 +1,20 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { ERROR_CODES, ERROR_TYPES } from "@rubricon/contracts";
 import { describe, expect, it } from "vitest";
-import { withErrorCodes } from "./error-codes-doc";
+import { ERROR_CODE_PAGES, withErrorCodes } from "./error-codes-doc";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
+
+/** Every Markdown page under docs/, its topic folders (docs/api/, ...) included, as a path from the root. */
+function docPages(dir = "docs"): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return docPages(path);
+    return entry.name.endsWith(".md") ? [path] : [];
+  });
+}
 
 /** The variables the server validates at start, read from the schema's source so no list is kept twice. */
 function envVariables(): string[] {
@@ -18,19 +28,27 @@ function envVariables(): string[] {
 
 describe("documentation", () => {
   it("documents every environment variable the server validates", () => {
-    const docs = readdirSync(join(ROOT, "docs"))
-      .filter((f) => f.endsWith(".md"))
-      .map((f) => read(`docs/${f}`))
-      .join("\n");
+    const docs = docPages().map(read).join("\n");
     const vars = envVariables();
     expect(vars.length).toBeGreaterThan(30);
     expect(vars.filter((v) => !docs.includes(`\`${v}\``))).toEqual([]);
   });
 
-  it("lists every error code in docs/api.md, generated from the registry", () => {
-    const doc = read("docs/api.md");
-    expect(doc, "run `pnpm --filter @rubricon/api docs:errors`").toBe(withErrorCodes(doc));
-    expect(doc).toMatch(/\| `evaluation_not_found` +\| `not_found_error` +\| 404 +\|/);
+  it("lists every error code in docs/api/, each on its type's page, generated from the registry", () => {
+    expect(ERROR_CODE_PAGES.flatMap((page) => page.types).sort()).toEqual([...ERROR_TYPES].sort());
+    const pages = ERROR_CODE_PAGES.map((page) => ({ ...page, doc: read(`docs/${page.path}`) }));
+    for (const { path, types, doc } of pages) {
+      expect(doc, `${path}: run \`pnpm --filter @rubricon/api docs:errors\``).toBe(
+        withErrorCodes(doc, types),
+      );
+    }
+    const listed = pages.flatMap(({ doc }) =>
+      [...doc.matchAll(/^\| `([a-z0-9_]+)` +\| `[a-z_]+` +\|/gm)].map((m) => m[1]),
+    );
+    expect(listed.sort()).toEqual(Object.keys(ERROR_CODES).sort());
+    expect(read("docs/api/other-errors.md")).toMatch(
+      /\| `evaluation_not_found` +\| `not_found_error` +\| 404 +\|/,
+    );
   });
 
   it("keeps the README short: what it is, the quick start, links", () => {
@@ -57,12 +75,7 @@ describe("documentation", () => {
   });
 
   it("has no relative link in README or docs that points at a missing file", () => {
-    const pages = [
-      "README.md",
-      ...readdirSync(join(ROOT, "docs"))
-        .filter((f) => f.endsWith(".md"))
-        .map((f) => `docs/${f}`),
-    ];
+    const pages = ["README.md", ...docPages()];
     const broken: string[] = [];
     for (const page of pages) {
       const base = join(ROOT, page, "..");
