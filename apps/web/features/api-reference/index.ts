@@ -1,0 +1,2 @@
+export { ApiReference } from "./api-reference";
+export { ErrorCodesTable } from "./error-codes-table";
