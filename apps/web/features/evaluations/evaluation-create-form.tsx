@@ -1,72 +1,20 @@
 "use client";
 
-import { EvaluationCreateInput, paramOf, SHARE_ACCESS, SHARE_PASSWORD_MIN_LENGTH } from "@rubricon/contracts";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { EvaluationCreateInput } from "@rubricon/contracts";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
-import type { z } from "zod";
 import { errorMessage, errorParam } from "@/lib/errors";
-import { SHARE_ACCESS_LABELS } from "@/lib/share-access";
 import { useTRPC } from "@/lib/trpc";
-import { Badge, Field, FieldRow, FieldSet, FormError, Loading, PageHeader } from "@/ui";
+import { Field, FieldRow, FieldSet, FormError, PageHeader } from "@/ui";
+import { type AgentCounts, AutouserPicker } from "./autouser-picker";
 import { refusedDesignUrls } from "./check-design-urls";
-import { StimulusUpload, type UploadedStimulus } from "./stimulus-upload";
+import { describeIssue, type FieldErrors, fieldOf, issuesToErrors } from "./create-form-errors";
+import { DesignPairs, newPair, type Pair } from "./design-pairs";
+import { type ShareAccess, ShareSettings } from "./share-settings";
 
 type EvaluationType = "SSE" | "SxS";
-type ShareAccess = (typeof SHARE_ACCESS)[number];
-interface Pair {
-  key: number;
-  a: string;
-  b: string;
-  aFile: UploadedStimulus | null;
-  bFile: UploadedStimulus | null;
-}
-type FieldErrors = Record<string, string>;
-
-let nextPairKey = 1;
-const newPair = (): Pair => ({ key: nextPairKey++, a: "", b: "", aFile: null, bFile: null });
-
-/**
- * Errors are keyed by the field they belong to: `designUrls[2].url` shows under the URL list as "Line 3",
- * `comparisonPairs[0].variantUrl` under the first pair's B input.
- */
-function fieldOf(param: string | undefined): string {
-  if (!param) return "form";
-  if (param.startsWith("designUrls")) return "designUrls";
-  const pair = /^comparisonPairs\[(\d+)\]\.(currentUrl|variantUrl|sideAFileId|sideBFileId)/.exec(param);
-  if (pair) return `pair-${pair[1]}-${pair[2] === "currentUrl" || pair[2] === "sideAFileId" ? "a" : "b"}`;
-  if (param.startsWith("comparisonPairs")) return "comparisonPairs";
-  if (param.startsWith("selectedAutousers")) return "selectedAutousers";
-  return [
-    "name",
-    "description",
-    "type",
-    "shareAccess",
-    "sharePassword",
-    "ratingDeadline",
-    "targetRatingsPerComparison",
-  ].includes(param)
-    ? param
-    : "form";
-}
-
-function describeIssue(param: string | undefined, message: string): string {
-  const line = param && /^designUrls\[(\d+)\]/.exec(param);
-  if (line) return `Line ${Number(line[1]) + 1}: enter a full URL, starting with https://.`;
-  if (param?.startsWith("comparisonPairs[")) return "Enter a full URL, starting with https://.";
-  return message;
-}
-
-function issuesToErrors(issues: z.core.$ZodIssue[]): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of issues) {
-    const param = paramOf(issue.path);
-    const key = fieldOf(param);
-    errors[key] ??= describeIssue(param, issue.message);
-  }
-  return errors;
-}
 
 export function EvaluationCreateForm() {
   const trpc = useTRPC();
@@ -84,9 +32,7 @@ export function EvaluationCreateForm() {
     setRefused(await refusedDesignUrls(urls).catch(() => []));
   }
   const [errors, setErrors] = useState<FieldErrors>({});
-  /** Chosen autousers and how many agents of each rate every comparison. */
-  const [agents, setAgents] = useState<Record<string, number>>({});
-  const autousers = useQuery(trpc.autousers.list.queryOptions({ limit: 100 }));
+  const [agents, setAgents] = useState<AgentCounts>({});
   const selectedAutousers = Object.entries(agents).map(([autouserId, agentCount]) => ({
     autouserId,
     agentCount,
@@ -255,90 +201,7 @@ export function EvaluationCreateForm() {
             )}
           </Field>
         ) : (
-          <FieldSet
-            legend="Design pairs"
-            hint="Each pair becomes a comparison: raters see version A beside version B."
-            error={errors.comparisonPairs}
-          >
-            <div className="stack">
-              {pairs.map((pair, index) => (
-                <div className="pair-row" key={pair.key}>
-                  <Field
-                    id={`pair-${pair.key}-a`}
-                    label={`Pair ${index + 1} version A URL`}
-                    error={errors[`pair-${index}-a`]}
-                  >
-                    {(props) => (
-                      <>
-                        <input
-                          {...props}
-                          type="url"
-                          className="mono"
-                          value={pair.a}
-                          onChange={(e) =>
-                            setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, a: e.target.value } : p)))
-                          }
-                        />
-                        <StimulusUpload
-                          id={`pair-${pair.key}-a-file`}
-                          label={`Or upload version A of pair ${index + 1}`}
-                          value={pair.aFile}
-                          onChange={(file) =>
-                            setPairs((all) =>
-                              all.map((p) => (p.key === pair.key ? { ...p, aFile: file } : p)),
-                            )
-                          }
-                        />
-                      </>
-                    )}
-                  </Field>
-                  <Field
-                    id={`pair-${pair.key}-b`}
-                    label={`Pair ${index + 1} version B URL`}
-                    error={errors[`pair-${index}-b`]}
-                  >
-                    {(props) => (
-                      <>
-                        <input
-                          {...props}
-                          type="url"
-                          className="mono"
-                          value={pair.b}
-                          onChange={(e) =>
-                            setPairs(pairs.map((p) => (p.key === pair.key ? { ...p, b: e.target.value } : p)))
-                          }
-                        />
-                        <StimulusUpload
-                          id={`pair-${pair.key}-b-file`}
-                          label={`Or upload version B of pair ${index + 1}`}
-                          value={pair.bFile}
-                          onChange={(file) =>
-                            setPairs((all) =>
-                              all.map((p) => (p.key === pair.key ? { ...p, bFile: file } : p)),
-                            )
-                          }
-                        />
-                      </>
-                    )}
-                  </Field>
-                  <button
-                    type="button"
-                    className="button button-ghost"
-                    onClick={() => setPairs(pairs.filter((p) => p.key !== pair.key))}
-                    disabled={pairs.length === 1}
-                    aria-label={`Remove pair ${index + 1}`}
-                  >
-                    Remove
-                  </button>
-                </div>
-              ))}
-            </div>
-            <div>
-              <button type="button" className="button" onClick={() => setPairs([...pairs, newPair()])}>
-                Add pair
-              </button>
-            </div>
-          </FieldSet>
+          <DesignPairs pairs={pairs} setPairs={setPairs} errors={errors} />
         )}
         {refused.length > 0 && (
           <div className="alert alert-warning" role="status" data-testid="url-policy-warning">
@@ -351,52 +214,7 @@ export function EvaluationCreateForm() {
           </div>
         )}
 
-        <Field id="shareAccess" label="Share access" error={errors.shareAccess}>
-          {(props) => (
-            <select
-              {...props}
-              name="shareAccess"
-              value={shareAccess}
-              onChange={(e) => setShareAccess(e.target.value as ShareAccess)}
-            >
-              {SHARE_ACCESS.map((value) => (
-                <option key={value} value={value}>
-                  {SHARE_ACCESS_LABELS[value]}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-
-        {shareAccess === "PASSWORD_PROTECTED" && (
-          <Field id="sharePassword" label="Share password" error={errors.sharePassword}>
-            {(props) => (
-              <input
-                {...props}
-                name="sharePassword"
-                type="password"
-                autoComplete="new-password"
-                minLength={SHARE_PASSWORD_MIN_LENGTH}
-              />
-            )}
-          </Field>
-        )}
-
-        {(shareAccess === "ANYONE_WITH_LINK" || shareAccess === "PASSWORD_PROTECTED") && (
-          <FieldSet legend="Rater details">
-            <div className="checkbox-row">
-              <label className="checkbox">
-                <input type="checkbox" name="collectRaterName" /> Ask raters for their name
-              </label>
-              <label className="checkbox">
-                <input type="checkbox" name="collectRaterEmail" /> Ask raters for their email
-              </label>
-            </div>
-            <p className="hint">
-              People opening the share link give these before they start; you see them under Public raters.
-            </p>
-          </FieldSet>
-        )}
+        <ShareSettings shareAccess={shareAccess} onShareAccessChange={setShareAccess} errors={errors} />
 
         <FieldSet
           legend={
@@ -433,54 +251,7 @@ export function EvaluationCreateForm() {
           </p>
         </FieldSet>
 
-        <FieldSet
-          legend={
-            <>
-              Autousers <span className="muted">(optional)</span>
-            </>
-          }
-          hint="Persona raters that score every comparison beside your human raters."
-          error={errors.selectedAutousers}
-        >
-          {autousers.isPending && <Loading small>Loading autousers…</Loading>}
-          <FormError error={autousers.error} />
-          <ul className="stack autouser-picker">
-            {autousers.data?.data.map((a) => {
-              const chosen = agents[a.id] !== undefined;
-              return (
-                <FieldRow as="li" key={a.id}>
-                  <label className="checkbox">
-                    <input
-                      type="checkbox"
-                      checked={chosen}
-                      onChange={(e) =>
-                        setAgents(({ [a.id]: _drop, ...rest }) =>
-                          e.target.checked ? { ...rest, [a.id]: 1 } : rest,
-                        )
-                      }
-                    />{" "}
-                    {a.name}
-                    {a.isSystem && <Badge tone="system">System</Badge>}
-                  </label>
-                  {chosen && (
-                    <label className="inline-field">
-                      Agents for {a.name}{" "}
-                      <input
-                        type="number"
-                        min={1}
-                        max={50}
-                        step={1}
-                        inputMode="numeric"
-                        value={agents[a.id]}
-                        onChange={(e) => setAgents((g) => ({ ...g, [a.id]: Number(e.target.value) }))}
-                      />
-                    </label>
-                  )}
-                </FieldRow>
-              );
-            })}
-          </ul>
-        </FieldSet>
+        <AutouserPicker agents={agents} setAgents={setAgents} error={errors.selectedAutousers} />
 
         <label className="checkbox">
           <input type="checkbox" name="startNow" /> Start collecting ratings now
