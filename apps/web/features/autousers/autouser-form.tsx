@@ -6,9 +6,7 @@ import {
   AutouserCreateInput,
   type AutouserPromptDraft,
   DEFAULT_VIEWPORTS,
-  DEVICE_KINDS,
   EXPERTISE_LEVELS,
-  NETWORK_PROFILES,
   paramOf,
 } from "@rubricon/contracts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
@@ -16,127 +14,26 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { DraftFromDescription } from "@/features/catalog/draft-from-description";
-import { DEVICE_LABELS, EXPERTISE_LABELS, NEED_LABELS, NETWORK_LABELS } from "@/lib/autousers";
+import { EXPERTISE_LABELS, NEED_LABELS } from "@/lib/autousers";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import { Field, FieldRow, FieldSet, FormError } from "@/ui";
+import {
+  type AccessibilityNeed,
+  bodyOf,
+  type DeviceKind,
+  EMPTY,
+  fieldOf,
+  type Values,
+  valuesOf,
+  valuesOfDraft,
+} from "./autouser-values";
+import { DeviceFields } from "./device-fields";
 
 type Mode =
   | { kind: "create"; teamId: string }
   | { kind: "edit"; autouser: Autouser }
   | { kind: "view"; autouser: Autouser };
-
-type AccessibilityNeed = (typeof ACCESSIBILITY_NEED_VALUES)[number];
-type DeviceKind = (typeof DEVICE_KINDS)[number];
-
-interface Values {
-  name: string;
-  role: string;
-  description: string;
-  goals: string;
-  traits: string;
-  expertise: (typeof EXPERTISE_LEVELS)[number];
-  accessibilityNeeds: AccessibilityNeed[];
-  kind: DeviceKind;
-  width: string;
-  height: string;
-  network: (typeof NETWORK_PROFILES)[number];
-  systemPrompt: string;
-  status: Autouser["status"];
-  visibility: Autouser["visibility"];
-}
-
-const EMPTY: Values = {
-  name: "",
-  role: "",
-  description: "",
-  goals: "",
-  traits: "",
-  expertise: "intermediate",
-  accessibilityNeeds: [],
-  kind: "desktop",
-  width: String(DEFAULT_VIEWPORTS.desktop.width),
-  height: String(DEFAULT_VIEWPORTS.desktop.height),
-  network: "fast",
-  systemPrompt: "",
-  status: "draft",
-  visibility: "private",
-};
-
-function valuesOf(a: Autouser): Values {
-  return {
-    name: a.name,
-    role: a.role,
-    description: a.description,
-    goals: a.goals.join("\n"),
-    traits: a.traits.join("\n"),
-    expertise: a.expertise,
-    accessibilityNeeds: a.accessibilityNeeds,
-    kind: a.device.kind,
-    width: String(a.device.viewport.width),
-    height: String(a.device.viewport.height),
-    network: a.device.network,
-    systemPrompt: a.systemPrompt ?? "",
-    status: a.status,
-    visibility: a.visibility,
-  };
-}
-
-/** A drafted create body (from "Draft from a description") as form values, the rest left at their defaults. */
-function valuesOfDraft(d: AutouserPromptDraft["draft"]): Values {
-  const kind = d.device?.kind ?? "desktop";
-  const viewport = d.device?.viewport ?? DEFAULT_VIEWPORTS[kind];
-  return {
-    ...EMPTY,
-    name: d.name,
-    role: d.role,
-    description: d.description ?? "",
-    goals: (d.goals ?? []).join("\n"),
-    traits: (d.traits ?? []).join("\n"),
-    expertise: d.expertise ?? "intermediate",
-    accessibilityNeeds: d.accessibilityNeeds ?? [],
-    kind,
-    width: String(viewport.width),
-    height: String(viewport.height),
-    network: d.device?.network ?? "fast",
-  };
-}
-
-const lines = (text: string) =>
-  text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter(Boolean);
-
-/** The body the form stands for; the same for create and update (update sends every field). */
-function bodyOf(v: Values) {
-  return {
-    name: v.name.trim(),
-    role: v.role.trim(),
-    description: v.description,
-    goals: lines(v.goals),
-    traits: lines(v.traits),
-    expertise: v.expertise,
-    accessibilityNeeds: v.accessibilityNeeds,
-    device: {
-      kind: v.kind,
-      viewport: { width: Number(v.width), height: Number(v.height) },
-      network: v.network,
-    },
-    systemPrompt: v.systemPrompt.trim() === "" ? null : v.systemPrompt,
-    status: v.status,
-    visibility: v.visibility,
-  };
-}
-
-/** Which input shows a server or schema error: `device.viewport.width` under Width, `goals[3]` under Goals. */
-function fieldOf(param: string | undefined): string {
-  if (!param) return "form";
-  if (param.startsWith("device.viewport.width")) return "width";
-  if (param.startsWith("device.viewport.height")) return "height";
-  const top = param.split(/[.[]/)[0]!;
-  return top in EMPTY ? top : "form";
-}
 
 /**
  * Creating, editing and viewing a persona. The body is checked against the contract schema as the user types, so
@@ -318,62 +215,7 @@ export function AutouserForm({ mode }: { mode: Mode }) {
               ))}
             </div>
           </FieldSet>
-          <FieldSet legend="Device">
-            <FieldRow>
-              <Field id="au-kind" label="Device kind">
-                {(props) => (
-                  <select
-                    {...props}
-                    value={values.kind}
-                    onChange={(e) => changeKind(e.target.value as DeviceKind)}
-                  >
-                    {DEVICE_KINDS.map((k) => (
-                      <option key={k} value={k}>
-                        {DEVICE_LABELS[k]}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              <Field id="au-width" label="Viewport width" error={shown("width")}>
-                {(props) => (
-                  <input
-                    {...props}
-                    type="number"
-                    inputMode="numeric"
-                    value={values.width}
-                    onChange={(e) => change("width", e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field id="au-height" label="Viewport height" error={shown("height")}>
-                {(props) => (
-                  <input
-                    {...props}
-                    type="number"
-                    inputMode="numeric"
-                    value={values.height}
-                    onChange={(e) => change("height", e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field id="au-network" label="Network">
-                {(props) => (
-                  <select
-                    {...props}
-                    value={values.network}
-                    onChange={(e) => change("network", e.target.value as Values["network"])}
-                  >
-                    {NETWORK_PROFILES.map((n) => (
-                      <option key={n} value={n}>
-                        {NETWORK_LABELS[n]}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-            </FieldRow>
-          </FieldSet>
+          <DeviceFields values={values} change={change} changeKind={changeKind} shown={shown} />
           <Field
             id="au-prompt"
             label={
