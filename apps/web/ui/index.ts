@@ -8,3 +8,4 @@ export { Loading } from "./loading";
 export { PageHeader } from "./page-header";
 export { QueryState } from "./query-state";
 export { ScrollArea } from "./scroll-area";
+export { SubmitButton } from "./submit-button";

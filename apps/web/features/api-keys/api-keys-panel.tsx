@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { CopyButton, Field, FieldSet, FormError, Loading } from "@/ui";
+import { CopyButton, Field, FieldSet, FormError, Loading, SubmitButton } from "@/ui";
 import { useConfirm } from "@/ui/confirm-dialog";
 import { PageHeader } from "@/ui/page-header";
 import { ApiKeyTable } from "./api-key-table";
@@ -184,9 +184,9 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: { name: string; key: st
         </FieldSet>
         <FormError error={error} />
         <div>
-          <button type="submit" className="button button-primary" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create key"}
-          </button>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+            Create key
+          </SubmitButton>
         </div>
       </form>
     </section>

@@ -7,7 +7,7 @@ import { startAutouserRuns } from "@/lib/autouser-runs";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { plural } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { Field, FormError, Loading } from "@/ui";
+import { Field, FormError, Loading, SubmitButton } from "@/ui";
 
 const usd = new Intl.NumberFormat("en", { style: "currency", currency: "USD", minimumFractionDigits: 2 });
 
@@ -141,9 +141,9 @@ export function RunAutousersForm({
 
       <FormError error={error} />
       <div className="button-row">
-        <button type="submit" className="button button-primary" disabled={pending || plannedRatings === 0}>
-          {pending ? "Starting…" : "Start runs"}
-        </button>
+        <SubmitButton pending={pending} pendingLabel="Starting…" disabled={plannedRatings === 0}>
+          Start runs
+        </SubmitButton>
       </div>
     </form>
   );

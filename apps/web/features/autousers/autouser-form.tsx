@@ -17,7 +17,7 @@ import { DraftFromDescription } from "@/features/catalog/draft-from-description"
 import { EXPERTISE_LABELS, NEED_LABELS } from "@/lib/autousers";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { Field, FieldRow, FieldSet, FormError } from "@/ui";
+import { Field, FieldRow, FieldSet, FormError, SubmitButton } from "@/ui";
 import {
   type AccessibilityNeed,
   bodyOf,
@@ -269,9 +269,7 @@ export function AutouserForm({ mode }: { mode: Mode }) {
             <Link href="/autousers" className="button">
               Cancel
             </Link>
-            <button type="submit" className="button button-primary" disabled={pending || !parsed.success}>
-              {pending ? "Saving…" : "Save"}
-            </button>
+            <SubmitButton pending={pending} disabled={!parsed.success} />
           </div>
         )}
       </form>

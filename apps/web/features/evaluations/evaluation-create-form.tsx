@@ -7,7 +7,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { Field, FieldRow, FieldSet, FormError, PageHeader } from "@/ui";
+import { Field, FieldRow, FieldSet, FormError, PageHeader, SubmitButton } from "@/ui";
 import { type AgentCounts, AutouserPicker } from "./autouser-picker";
 import { refusedDesignUrls } from "./check-design-urls";
 import { describeIssue, type FieldErrors, fieldOf, issuesToErrors } from "./create-form-errors";
@@ -264,9 +264,9 @@ export function EvaluationCreateForm() {
           <Link href="/evaluations" className="button">
             Cancel
           </Link>
-          <button type="submit" className="button button-primary" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create evaluation"}
-          </button>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+            Create evaluation
+          </SubmitButton>
         </div>
       </form>
     </>

@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { Field, FormError } from "@/ui";
+import { Field, FormError, SubmitButton } from "@/ui";
 import { PreferenceButtons, ScaleButtons } from "./scale-controls";
 import { StimulusView } from "./stimulus-view";
 import type { Comparison, EvaluationKind, RatingBody, RatingTemplate } from "./types";
@@ -214,9 +214,9 @@ export function RatingCard({ comparison, templates, kind, onSubmit }: RatingCard
               Skip
             </button>
           )}
-          <button type="submit" className="button button-primary" disabled={remaining > 0 || pending}>
-            {pending ? "Submitting…" : "Submit rating"}
-          </button>
+          <SubmitButton pending={pending} pendingLabel="Submitting…" disabled={remaining > 0}>
+            Submit rating
+          </SubmitButton>
         </div>
       </form>
     </article>

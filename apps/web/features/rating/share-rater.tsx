@@ -6,7 +6,7 @@ import Link from "next/link";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { ApiError, apiRequest } from "@/lib/api";
 import { plural } from "@/lib/format";
-import { Field, FormError, Loading } from "@/ui";
+import { Field, FormError, Loading, SubmitButton } from "@/ui";
 import { RatingFlow } from "./rating-flow";
 import { FileHref } from "./stimulus-view";
 import type { RatingBody, SubmitResult } from "./types";
@@ -286,9 +286,9 @@ function StartForm({ view, base, token }: { view: ShareView; base: string; token
       )}
       <FormError error={errors.form} />
       <div>
-        <button type="submit" className="button button-primary" disabled={pending}>
-          {pending ? "Starting…" : "Start rating"}
-        </button>
+        <SubmitButton pending={pending} pendingLabel="Starting…">
+          Start rating
+        </SubmitButton>
       </div>
     </form>
   );

@@ -34,7 +34,7 @@ import {
   valuesFromTemplate,
 } from "@/lib/templates";
 import { useTRPC } from "@/lib/trpc";
-import { Field, FieldRow, FieldSet, FormError } from "@/ui";
+import { Field, FieldRow, FieldSet, FormError, SubmitButton } from "@/ui";
 
 type Mode =
   | { kind: "create"; teamId: string }
@@ -378,13 +378,7 @@ export function TemplateForm({ mode }: { mode: Mode }) {
                 Cancel
               </Link>
             )}
-            <button
-              type="submit"
-              className="button button-primary"
-              disabled={validation.payload === null || unchanged || pending}
-            >
-              {pending ? "Saving…" : "Save"}
-            </button>
+            <SubmitButton pending={pending} disabled={validation.payload === null || unchanged} />
           </div>
         )}
       </form>

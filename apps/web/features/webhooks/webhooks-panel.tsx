@@ -8,7 +8,7 @@ import { useActingTeam } from "@/features/teams/use-acting-team";
 import { errorMessage } from "@/lib/errors";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, Field, FieldSet, FormError, PageHeader, QueryState } from "@/ui";
+import { DataTable, Field, FieldSet, FormError, PageHeader, QueryState, SubmitButton } from "@/ui";
 import { SecretReveal } from "./secret-reveal";
 import { WebhookStatus } from "./status";
 import styles from "./webhooks.module.css";
@@ -198,9 +198,9 @@ function CreateEndpointForm({
         </FieldSet>
         <FormError error={error} />
         <div>
-          <button type="submit" className="button button-primary" disabled={create.isPending}>
-            {create.isPending ? "Adding…" : "Add endpoint"}
-          </button>
+          <SubmitButton pending={create.isPending} pendingLabel="Adding…">
+            Add endpoint
+          </SubmitButton>
         </div>
       </form>
     </section>
