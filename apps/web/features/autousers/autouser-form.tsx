@@ -17,7 +17,7 @@ import { DraftFromDescription } from "@/features/catalog/draft-from-description"
 import { EXPERTISE_LABELS, NEED_LABELS } from "@/lib/autousers";
 import { errorMessage, errorParam } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
-import { Field, FieldRow, FieldSet, FormError, SubmitButton } from "@/ui";
+import { Field, FieldRow, FieldSet, FormError, FormFields, SubmitButton } from "@/ui";
 import {
   type AccessibilityNeed,
   bodyOf,
@@ -124,7 +124,7 @@ export function AutouserForm({ mode }: { mode: Mode }) {
         />
       )}
       <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Autouser">
-        <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
+        <FormFields readOnly={readOnly}>
           <Field id="au-name" label="Name" error={shown("name")}>
             {(props) => (
               <input
@@ -261,7 +261,7 @@ export function AutouserForm({ mode }: { mode: Mode }) {
               )}
             </Field>
           </FieldRow>
-        </fieldset>
+        </FormFields>
 
         <FormError error={shown("form")} />
         {!readOnly && (

@@ -2,7 +2,6 @@
 
 import {
   SCALE_POINTS,
-  SCALE_TYPES,
   SCORING_MODES,
   TEMPLATE_CONTEXTS,
   TEMPLATE_TYPES,
@@ -20,11 +19,9 @@ import {
   EMPTY_TEMPLATE_VALUES,
   type FieldErrors,
   fieldOf,
-  SCALE_TYPE_LABELS,
   SCORING_MODE_LABELS,
   type ScaleType,
   type ScoringMode,
-  scalePoints,
   TEMPLATE_TYPE_LABELS,
   type TemplateContext,
   type TemplateFormValues,
@@ -34,7 +31,8 @@ import {
   valuesFromTemplate,
 } from "@/lib/templates";
 import { useTRPC } from "@/lib/trpc";
-import { Field, FieldRow, FieldSet, FormError, SubmitButton } from "@/ui";
+import { Field, FieldRow, FieldSet, FormError, FormFields, SubmitButton } from "@/ui";
+import { ScaleFields } from "./scale-fields";
 
 type Mode =
   | { kind: "create"; teamId: string }
@@ -137,7 +135,6 @@ export function TemplateForm({ mode }: { mode: Mode }) {
   const errorFor = (key: string): string | undefined =>
     serverErrors[key] ?? (touched.has(key.split(".")[0] ?? key) ? validation.errors[key] : undefined);
 
-  const points = scalePoints(values);
   const hiddenErrors = Object.keys(validation.errors).filter((key) => !errorFor(key));
 
   return (
@@ -150,8 +147,7 @@ export function TemplateForm({ mode }: { mode: Mode }) {
         />
       )}
       <form className="card stack-lg" onSubmit={onSubmit} noValidate aria-label="Template">
-        {/* A disabled fieldset makes every control read-only at once and keeps them labelled for assistive tech. */}
-        <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
+        <FormFields readOnly={readOnly}>
           <Field id="tpl-name" label="Name" error={errorFor("name")}>
             {(props) => (
               <input
@@ -210,73 +206,12 @@ export function TemplateForm({ mode }: { mode: Mode }) {
             </Field>
           </FieldRow>
 
-          <FieldSet legend="Scale">
-            <FieldRow>
-              <Field id="tpl-scaleType" label="Scale type" error={errorFor("scaleType")}>
-                {(props) => (
-                  <select
-                    {...props}
-                    value={values.scaleType}
-                    onChange={(e) => changeScaleType(e.target.value as ScaleType)}
-                  >
-                    {SCALE_TYPES.map((s) => (
-                      <option key={s} value={s}>
-                        {SCALE_TYPE_LABELS[s]} ({SCALE_POINTS[s]} points)
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              <Field id="tpl-scaleMin" label="Scale minimum" error={errorFor("scaleMin")}>
-                {(props) => (
-                  <input
-                    {...props}
-                    type="number"
-                    step={1}
-                    value={values.scaleMin}
-                    onChange={(e) => change("scaleMin", e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field id="tpl-scaleMax" label="Scale maximum" error={errorFor("scaleMax")}>
-                {(props) => (
-                  <input
-                    {...props}
-                    type="number"
-                    step={1}
-                    value={values.scaleMax}
-                    onChange={(e) => change("scaleMax", e.target.value)}
-                  />
-                )}
-              </Field>
-            </FieldRow>
-            {points.length > 0 ? (
-              <div className="scale-labels">
-                {points.map((point) => (
-                  <Field
-                    key={point}
-                    id={`tpl-label-${point}`}
-                    className="scale-label"
-                    label={`Label for ${point}`}
-                    error={errorFor(`scaleLabels.${point}`)}
-                  >
-                    {(props) => (
-                      <input
-                        {...props}
-                        type="text"
-                        value={values.scaleLabels[String(point)] ?? ""}
-                        onChange={(e) =>
-                          change("scaleLabels", { ...values.scaleLabels, [String(point)]: e.target.value })
-                        }
-                      />
-                    )}
-                  </Field>
-                ))}
-              </div>
-            ) : (
-              <p className="hint">Point labels appear once the scale range is valid.</p>
-            )}
-          </FieldSet>
+          <ScaleFields
+            values={values}
+            change={change}
+            changeScaleType={changeScaleType}
+            errorFor={errorFor}
+          />
 
           <Field id="tpl-scaleQuestion" label="Scale question" error={errorFor("scaleQuestion")}>
             {(props) => (
@@ -363,7 +298,7 @@ export function TemplateForm({ mode }: { mode: Mode }) {
               Primary template
             </label>
           </div>
-        </fieldset>
+        </FormFields>
 
         <FormError error={serverErrors.form} />
 
