@@ -1,2 +1,1 @@
 export { ApiReference } from "./api-reference";
-export { ErrorCodesTable } from "./error-codes-table";
