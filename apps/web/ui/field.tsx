@@ -116,3 +116,15 @@ export function FieldRow({
   if (as === "li") return <li className="field-row">{children}</li>;
   return <div className="field-row">{children}</div>;
 }
+
+/**
+ * A form's fields, all read-only at once when the user may only view them: a disabled fieldset covers selects and
+ * checkboxes too, and keeps every control labelled for assistive tech.
+ */
+export function FormFields({ readOnly, children }: { readOnly: boolean; children: ReactNode }) {
+  return (
+    <fieldset className="form-fieldset stack-lg" disabled={readOnly}>
+      {children}
+    </fieldset>
+  );
+}

@@ -1,6 +1,6 @@
 import { connection } from "next/server";
 import type { ReactNode } from "react";
-import { DashboardShell } from "@/components/dashboard-shell";
+import { DashboardShell } from "@/features/navigation";
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   // Read per request, not at build time: the same build runs with webhooks on or off.

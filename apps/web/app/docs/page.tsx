@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ApiReference } from "@/features/api-reference/api-reference";
+import { ApiReference } from "@/features/api-reference";
 
 export const metadata: Metadata = { title: "API reference" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { AccessRequestInbox } from "@/components/sharing/access-request-inbox";
+import { AccessRequestInbox } from "@/features/sharing";
 
 export const metadata: Metadata = { title: "Access requests" };
 

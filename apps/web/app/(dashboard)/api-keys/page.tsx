@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ApiKeysPanel } from "@/components/api-keys-panel";
+import { ApiKeysPanel } from "@/features/api-keys";
 
 export const metadata: Metadata = { title: "API keys" };
 

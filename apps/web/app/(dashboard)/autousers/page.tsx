@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { AutouserList } from "@/components/autouser-list";
+import { AutouserList } from "@/features/autousers";
 
 export const metadata: Metadata = { title: "Autousers" };
 

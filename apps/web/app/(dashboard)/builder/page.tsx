@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ConversationList } from "@/components/builder/conversation-list";
+import { ConversationList } from "@/features/builder";
 
 export const metadata: Metadata = { title: "Builder" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ConnectedAppsPanel } from "@/components/connected-apps-panel";
+import { ConnectedAppsPanel } from "@/features/connected-apps";
 
 export const metadata: Metadata = { title: "Connected apps" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { EvaluationList } from "@/components/evaluation-list";
+import { EvaluationList } from "@/features/evaluations";
 
 export const metadata: Metadata = { title: "Evaluations" };
 

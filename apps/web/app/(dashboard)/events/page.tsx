@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { EventLog } from "@/components/webhooks/event-log";
-import { WebhooksGate } from "@/features/navigation/webhooks-gate";
+import { WebhooksGate } from "@/features/navigation";
+import { EventLog } from "@/features/webhooks";
 
 export const metadata: Metadata = { title: "Events" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { MembersPanel } from "@/components/sharing/members-panel";
+import { MembersPanel } from "@/features/teams";
 
 export const metadata: Metadata = { title: "Members" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { PairPlugin } from "@/components/pair-plugin";
+import { PairPlugin } from "@/features/connected-apps";
 
 export const metadata: Metadata = { title: "Pair the plugin or extension" };
 

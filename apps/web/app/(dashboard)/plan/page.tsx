@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { PlanPanel } from "@/components/plan-panel";
+import { PlanPanel } from "@/features/plan";
 
 export const metadata: Metadata = { title: "Plan and usage" };
 

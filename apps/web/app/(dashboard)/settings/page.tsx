@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { SettingsOverview } from "@/features/navigation/settings-overview";
+import { SettingsOverview } from "@/features/navigation";
 
 export const metadata: Metadata = { title: "Settings" };
 

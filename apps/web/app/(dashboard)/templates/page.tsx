@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { TemplateList } from "@/components/template-list";
+import { TemplateList } from "@/features/templates";
 
 export const metadata: Metadata = { title: "Templates" };
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
-import { WebhooksGate } from "@/features/navigation/webhooks-gate";
+import { WebhooksGate } from "@/features/navigation";
+import { WebhooksPanel } from "@/features/webhooks";
 
 export const metadata: Metadata = { title: "Webhooks" };
 

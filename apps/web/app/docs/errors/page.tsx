@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ErrorCodesTable } from "@/features/api-reference/error-codes-table";
+import { ErrorCodesTable } from "@/features/error-codes";
 import { PageHeader } from "@/ui/page-header";
 
 export const metadata: Metadata = { title: "Error codes" };

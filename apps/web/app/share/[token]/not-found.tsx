@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ShareNotFoundCard } from "@/components/share-rater";
+import { ShareNotFoundCard } from "@/features/rating";
 
 export const metadata: Metadata = { title: "Link not found" };
 

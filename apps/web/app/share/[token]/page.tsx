@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { ShareRater } from "@/components/share-rater";
+import { ShareRater } from "@/features/rating";
 import { forwardToApi } from "@/lib/api-handler";
 
 export const metadata: Metadata = { title: "Rate" };

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { AutouserDetail } from "@/components/autouser-detail";
+import { AutouserDetail } from "@/features/autousers";
 
 export const metadata: Metadata = { title: "Autouser" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { AutouserCreate } from "@/components/autouser-detail";
+import { AutouserCreate } from "@/features/autousers";
 
 export const metadata: Metadata = { title: "New autouser" };
 

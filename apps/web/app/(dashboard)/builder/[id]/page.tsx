@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { BuilderChat } from "@/components/builder/builder-chat";
+import { BuilderChat } from "@/features/builder";
 
 export const metadata: Metadata = { title: "Builder chat" };
 

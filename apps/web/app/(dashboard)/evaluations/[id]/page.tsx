@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { EvaluationDetail } from "@/components/evaluation-detail";
+import { EvaluationDetail } from "@/features/evaluations";
 
 export const metadata: Metadata = { title: "Evaluation" };
 

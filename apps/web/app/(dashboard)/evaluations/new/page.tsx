@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { EvaluationCreateForm } from "@/components/evaluation-create-form";
+import { EvaluationCreateForm } from "@/features/evaluations";
 
 export const metadata: Metadata = { title: "New evaluation" };
 

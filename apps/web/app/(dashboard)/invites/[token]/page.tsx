@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { AcceptInvite } from "@/components/sharing/accept-invite";
+import { AcceptInvite } from "@/features/sharing";
 
 export const metadata: Metadata = { title: "Invitation" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ModelKeysPanel } from "@/components/model-keys/model-keys-panel";
+import { ModelKeysPanel } from "@/features/model-keys";
 
 export const metadata: Metadata = { title: "Model keys" };
 

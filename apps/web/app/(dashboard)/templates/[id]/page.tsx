@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { TemplateDetail } from "@/components/template-detail";
+import { TemplateDetail } from "@/features/templates";
 
 export const metadata: Metadata = { title: "Template" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { TemplateCreate } from "@/components/template-detail";
+import { TemplateCreate } from "@/features/templates";
 
 export const metadata: Metadata = { title: "New template" };
 

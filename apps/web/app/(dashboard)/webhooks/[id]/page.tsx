@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { WebhookDetail } from "@/components/webhooks/webhook-detail";
-import { WebhooksGate } from "@/features/navigation/webhooks-gate";
+import { WebhooksGate } from "@/features/navigation";
+import { WebhookDetail } from "@/features/webhooks";
 
 export const metadata: Metadata = { title: "Webhook endpoint" };
 

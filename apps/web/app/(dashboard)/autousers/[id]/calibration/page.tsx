@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { CalibrationView } from "@/components/autouser-runs/calibration-view";
+import { CalibrationView } from "@/features/autouser-runs";
 
 export const metadata: Metadata = { title: "Calibration" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { EvaluationRate } from "@/components/evaluation-rate";
+import { EvaluationRate } from "@/features/rating";
 
 export const metadata: Metadata = { title: "Rate" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { EvaluationResultsView } from "@/components/evaluation-results";
+import { EvaluationResultsView } from "@/features/results";
 
 export const metadata: Metadata = { title: "Results" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { OAuthConsent } from "@/components/oauth-consent";
+import { OAuthConsent } from "@/features/connected-apps";
 
 export const metadata: Metadata = { title: "Authorize app" };
 

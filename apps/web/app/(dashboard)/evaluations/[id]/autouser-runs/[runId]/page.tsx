@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { RunDetail } from "@/components/autouser-runs/run-detail";
+import { RunDetail } from "@/features/autouser-runs";
 
 export const metadata: Metadata = { title: "Autouser run" };
 

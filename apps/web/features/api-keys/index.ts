@@ -1,0 +1,1 @@
+export { ApiKeysPanel } from "./api-keys-panel";

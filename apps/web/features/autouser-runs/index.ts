@@ -1,0 +1,2 @@
+export { CalibrationView } from "./calibration-view";
+export { RunDetail } from "./run-detail";

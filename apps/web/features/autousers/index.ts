@@ -1,0 +1,2 @@
+export { AutouserCreate, AutouserDetail } from "./autouser-detail";
+export { AutouserList } from "./autouser-list";

@@ -1,0 +1,2 @@
+export { BuilderChat } from "./builder-chat";
+export { ConversationList } from "./conversation-list";

@@ -1,0 +1,3 @@
+export { EvaluationCreateForm } from "./evaluation-create-form";
+export { EvaluationDetail } from "./evaluation-detail";
+export { EvaluationList } from "./evaluation-list";

@@ -1,0 +1,1 @@
+export { ModelKeysPanel } from "./model-keys-panel";

@@ -1,0 +1,1 @@
+export { PlanPanel } from "./plan-panel";

@@ -1,0 +1,2 @@
+export { EvaluationRate } from "./evaluation-rate";
+export { ShareNotFoundCard, ShareRater } from "./share-rater";

@@ -1,0 +1,1 @@
+export { EvaluationResultsView } from "./evaluation-results";

@@ -1,0 +1,2 @@
+export { AcceptInvite } from "./accept-invite";
+export { AccessRequestInbox } from "./access-request-inbox";

@@ -1,0 +1,2 @@
+export { TemplateCreate, TemplateDetail } from "./template-detail";
+export { TemplateList } from "./template-list";

@@ -1,0 +1,3 @@
+export { EventLog } from "./event-log";
+export { WebhookDetail } from "./webhook-detail";
+export { WebhooksPanel } from "./webhooks-panel";
