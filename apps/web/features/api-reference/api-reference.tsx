@@ -68,6 +68,9 @@ const ACCESSIBLE_CSS = `
 .scalar-app div:has(> [id^="headlessui-disclosure-button"]):has([id^="headlessui-popover-button"]) {
   flex-wrap: wrap;
 }
+.scalar-app div:has(> [id^="headlessui-disclosure-button"]) > div:has([id^="headlessui-popover-button"]) {
+  padding-left: 8px;
+}
 .scalar-app [id^="headlessui-disclosure-button"]:has([data-testid="auth-indicator"]) {
   flex: 1 0 auto;
 }
