@@ -7,6 +7,7 @@ import { context } from "@opentelemetry/api";
 import { ApiError } from "@rubricon/core";
 import { type Env, loadEnv } from "./config/env";
 import { loadDotEnv, runMain, startupStep } from "./config/startup";
+import { forwardedForOf } from "./http/api-message";
 import { toErrorEnvelope } from "./http/error-envelope";
 import { uuidv7 } from "./http/request-id";
 import { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
@@ -74,8 +75,7 @@ export function serverMain(opts: ServerMainOptions = {}): void {
       fileStoreCheck(env, app.services.storage),
     ];
     const hsts = env.baseUrl.startsWith("https://");
-    // Clients reach this server directly, or through TRUSTED_PROXY_COUNT proxies whose chain is believed that far.
-    const forwardedFor = env.trustedProxyCount > 0 ? "proxied" : "edge";
+    const forwardedFor = forwardedForOf(env.trustedProxyCount);
     const handle: NodeHandler = (req, res) => {
       // Browsers that reached the site over https keep to it (the API's answers carry the same header).
       if (hsts) res.setHeader("Strict-Transport-Security", HSTS);

@@ -11,7 +11,7 @@ import {
   signed,
   WinBar,
 } from "./charts";
-import { intervalOnScale, intervalText } from "./interval";
+import { intervalText } from "./interval";
 
 export type Dimension = EvaluationResults["dimensions"][number];
 type SseDimension = Extract<Dimension, { kind: "sse" }>;
@@ -77,7 +77,7 @@ export function SseCard({ d, labels }: { d: SseDimension; labels: string[] | nul
             min={d.scaleMin}
             max={d.scaleMax}
             mean={d.mean}
-            ci={d.ci95 && intervalOnScale(d.ci95, d.scaleMin, d.scaleMax)}
+            ci={d.ci95}
             color="#2f4ad6"
             tickLabel={String}
             title={`Mean ${d.name}`}
@@ -139,7 +139,7 @@ export function SxsCard({ d }: { d: SxsDimension }) {
             min={-3}
             max={3}
             mean={d.meanPreference}
-            ci={d.ci95 && intervalOnScale(d.ci95, -3, 3)}
+            ci={d.ci95}
             color={color}
             tickLabel={(v) => (v > 0 ? `+${v}` : String(v))}
             ends={["← A better", "B better →"]}

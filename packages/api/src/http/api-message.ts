@@ -56,6 +56,10 @@ function assertDeclaredLength(headers: HeaderReader, limit: number): void {
  */
 export type ForwardedFor = "edge" | "proxied";
 
+/** Clients reach this server directly, or through `trustedProxyCount` proxies whose chain is believed that far. */
+export const forwardedForOf = (trustedProxyCount: number): ForwardedFor =>
+  trustedProxyCount > 0 ? "proxied" : "edge";
+
 class NodeHeaders implements HeaderReader {
   constructor(
     private readonly req: IncomingMessage,

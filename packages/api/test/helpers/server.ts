@@ -8,6 +8,7 @@ import { testRedisUrl } from "@rubricon/vitest-config/redis";
 import { inject } from "vitest";
 import { createRubricon, type Rubricon } from "../../src/app";
 import { loadEnv } from "../../src/config/env";
+import { forwardedForOf } from "../../src/http/api-message";
 import { listen } from "../../src/http/node-server";
 
 export { TEST_SECRETS } from "./server-secrets";
@@ -114,8 +115,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let app: Rubricon | undefined;
   const { server, url } = await listen({
     // As server-main.ts does: behind trusted proxies their chain is read, otherwise the peer is the client.
-    handleNode: (req, res) =>
-      app!.handleNode(req, res, app!.services.env.trustedProxyCount > 0 ? "proxied" : "edge"),
+    handleNode: (req, res) => app!.handleNode(req, res, forwardedForOf(app!.services.env.trustedProxyCount)),
   });
   const env = loadEnv({
     ...TEST_SECRETS,

@@ -1,6 +1,7 @@
 import { type DbOrTx, files } from "@rubricon/db";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { uploadKeyOf } from "./files";
+import { comparisonShowsFile } from "./stimulus-files";
 import type { FileStorage } from "./storage/file-storage";
 import { bytesStillNamed } from "./transfer-files";
 
@@ -22,9 +23,7 @@ export async function removeOrphanedFiles(db: DbOrTx, storage: FileStorage, now:
       sql`(${and(inArray(files.status, ["pending", "rejected"]), lt(files.createdAt, stale))})
         or (${files.evaluationId} is not null
           and not exists (select 1 from evaluations e where e.id = ${files.evaluationId})
-          and not exists (select 1 from comparisons c where c.stimulus @> jsonb_build_object('fileId', ${files.id}::text)
-            or c.stimulus @> jsonb_build_object('sideA', jsonb_build_object('fileId', ${files.id}::text))
-            or c.stimulus @> jsonb_build_object('sideB', jsonb_build_object('fileId', ${files.id}::text))))`,
+          and not exists (select 1 from comparisons c where ${comparisonShowsFile(sql`${files.id}`)}))`,
     )
     .limit(BATCH);
   for (const row of rows) {

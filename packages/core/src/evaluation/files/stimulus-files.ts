@@ -1,6 +1,6 @@
 import type { StimulusRow, StimulusSideRow } from "@rubricon/db";
 import { type DbOrTx, files } from "@rubricon/db";
-import { and, inArray, isNull } from "drizzle-orm";
+import { and, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { ApiError } from "../../kernel";
 
 /** A stimulus as a request gave it, and the prefix its fields are named under (`designUrls[0].`). */
@@ -91,4 +91,11 @@ export async function linkFilesToEvaluation(
     .update(files)
     .set({ evaluationId })
     .where(and(inArray(files.id, fileIds), isNull(files.evaluationId)));
+}
+
+/** SQL: whether the stimulus `c.stimulus` (a comparison aliased `c`) shows the file `fileId`, on either side. */
+export function comparisonShowsFile(fileId: SQL): SQL {
+  return sql`(c.stimulus @> jsonb_build_object('fileId', ${fileId}::text)
+    or c.stimulus @> jsonb_build_object('sideA', jsonb_build_object('fileId', ${fileId}::text))
+    or c.stimulus @> jsonb_build_object('sideB', jsonb_build_object('fileId', ${fileId}::text)))`;
 }

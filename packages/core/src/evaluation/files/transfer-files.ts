@@ -1,5 +1,6 @@
 import { comparisons, type DbOrTx, files, newId, type StimulusRow } from "@rubricon/db";
 import { and, eq, inArray, ne, notInArray, sql } from "drizzle-orm";
+import { comparisonShowsFile } from "./stimulus-files";
 
 /** The file ids a stimulus shows. */
 function fileIdsOf(stimulus: StimulusRow): string[] {
@@ -42,9 +43,7 @@ export async function moveEvaluationFiles(
       evaluationId: files.evaluationId,
       // Spelled out: in a select list drizzle names a column without its table, which `c` would then capture.
       elsewhere: sql<boolean>`exists (select 1 from ${comparisons} c where c.evaluation_id <> ${evaluationId}
-        and (c.stimulus @> jsonb_build_object('fileId', "files"."id")
-          or c.stimulus @> jsonb_build_object('sideA', jsonb_build_object('fileId', "files"."id"))
-          or c.stimulus @> jsonb_build_object('sideB', jsonb_build_object('fileId', "files"."id"))))`,
+        and ${comparisonShowsFile(sql.raw('"files"."id"'))})`,
     })
     .from(files)
     .where(
