@@ -1,4 +1,4 @@
-import { baseTestConfig, redisGlobalSetup } from "@rubricon/vitest-config";
+import { baseTestConfig, redisGlobalSetup, testWorkers } from "@rubricon/vitest-config";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -37,6 +37,12 @@ const ENGINE_SUITES = [
   "test/lifecycle.test.ts",
 ];
 const pglitePass = process.env.TEST_PASS === "pglite";
+/**
+ * Files mostly wait on HTTP, Postgres and the processes they start: two per core keep the cores busy. The embedded
+ * database computes in the test's own process, and its pass runs beside the whole suite (`npm test`): one file at a
+ * time, which still ends well before the suite's longest part.
+ */
+const maxWorkers = pglitePass ? 1 : testWorkers(2);
 
 export default defineConfig({
   test: {
@@ -48,6 +54,7 @@ export default defineConfig({
         test: {
           ...baseTestConfig.test,
           name: "redis window",
+          maxWorkers,
           // With `TEST_TARGET=dist`, one deployment from dist/ for the suite (test/global-dist.ts).
           globalSetup: [redisGlobalSetup, "./test/global-dist.ts"],
           ...(pglitePass ? { include: ENGINE_SUITES } : {}),
@@ -60,6 +67,7 @@ export default defineConfig({
               test: {
                 ...baseTestConfig.test,
                 name: "memory window",
+                maxWorkers,
                 include: LIMIT_SUITES,
                 env: { TEST_RATE_LIMIT_WINDOW: "memory" },
               },

@@ -1,7 +1,8 @@
-// `npm test` / `pnpm test`: the whole suite (unit, API and end-to-end tests) through Turborepo, after `pnpm build`;
-// `npm test -- api web` runs those packages only.
+// `npm test` / `pnpm test`: the whole suite (unit, API and end-to-end tests), after `pnpm build`; `npm test -- api web`
+// runs those packages only. Packages run side by side, the longest first, each line prefixed with its package; the
+// time of each part is printed at the end.
 // Plain Node, no dependencies, so it runs before anything is installed.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -82,37 +83,47 @@ function printFailures() {
     const base = join(ROOT, group);
     if (!existsSync(base)) continue;
     for (const name of readdirSync(base)) {
-      const report = join(base, name, "test-results", "vitest.json");
-      if (!existsSync(report) || statSync(report).mtimeMs < started) continue;
-      let parsed;
-      try {
-        parsed = JSON.parse(readFileSync(report, "utf8"));
-      } catch {
-        lines.push(`${group}/${name}: unreadable test report`);
-        continue;
-      }
-      const before = lines.length;
-      for (const file of parsed.testResults ?? []) {
-        const where = `${group}/${name}/${relative(join(base, name), file.name ?? "")}`;
-        const failed = (file.assertionResults ?? []).filter((t) => t.status === "failed");
-        if (file.status === "failed" && failed.length === 0) {
-          lines.push(`${where}: ${firstLines(file.message)}`);
-        }
-        for (const t of failed) lines.push(`${where} > ${t.fullName}: ${firstLines(t.failureMessages?.[0])}`);
-      }
-      for (const error of readUnhandled(join(base, name, "test-results", "unhandled.json"))) {
+      const results = join(base, name, "test-results");
+      if (!existsSync(results)) continue;
+      // One report per pass: vitest.json, and vitest-<pass>.json for a second pass (the API's on PGlite).
+      for (const file of readdirSync(results)) {
+        const pass = /^vitest(-[a-z]+)?\.json$/.exec(file);
+        if (!pass) continue;
+        const report = join(results, file);
+        if (statSync(report).mtimeMs < started) continue;
+        const where = `${group}/${name}${pass[1] ? ` (${pass[1].slice(1)})` : ""}`;
         lines.push(
-          `${group}/${name}: unhandled ${firstLines(error.stack ?? `${error.name}: ${error.message}`)}`,
+          ...failuresOf(report, join(results, `unhandled${pass[1] ?? ""}.json`), where, join(base, name)),
         );
-      }
-      if (parsed.success === false && lines.length === before) {
-        lines.push(`${group}/${name}: the run failed with no failed test in its report (see its log above)`);
       }
     }
   }
   if (lines.length === 0) return;
   process.stdout.write(`\nFailed tests (${lines.length}):\n`);
   for (const line of lines) process.stdout.write(`  ${line}\n`);
+}
+
+function failuresOf(report, unhandled, label, dir) {
+  const lines = [];
+  let parsed;
+  try {
+    parsed = JSON.parse(readFileSync(report, "utf8"));
+  } catch {
+    return [`${label}: unreadable test report`];
+  }
+  for (const file of parsed.testResults ?? []) {
+    const where = `${label}/${relative(dir, file.name ?? "")}`;
+    const failed = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+    if (file.status === "failed" && failed.length === 0) lines.push(`${where}: ${firstLines(file.message)}`);
+    for (const t of failed) lines.push(`${where} > ${t.fullName}: ${firstLines(t.failureMessages?.[0])}`);
+  }
+  for (const error of readUnhandled(unhandled)) {
+    lines.push(`${label}: unhandled ${firstLines(error.stack ?? `${error.name}: ${error.message}`)}`);
+  }
+  if (parsed.success === false && lines.length === 0) {
+    lines.push(`${label}: the run failed with no failed test in its report (see its log above)`);
+  }
+  return lines;
 }
 
 function readUnhandled(path) {
@@ -147,26 +158,145 @@ if (!existsSync(turbo)) {
   if (!existsSync(turbo)) finish(1, `turbo not found at ${turbo} after installing`);
 }
 
-// Turbo is started directly, with the repository's bin folder first on PATH by its absolute path: it then runs
-// each package's script with the workspace's pnpm. (`pnpm exec` puts a relative `./node_modules/.bin` first on
-// PATH, which turbo resolves from the root but spawns from each package folder, where it does not exist.)
+// The repository's bin folder first on PATH by its absolute path, so each package's script finds the workspace's
+// tools from its own folder.
 env.PATH = `${BIN}${delimiter}${env.PATH ?? ""}`;
 
 // The API and end-to-end suites run what ships: the deployable folder. `pnpm build` is cached by Turborepo, so
-// after an unchanged build it only assembles dist/ again; CI, which has just built, sets TEST_SKIP_BUILD.
+// after an unchanged build it only assembles dist/ again; CI, which has just built, sets TEST_SKIP_BUILD. Every
+// package is built by it too, so the parts below run their tests only.
 if (!env.TEST_SKIP_BUILD) {
   log("building dist/ (pnpm build) for the suites that run it");
   const pnpm = findPnpm();
   if (run(pnpm.command, [...pnpm.prefix, "run", "build"], env) !== 0) finish(1, "pnpm build failed");
 }
 
+/**
+ * The parts of the suite, the longest first: a long part started last would end the run alone. The order is that of
+ * a CI run on the 2-core machine; a package missing from it runs after these, by name.
+ */
+const LONGEST_FIRST = [
+  "@rubricon/api",
+  "@rubricon/web",
+  "@rubricon/api (PGlite)",
+  "@rubricon/agents",
+  "@rubricon/core",
+  "@rubricon/db",
+  "@rubricon/deploy",
+  "@rubricon/cli",
+  "@rubricon/extension",
+  "@rubricon/bench",
+];
+
+/** Every workspace package with a `test` script, plus the API's engine pass on PGlite when the run has Postgres. */
+function suiteParts() {
+  const parts = [];
+  for (const group of ["apps", "packages", "tooling"]) {
+    const base = join(ROOT, group);
+    if (!existsSync(base)) continue;
+    for (const folder of readdirSync(base)) {
+      const manifest = join(base, folder, "package.json");
+      if (!existsSync(manifest)) continue;
+      const pkg = JSON.parse(readFileSync(manifest, "utf8"));
+      if (!pkg.scripts?.test) continue;
+      parts.push({ name: pkg.name, folder, dir: join(base, folder), script: "test", env: {} });
+      // With Postgres under test, what depends on the database engine runs once more on the embedded default.
+      if (pkg.name === "@rubricon/api" && env.DATABASE_URL && pkg.scripts["test:pglite"]) {
+        const pglite = { DATABASE_URL: undefined, TEST_TARGET: undefined };
+        parts.push({
+          name: `${pkg.name} (PGlite)`,
+          folder,
+          dir: join(base, folder),
+          script: "test:pglite",
+          env: pglite,
+        });
+      }
+    }
+  }
+  const rank = (p) => {
+    const i = LONGEST_FIRST.indexOf(p.name);
+    return i === -1 ? LONGEST_FIRST.length : i;
+  };
+  return parts.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+}
+
 // `npm test -- <package> …` runs those packages' tests only (`api`, `@rubricon/web`, `web`, …).
 const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-const filters = only.flatMap((name) => ["--filter", name.includes("/") ? name : `*${name}`]);
-const database = env.DATABASE_URL ? "Postgres from DATABASE_URL" : "embedded PGlite";
-log(`running the test suite (database: ${database}${only.length ? `; ${only.join(", ")}` : ""})`);
-// Two packages at a time: each test file makes its databases, ports and Redis key prefixes of its own.
-// --continue: every package's tests run even after one fails, so a run reports all its failures at once.
-const code = run(turbo, ["run", "test", "--concurrency=2", "--continue", ...filters], env);
-if (code !== 0) printFailures();
-finish(code, code === 0 ? "all test tasks passed" : `test run failed (turbo exited with code ${code})`);
+const wanted = (part) => {
+  const pkg = part.name.replace(/ \(.*\)$/, "");
+  return only.length === 0 || only.some((n) => n === pkg || n === part.folder || `@rubricon/${n}` === pkg);
+};
+const parts = suiteParts().filter(wanted);
+if (parts.length === 0) finish(1, `no package matches ${only.join(", ")}`);
+
+/**
+ * Runs one part with its output prefixed line by line; resolves with its exit code and time. A part's own test
+ * files already run several at a time (tooling/vitest), so three parts at once keep two cores busy while most of
+ * them wait on sockets and databases.
+ */
+function runPart(part, pnpm) {
+  const started = Date.now();
+  const partEnv = { ...env, ...part.env };
+  for (const [k, v] of Object.entries(part.env)) if (v === undefined) delete partEnv[k];
+  const child = spawn(pnpm.command, [...pnpm.prefix, "run", "--silent", part.script], {
+    cwd: part.dir,
+    env: partEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const prefix = `${part.name.replace("@rubricon/", "")}: `;
+  const relay = (stream, out) => {
+    let rest = "";
+    stream.on("data", (chunk) => {
+      const lines = (rest + chunk.toString()).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) out.write(`${prefix}${line}\n`);
+    });
+    stream.on("end", () => rest && out.write(`${prefix}${rest}\n`));
+  };
+  relay(child.stdout, process.stdout);
+  relay(child.stderr, process.stderr);
+  return new Promise((done) => {
+    child.on("error", (error) => {
+      log(`${part.name}: could not start: ${error.message}`);
+      done({ part, code: 1, seconds: 0 });
+    });
+    child.on("close", (code, signal) => {
+      if (signal) log(`${part.name} was stopped by ${signal}`);
+      done({ part, code: code ?? 1, seconds: Math.round((Date.now() - started) / 1000) });
+    });
+  });
+}
+
+async function runAll() {
+  const pnpm = findPnpm();
+  const concurrency = Math.max(1, Number(env.TEST_CONCURRENCY) || 3);
+  const database = env.DATABASE_URL ? "Postgres from DATABASE_URL" : "embedded PGlite";
+  log(`running ${parts.length} parts, ${concurrency} at a time (database: ${database})`);
+  const queue = [...parts];
+  const results = [];
+  const lane = async () => {
+    for (let part = queue.shift(); part; part = queue.shift()) {
+      log(`${part.name}: started (${elapsed()})`);
+      const result = await runPart(part, pnpm);
+      log(`${part.name}: ${result.code === 0 ? "passed" : "FAILED"} in ${result.seconds}s (${elapsed()})`);
+      results.push(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, parts.length) }, lane));
+  process.stdout.write("\nPart times:\n");
+  for (const r of results.sort((a, b) => b.seconds - a.seconds)) {
+    process.stdout.write(
+      `  ${String(r.seconds).padStart(5)}s  ${r.code === 0 ? "pass" : "FAIL"}  ${r.part.name}\n`,
+    );
+  }
+  const failed = results.filter((r) => r.code !== 0);
+  if (failed.length > 0) printFailures();
+  finish(
+    failed.length === 0 ? 0 : 1,
+    failed.length === 0
+      ? `all ${results.length} parts passed`
+      : `${failed.map((r) => r.part.name).join(", ")} failed`,
+  );
+}
+
+await runAll();

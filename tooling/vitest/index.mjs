@@ -1,17 +1,36 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { UnhandledErrorsReporter } from "./unhandled-reporter.mjs";
 
-/** Shared vitest settings: every test file gets its own process-level module graph and database. */
+/**
+ * How many test files run at once: `TEST_WORKERS`, else `perCore` per core. Most files wait on sockets, databases
+ * and child processes far more than they compute, so a suite of them wants more files than cores (vitest's default
+ * is one fewer than the cores: a single file at a time on a 2-core machine).
+ */
+export function testWorkers(perCore = 1) {
+  const given = Number(process.env.TEST_WORKERS);
+  if (Number.isInteger(given) && given > 0) return given;
+  return Math.max(1, Math.round(availableParallelism() * perCore));
+}
+
+const passSuffix = process.env.TEST_PASS ? `-${process.env.TEST_PASS}` : "";
+
+/**
+ * Shared vitest settings: every test file gets its own process-level module graph and database, so files run side
+ * by side.
+ */
 export const baseTestConfig = defineConfig({
   test: {
+    maxWorkers: testWorkers(),
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
     // The JSON report lets `pnpm test` list every failure last, where a CI log's tail shows it.
     reporters: ["default", "json", new UnhandledErrorsReporter()],
-    outputFile: { json: "test-results/vitest.json" },
+    // A second pass of one package (`TEST_PASS`, the API's on PGlite) may run beside the first: reports of its own.
+    outputFile: { json: `test-results/vitest${passSuffix}.json` },
   },
 });
 

@@ -3,7 +3,8 @@ import { join } from "node:path";
 
 /**
  * Writes the run's unhandled errors (which fail a run without failing a test, and which the JSON report leaves out)
- * to `test-results/unhandled.json`, so `pnpm test` can name them last in a long log.
+ * to `test-results/unhandled.json` (`unhandled-<TEST_PASS>.json` for a second pass), so `pnpm test` can name them
+ * last in a long log.
  */
 export class UnhandledErrorsReporter {
   onInit(ctx) {
@@ -14,6 +15,7 @@ export class UnhandledErrorsReporter {
     const dir = join(this.root ?? process.cwd(), "test-results");
     mkdirSync(dir, { recursive: true });
     const list = (errors ?? []).map((e) => ({ name: e?.name, message: e?.message, stack: e?.stack }));
-    writeFileSync(join(dir, "unhandled.json"), JSON.stringify(list));
+    const pass = process.env.TEST_PASS ? `-${process.env.TEST_PASS}` : "";
+    writeFileSync(join(dir, `unhandled${pass}.json`), JSON.stringify(list));
   }
 }

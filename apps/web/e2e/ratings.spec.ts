@@ -23,6 +23,8 @@ test("public raters and a team member rate an SSE evaluation; results show count
   page,
   browser,
 }) => {
+  // Eight steps across two browser contexts (a rater and the owner): on a loaded machine more than one page's time.
+  test.setTimeout(180_000);
   const name = `Pricing page ${Date.now()}`;
   let shareUrl = "";
   let evaluationUrl = "";

@@ -20,7 +20,9 @@ let owner: TestUser;
 let key: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({
+    sources: "it adds a system persona, which every team on a shared server lists",
+  });
   owner = await signUp(server, "calibration-optimize");
   key = await mintApiKey(server, owner, ["evaluations:*", "autousers:*"]);
 }, 60_000);

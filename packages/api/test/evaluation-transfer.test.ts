@@ -42,7 +42,9 @@ const eventsOf = (teamId: string, type: string, objectId: string) =>
     .where(and(eq(events.teamId, teamId), eq(events.type, type), eq(events.objectId, objectId)));
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({
+    sources: "it adds system personas, which every team on a shared server lists",
+  });
   [owner, member, viewer] = await Promise.all([
     signUp(server, "move-owner"),
     signUp(server, "move-member"),

@@ -6,10 +6,7 @@ import { createDatabase } from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { testRedisUrl } from "@rubricon/vitest-config/redis";
 import { inject } from "vitest";
-import { createRubricon, type Rubricon } from "../../src/app";
-import { loadEnv } from "../../src/config/env";
-import { forwardedForOf } from "../../src/http/api-message";
-import { listen } from "../../src/http/node-server";
+import type { Rubricon } from "../../src/app";
 
 export { TEST_SECRETS } from "./server-secrets";
 
@@ -110,6 +107,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   if (shared && !opts.sources && !opts.clock && !opts.database && runsOn(shared, opts.env)) {
     return sharedDistServer(shared);
   }
+  // Loaded here, not at the top: a file whose tests all run on the suite's server from dist/ then never compiles
+  // the app's sources (seconds per file, in every worker).
+  const [{ createRubricon }, { loadEnv }, { forwardedForOf }, { listen }] = await Promise.all([
+    import("../../src/app"),
+    import("../../src/config/env"),
+    import("../../src/http/api-message"),
+    import("../../src/http/node-server"),
+  ]);
   const redisUrl = testRateLimitWindow === "redis" ? await testRedisUrl() : undefined;
   const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;
