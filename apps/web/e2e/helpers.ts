@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { type Browser, expect, type Page } from "@playwright/test";
 
 /** A mailbox no earlier run has used, so each test signs up a fresh user with an empty team. */
 export function uniqueEmail(): string {
@@ -41,4 +41,20 @@ export async function acceptInvitation(page: Page): Promise<void> {
     .click();
   await page.getByRole("button", { name: "Accept invitation" }).click();
   await expect(page.getByRole("status")).toContainText("Invitation accepted.");
+}
+
+/** The share link as the detail page shows it (absolute, on the server's BASE_URL). */
+export async function shareLinkOf(page: Page): Promise<string> {
+  const link = await page
+    .getByRole("region", { name: "Share link" })
+    .getByRole("textbox", { name: "Share link" })
+    .inputValue();
+  expect(link).toMatch(/\/share\/[A-Za-z0-9_-]+$/);
+  return link ?? "";
+}
+
+/** A visitor with no session and no rater cookie: a separate browser context. */
+export async function freshVisitor(browser: Browser): Promise<Page> {
+  const context = await browser.newContext();
+  return context.newPage();
 }

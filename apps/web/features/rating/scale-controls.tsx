@@ -35,7 +35,7 @@ export function ScaleButtons({ template, value, onChange, labelledBy, disabled }
       role="group"
       aria-labelledby={labelledBy}
       className="scale-buttons"
-      // The column count follows the scale (3, 5 or 7 points); narrow screens wrap instead (globals.css).
+      // The column count follows the scale (3, 5 or 7 points); narrow screens wrap instead (app/styles/rating.css).
       style={{ "--points": points.length } as CSSProperties}
       onKeyDown={moveFocus}
     >
