@@ -285,6 +285,13 @@ export interface VisualSignals {
    * ascenders, about 0.7 of the font size); null when there is too little text to tell.
    */
   glyphHeight?: number | null;
+  /**
+   * Added for heuristic-v15: set when the page is one picture and these measures were taken on the picture's own
+   * pixels at its natural size (`width` × `height` of its `naturalWidth` × `naturalHeight`: a picture over 1920 px
+   * wide is scaled down to that, and only its top 1920 px are read), not on the screenshot. Absent when measured on
+   * the screenshot.
+   */
+  picture?: { naturalWidth: number; naturalHeight: number; width: number; height: number };
 }
 
 /** One page as the agent saw it. */
@@ -343,7 +350,7 @@ export interface JudgeResult {
   ratings: Record<string, number>;
   justification: string;
   judge: "llm" | "heuristic";
-  /** `provider/model` for the LLM judge, `heuristic-v14` (formerly `heuristic-v13`, `heuristic-v12`, `heuristic-v11`, `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
+  /** `provider/model` for the LLM judge, `heuristic-v15` (formerly `heuristic-v14`, `heuristic-v13`, `heuristic-v12`, `heuristic-v11`, `heuristic-v10`, `heuristic-v9`, `heuristic-v8`, `heuristic-v7`, `heuristic-v6`, `heuristic-v5`, `heuristic-v4`, `heuristic-v3`, `heuristic-v2`, `heuristic-v1`) for the heuristic one. */
   model: string;
   usage: TokenUsage;
   /** The measured facts the rating rests on, for the heuristic judge's transparency. */

@@ -212,7 +212,7 @@ const rate = (signals: PageSignals, who: Persona) =>
     task: { type: "SSE", capture: capture(signals, who.device) },
   });
 
-describe("an honest scale (heuristic-v14)", () => {
+describe("an honest scale (heuristic-v15)", () => {
   it("keeps a short, accessible page with one failed, described image in the upper half and above a page with every defect", async () => {
     for (const who of PERSONAS) {
       const good = (await rate(checkout(), who)).ratings[OVERALL.id]!;

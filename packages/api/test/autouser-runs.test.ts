@@ -126,7 +126,7 @@ describe("an SSE evaluation rated by the heuristic judge", () => {
       ratingsCreated: 2,
       attemptCount: 1,
       credentialSource: "heuristic",
-      model: "heuristic-v14",
+      model: "heuristic-v15",
       inputTokens: 0,
       estimatedCostUsd: 0,
       artifactsPath: `/api/v1/evaluations/${evaluation.id}/autouser-runs/${run!.id}/artifacts`,

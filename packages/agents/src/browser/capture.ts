@@ -11,6 +11,7 @@ import type {
   VisualSignals,
 } from "../types";
 import { largestContentfulPaint, measureDom } from "./measure";
+import { isOnePicture, type NaturalPicture, PICTURE_LIMIT, readPicture } from "./picture";
 import { countWords, fleschReadingEase } from "./readability";
 import { measureRendering } from "./render-measure";
 import { measureScreenshot } from "./visual-pool";
@@ -27,6 +28,8 @@ const TIMER_PROBE_MS = 3_000;
 const LCP_WAIT_MS = 2_000;
 /** How long the accessibility checks may run on one page. */
 const AXE_TIMEOUT_MS = 15_000;
+/** How long reading a picture's own pixels may take. */
+const PICTURE_TIMEOUT_MS = 5_000;
 
 /** `work`'s answer, or `fallback` once `ms` have passed (the work itself is left to end with its page). */
 export function within<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -149,14 +152,46 @@ export async function capturePage(
     page.screenshot({ type: "png", timeout: 10_000 }).catch(() => null),
   );
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
-  // Measured off this thread: the decode would otherwise hold up every other run's writes and stream events.
-  const measures = screenshot
-    ? await timedPhase("capture.visual", () => measureScreenshot(screenshot, viewport.width, unresolvedText))
+  const wordCount = countWords(dom.visibleText);
+  // A page that is one picture (v15): the picture is the design, so its look is measured on the picture's own
+  // pixels at their natural size, not on the screenshot, where a phone shows a desktop design shrunk to its width.
+  const picture = isOnePicture({ rendering, wordCount, interactiveElements: dom.interactiveElements })
+    ? await timedPhase("capture.picture", () =>
+        within(
+          page.evaluate(readPicture, PICTURE_LIMIT).catch(() => null),
+          PICTURE_TIMEOUT_MS,
+          null as NaturalPicture | null,
+        ),
+      )
     : null;
+  // Measured off this thread: the decode would otherwise hold up every other run's writes and stream events.
+  const pictureMeasures = picture
+    ? await timedPhase("capture.visual", () =>
+        measureScreenshot(new Uint8Array(Buffer.from(picture.png, "base64")), picture.width),
+      )
+    : null;
+  const measures =
+    pictureMeasures ??
+    (screenshot
+      ? await timedPhase("capture.visual", () =>
+          measureScreenshot(screenshot, viewport.width, unresolvedText),
+        )
+      : null);
   let visual: VisualSignals | null = null;
   if (measures) {
     const { textContrast, ...shot } = measures;
-    visual = shot;
+    visual =
+      pictureMeasures && picture
+        ? {
+            ...shot,
+            picture: {
+              naturalWidth: picture.naturalWidth,
+              naturalHeight: picture.naturalHeight,
+              width: picture.width,
+              height: picture.height,
+            },
+          }
+        : shot;
     if (rendering && textContrast && textContrast.chars > 0) {
       const { chars, below45, below3, below2 } = textContrast;
       const share = (n: number) => Math.round((n / chars) * 1000) / 1000;
@@ -182,7 +217,7 @@ export async function capturePage(
     smallTapTargets: dom.smallTapTargets,
     interactiveElements: dom.interactiveElements,
     readingEase: fleschReadingEase(dom.visibleText),
-    wordCount: countWords(dom.visibleText),
+    wordCount,
     horizontalOverflow: dom.horizontalOverflow,
     timings: { ...dom.timings, largestContentfulPaint: paint },
     brokenImages: dom.brokenImages,

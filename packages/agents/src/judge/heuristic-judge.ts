@@ -1,11 +1,12 @@
 import type { Judge, JudgeInput, JudgeResult, JudgeTemplate, PageSignals, Persona } from "../types";
 import type { AppealFit } from "./appeal/model";
 import { COMPONENTS, type Component, componentScores, evidenceFor } from "./components";
+import { pictureSource } from "./picture";
 import { APPEAL_FIT, appealSentence, isPicture, QUALITY_FLOOR, qualityV2, renderingEvidence } from "./v2";
 import { personaWeights, templateWeights } from "./weights";
 
 /** The heuristic judge's current formulas; ratings keep the name of the formulas that made them. */
-export const HEURISTIC_MODEL = "heuristic-v14";
+export const HEURISTIC_MODEL = "heuristic-v15";
 /** The defect-only formulas ratings made before the gates carry; kept so they can be reproduced. */
 export const HEURISTIC_MODEL_V1 = "heuristic-v1";
 export type HeuristicModel = typeof HEURISTIC_MODEL | typeof HEURISTIC_MODEL_V1;
@@ -173,7 +174,7 @@ function summary(input: JudgeInput, signals: PageSignals, fit: AppealFit, side =
   if (signals.visual && sees(input)) {
     const sentence = appealSentence(signals.visual, fit);
     const lead = isPicture(signals)
-      ? `${side ? `${side} is` : "The page is"} one picture, so its design is judged from the screenshot: p`
+      ? `${side ? `${side} is` : "The page is"} one picture, so its design is judged from ${pictureSource(signals.visual)}: p`
       : side
         ? `On${of}, p`
         : "P";
@@ -254,7 +255,7 @@ function rateSxsV2(input: JudgeInput, a: PageSignals, b: PageSignals, fit: Appea
 
 /**
  * The offline judge: deterministic scores from page signals, for teams without a model and as a baseline
- * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v14` (the
+ * beside one. The same signals, persona and templates always give the same ratings. `heuristic-v15` (the
  * default) adds gates for empty, broken, unstyled and unreadable pages and the screenshot's visual appeal;
  * `heuristic-v1` reproduces ratings stored before it. `appealFit` swaps the fitted sense of design (a bench scores
  * each page with a model that never saw it).

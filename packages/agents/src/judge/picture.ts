@@ -1,27 +1,28 @@
+import { isOnePicture } from "../browser/picture";
 import type { PageSignals, VisualSignals } from "../types";
 import { appealPosition, appealSentence, visualAppeal } from "./appeal/appeal";
 import type { AppealFit } from "./appeal/model";
 import { clamp01, type Gate, QUALITY_FLOOR, type Reader, share1 } from "./measures";
 
 /**
- * A page that is one picture: a single image that loaded, next to no text and nothing to operate. That is how a
- * design reaches the judge as an image (an image file stimulus, which the browser shows in its own image document,
- * or a page that is only a screenshot, as designs rated by people from screenshots are served). Its markup is a
- * wrapper the design's author did not write, so its defects (an image without `alt`, no headings) are the same for
- * every design and say nothing about it (v7).
+ * A page that is one picture (`isOnePicture`: a single image that loaded, next to no text and nothing to operate).
+ * That is how a design reaches the judge as an image (an image file stimulus, which the browser shows in its own image
+ * document, or a page that is only a screenshot, as designs rated by people from screenshots are served). Its markup
+ * is a wrapper the design's author did not write, so its defects (an image without `alt`, no headings) are the same
+ * for every design and say nothing about it (v7). From v15 the capture measures its look on the picture's own pixels
+ * at their natural size (`VisualSignals.picture`), so every device judges the same design from the same image.
  */
 export function isPicture(s: PageSignals): boolean {
-  const r = s.rendering;
-  if (!r || !s.visual) return false;
-  return (
-    r.images.total === 1 &&
-    r.images.loaded === 1 &&
-    r.images.failed === 0 &&
-    s.wordCount <= 3 &&
-    s.interactiveElements === 0 &&
-    r.controls.total === 0 &&
-    (r.controls.fields ?? 0) === 0
-  );
+  return !!s.visual && isOnePicture(s);
+}
+
+/** Where the measures of a picture's design were taken, in words. */
+export function pictureSource(v: VisualSignals): string {
+  const p = v.picture;
+  if (!p) return "the screenshot";
+  const part =
+    p.width === p.naturalWidth && p.height === p.naturalHeight ? "" : `, read ${p.width} × ${p.height}`;
+  return `the picture at its natural size (${p.naturalWidth} × ${p.naturalHeight} px${part})`;
 }
 
 /**
@@ -40,7 +41,7 @@ export function pictureGate(s: PageSignals, fit: AppealFit): Gate {
   return {
     name: "picture",
     factor: QUALITY_FLOOR ** (1 - scalePosition),
-    reason: `the page is one picture, so its design is judged from the screenshot: ${appealSentence(s.visual!, fit)}`,
+    reason: `the page is one picture, so its design is judged from ${pictureSource(s.visual!)}: ${appealSentence(s.visual!, fit)}`,
   };
 }
 

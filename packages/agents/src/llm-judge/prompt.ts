@@ -130,7 +130,11 @@ export function signalFacts(signals: PageSignals): string[] {
   if (isPicture(signals))
     facts.unshift(
       "the page is one picture (one loaded image, no text of its own, nothing to operate): a design shown as an " +
-        "image; rate the design the screenshot shows, not the markup of the page that wraps it",
+        "image; rate the design the screenshot shows, not the markup of the page that wraps it" +
+        (signals.visual?.picture
+          ? `; the measures below were taken on the picture itself at its natural size (${signals.visual.picture.naturalWidth}×${signals.visual.picture.naturalHeight}px), ` +
+            "whatever size the viewport shows it at"
+          : ""),
     );
   if (signals.rendering) facts.push(...renderingFacts(signals.rendering));
   if (signals.visual) facts.push(...visualFacts(signals.visual));

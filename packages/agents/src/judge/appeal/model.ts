@@ -2,11 +2,11 @@ import { Matrix, solve } from "ml-matrix";
 import type { VisualSignals } from "../../types";
 
 /**
- * The judge's sense of design (heuristic-v14): a ridge-regularised linear model over the screenshot measures,
- * fitted to people's mean appeal ratings (1-9) of website screenshots (Reinecke & Gajos 2014, the 300 training
- * pages; see fit-appeal.ts). Each feature is standardised with the training set's mean and deviation, so a
- * coefficient reads as "rating points per standard deviation" and the explanation can name the measures that
- * moved a page most.
+ * The judge's sense of design (heuristic-v14; from v15 a page that is one picture is measured on the picture at its
+ * natural size): a ridge-regularised linear model over the screenshot measures, fitted to people's mean appeal
+ * ratings (1-9) of website screenshots (Reinecke & Gajos 2014, the 300 training pages; see fit-appeal.ts). Each
+ * feature is standardised with the training set's mean and deviation, so a coefficient reads as "rating points per
+ * standard deviation" and the explanation can name the measures that moved a page most.
  */
 
 /** One feature: its name, in words for the explanation, and how it is read off the measures. */
