@@ -1,4 +1,4 @@
-import { ApiError } from "@rubricon/core";
+import { ApiError, runIdempotently } from "@rubricon/core";
 import { getTRPCErrorFromUnknown } from "@trpc/server";
 import { idempotencyReplays } from "../observability/metrics";
 import { admitRestRequest } from "../trpc/admission";
@@ -6,19 +6,7 @@ import type { Principal, RequestContext } from "../trpc/context";
 import { procedureDef } from "../trpc/internals";
 import type { RedirectTarget } from "../trpc/redirect";
 import { settleApiVersion, upgradeRequest, versionedBody } from "../versions";
-import {
-  claimIdempotencyKey,
-  releaseIdempotencyKey,
-  requestFingerprint,
-  settleIdempotencyKey,
-  validateIdempotencyKey,
-} from "./idempotency";
-
-/** Rolls an idempotent request's transaction back when the request failed, carrying its answer out. */
-class Unsettled {
-  constructor(readonly outcome: { status: number; body: unknown }) {}
-}
-
+import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
 import { discardUpload, receiveMultipart } from "./multipart";
 import {
   DEFAULT_BODY_LIMIT,
@@ -346,32 +334,25 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         method === "POST" && key !== null && route.meta.idempotent !== false && principal;
       if (!useIdempotency) return answer(ex, route, await runRoute(ex, route, input));
       // A replay answers only a caller the route itself would serve: `admitRestRequest` above has decided it.
-      const scope = idempotencyScope(principal);
-      const fingerprint = requestFingerprint(method, path, body);
-      const claim = await claimIdempotencyKey(services.db, scope, key, fingerprint, services.clock.now());
-      if (claim.kind === "replay") {
-        if (route.meta.secretFields) throw secretNotReplayable(claim.response.body);
+      const { replayed, response } = await runIdempotently(
+        services.db,
+        {
+          scope: idempotencyScope(principal),
+          key,
+          fingerprint: requestFingerprint(method, path, body),
+          now: services.clock.now(),
+        },
+        (tx) => runRoute(ex, route, input, { ...ex.ctx, services: { ...services, db: tx } }),
+        (outcome) => storableResult(route, outcome),
+      );
+      if (replayed) {
+        if (route.meta.secretFields) throw secretNotReplayable(response.body);
         idempotencyReplays.inc();
-        return jsonReply(ex, claim.response.status, versionedBody(ex.ctx, claim.response.body), {
+        return jsonReply(ex, response.status, versionedBody(ex.ctx, response.body), {
           "Idempotent-Replayed": "true",
         });
       }
-      // The work and the key's outcome commit together: a process that dies mid-request leaves neither, so the
-      // claim's lease can pass to a retry without any risk of doing the work twice.
-      const result = await services.db
-        .transaction(async (tx) => {
-          const outcome = await runRoute(ex, route, input, { ...ex.ctx, services: { ...services, db: tx } });
-          if (outcome.status >= 300) throw new Unsettled(outcome);
-          await settleIdempotencyKey(tx, scope, key, storableResult(route, outcome));
-          return outcome;
-        })
-        .catch(async (err: unknown) => {
-          if (!(err instanceof Unsettled)) throw err;
-          // A failed request changed nothing: the key is released, so a corrected retry runs afresh.
-          await releaseIdempotencyKey(services.db, scope, key);
-          return err.outcome;
-        });
-      return answer(ex, route, result);
+      return answer(ex, route, response);
     },
   };
 }
