@@ -1,9 +1,8 @@
 import { ApiError, runIdempotently } from "@rubricon/core";
-import { getTRPCErrorFromUnknown } from "@trpc/server";
 import { idempotencyReplays } from "../observability/metrics";
 import { admitRestRequest } from "../trpc/admission";
 import type { Principal, RequestContext } from "../trpc/context";
-import { procedureDef } from "../trpc/internals";
+import { callProcedure } from "../trpc/internals";
 import type { RedirectTarget } from "../trpc/redirect";
 import { settleApiVersion, upgradeRequest, versionedBody } from "../versions";
 import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
@@ -32,100 +31,6 @@ interface RestDeps {
   openApiDocument: () => unknown;
 }
 
-interface MiddlewareResult {
-  ok: boolean;
-  data?: unknown;
-  error?: unknown;
-}
-interface NextOptions {
-  ctx?: object;
-  input?: unknown;
-  getRawInput?: () => Promise<unknown>;
-}
-interface CallOptions {
-  ctx: RequestContext;
-  input?: unknown;
-  getRawInput: () => Promise<unknown>;
-  path: string;
-  type: string;
-  meta: unknown;
-  signal: AbortSignal | undefined;
-  batchIndex: number;
-}
-type Middleware = (
-  opts: CallOptions & { next(opts?: NextOptions): Promise<MiddlewareResult> },
-) => Promise<unknown>;
-
-/**
- * Runs a route's procedure as tRPC's caller does (each middleware in turn, the context merged as each passes it
- * on, a thrown error turned into a failed result), without building the caller's proxy and looking the procedure
- * up by path: the route table already holds it. tRPC merges the options at every level with a transpiled object
- * spread, which cost about 3% of a list page's CPU; this runner's native spreads do the same work. The
- * procedure's definition comes from `trpc/internals.ts`, the one file that knows tRPC's private shapes.
- */
-function callProcedure(
-  route: Route,
-  ctx: RequestContext,
-  input: unknown,
-  signal?: AbortSignal,
-): Promise<unknown> {
-  const def = procedureDef(route.procedure);
-  return runMiddleware(def.middlewares as unknown as Middleware[], 0, {
-    ctx,
-    getRawInput: rawInputOf(input),
-    path: route.procedurePath,
-    type: def.type,
-    meta: def.meta,
-    signal,
-    batchIndex: 0,
-  }).then(dataOf);
-}
-
-// Module-level functions and object methods, not arrows bound to names inside the request: the TypeScript
-// runtime (tsx) names each such arrow with a property definition every time one is made.
-function rawInputOf(input: unknown): () => Promise<unknown> {
-  return Promise.resolve.bind(Promise, input) as () => Promise<unknown>;
-}
-
-function dataOf(result: MiddlewareResult): unknown {
-  if (!result.ok) throw result.error;
-  return result.data;
-}
-
-async function runMiddleware(
-  middlewares: Middleware[],
-  index: number,
-  opts: CallOptions,
-): Promise<MiddlewareResult> {
-  try {
-    // Built field by field rather than spread: one object shape for every middleware of every route.
-    return (await middlewares[index]!({
-      ctx: opts.ctx,
-      input: opts.input,
-      getRawInput: opts.getRawInput,
-      path: opts.path,
-      type: opts.type,
-      meta: opts.meta,
-      signal: opts.signal,
-      batchIndex: opts.batchIndex,
-      next(n?: NextOptions) {
-        return runMiddleware(middlewares, index + 1, {
-          ctx: n?.ctx ? { ...opts.ctx, ...n.ctx } : opts.ctx,
-          input: n && "input" in n ? n.input : opts.input,
-          getRawInput: n?.getRawInput ?? opts.getRawInput,
-          path: opts.path,
-          type: opts.type,
-          meta: opts.meta,
-          signal: opts.signal,
-          batchIndex: opts.batchIndex,
-        });
-      },
-    })) as MiddlewareResult;
-  } catch (cause) {
-    return { ok: false, error: getTRPCErrorFromUnknown(cause) };
-  }
-}
-
 /** A procedure's outcome as the status and body it answers. */
 async function runRoute(
   ex: Exchange,
@@ -134,7 +39,7 @@ async function runRoute(
   ctx: RequestContext = ex.ctx,
 ): Promise<{ status: number; body: unknown }> {
   try {
-    const output = await callProcedure(route, ctx, input);
+    const output = await callProcedure(route.procedure, { ctx, input, path: route.procedurePath });
     return { status: ex.ctx.response.status ?? route.meta.successStatus ?? 200, body: output };
   } catch (err) {
     return ex.failure(err, input);
@@ -314,7 +219,12 @@ export function createRestEntry(deps: RestDeps): EntryPoint {
         controller.signal.addEventListener("abort", release, { once: true });
         ex.req.signal.addEventListener("abort", () => controller.abort(), { once: true });
         try {
-          const events = await callProcedure(route, ex.ctx, input, controller.signal);
+          const events = await callProcedure(route.procedure, {
+            ctx: ex.ctx,
+            input,
+            path: route.procedurePath,
+            signal: controller.signal,
+          });
           return await streamReply(ex, events as AsyncIterable<ServerSentEvent>, () => controller.abort());
         } catch (err) {
           controller.abort();
