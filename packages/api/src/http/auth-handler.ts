@@ -8,9 +8,9 @@ import {
   SESSION_TTL_MS,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import { type AppServices, newTeamPlan } from "../trpc/context";
+import { type AppServices, newTeamPlan } from "../request/context";
+import { assertSameOrigin } from "../request/csrf";
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./cookies";
-import { assertSameOrigin } from "./csrf";
 import { parseJsonBody } from "./json-body";
 import { type EntryPoint, jsonReply } from "./pipeline";
 

@@ -5,26 +5,14 @@ import { ApiError } from "@rubricon/core";
 import { log } from "../observability/logger";
 import { type ObservedResponse, REQUEST_CONTEXT } from "../observability/request-context";
 import { safeErrorMessage } from "../observability/safe-error";
-import type { AppServices, Principal, RequestContext } from "../trpc/context";
-import {
-  type ApiRequest,
-  discardNodeBody,
-  type ForwardedFor,
-  fromNodeRequest,
-  fromWebRequest,
-} from "./api-message";
+import type { ApiRequest } from "../request/api-request";
+import type { AppServices, Principal, RequestContext } from "../request/context";
+import type { Reply, ServerSentEvent } from "../request/reply";
+import { discardNodeBody, type ForwardedFor, fromNodeRequest, fromWebRequest } from "./api-message";
 import { clientIp } from "./client-ip";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
 import { resolvePrincipal } from "./principal";
-import {
-  formatEvent,
-  type Reply,
-  type ServerSentEvent,
-  SSE_HEADERS,
-  toWebResponse,
-  writeNodeReply,
-  writeNodeReplyThenClose,
-} from "./reply";
+import { formatEvent, SSE_HEADERS, toWebResponse, writeNodeReply, writeNodeReplyThenClose } from "./reply";
 import { uuidv7 } from "./request-id";
 
 /** Request bodies past this are refused with 413 unless a route sets its own cap. */

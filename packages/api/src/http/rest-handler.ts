@@ -1,7 +1,8 @@
 import { ApiError, runIdempotently } from "@rubricon/core";
 import { idempotencyReplays } from "../observability/metrics";
+import type { Principal, RequestContext } from "../request/context";
+import type { Reply, ServerSentEvent } from "../request/reply";
 import { admitRestRequest } from "../trpc/admission";
-import type { Principal, RequestContext } from "../trpc/context";
 import { callProcedure } from "../trpc/internals";
 import type { RedirectTarget } from "../trpc/redirect";
 import { settleApiVersion, upgradeRequest, versionedBody } from "../versions";
@@ -19,7 +20,6 @@ import {
   serializedOnce,
   streamReply,
 } from "./pipeline";
-import type { Reply, ServerSentEvent } from "./reply";
 import type { Route, RouteTable } from "./route-table";
 import { acquireStreamSlot } from "./stream-slots";
 

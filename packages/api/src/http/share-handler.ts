@@ -8,9 +8,9 @@ import {
   submitShareRating,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import { type AppServices, limitPolicy } from "../trpc/context";
+import { type AppServices, limitPolicy } from "../request/context";
+import { assertSameOrigin } from "../request/csrf";
 import { httpOnlyCookie, readCookie } from "./cookies";
-import { assertSameOrigin } from "./csrf";
 import { parseJsonBody } from "./json-body";
 import { type EntryPoint, type Exchange, jsonReply, redirectReply } from "./pipeline";
 

@@ -6,7 +6,7 @@ import {
   LocalFileStorage,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import type { AppServices } from "../trpc/context";
+import type { AppServices } from "../request/context";
 import { type EntryPoint, jsonReply } from "./pipeline";
 
 function uploadTooLarge(size: number): ApiError {

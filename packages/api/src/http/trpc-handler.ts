@@ -1,8 +1,8 @@
 import { ApiError } from "@rubricon/core";
 import type { AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import type { RequestContext } from "../request/context";
 import { admitTrpcBatch } from "../trpc/admission";
-import type { RequestContext } from "../trpc/context";
 import { DEFAULT_BODY_LIMIT, type EntryPoint } from "./pipeline";
 
 export const TRPC_PREFIX = "/api/trpc";
