@@ -31,7 +31,7 @@ export { createFileStorage } from "./files/storage";
 export type { ForwardedFor } from "./http/api-message";
 export { listen } from "./http/node-server";
 export type { Pipeline } from "./http/pipeline";
-export { API_PREFIX } from "./http/rest-handler";
+export { API_PREFIX } from "./http/rest-parse";
 export { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 export { RedisSlidingWindow } from "./limits/redis-sliding-window";
 export { MemorySlidingWindow } from "./limits/sliding-window";
