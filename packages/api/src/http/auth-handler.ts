@@ -10,9 +10,10 @@ import {
 import { AttemptThrottle } from "../limits/attempts";
 import { type AppServices, newTeamPlan } from "../request/context";
 import { assertSameOrigin } from "../request/csrf";
+import type { EntryPoint } from "../request/exchange";
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./cookies";
 import { parseJsonBody } from "./json-body";
-import { type EntryPoint, jsonReply } from "./pipeline";
+import { jsonReply } from "./reply";
 
 export const AUTH_PREFIX = "/api/auth";
 /** An email, a password and a name fit in far less; nothing larger reaches the password hash. */

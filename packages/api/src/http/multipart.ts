@@ -7,8 +7,8 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ApiError, SNIFF_BYTES, type StagedUpload } from "@rubricon/core";
 import busboy from "busboy";
+import type { Exchange } from "../request/exchange";
 import type { UploadRoute } from "../request/route-meta";
-import type { Exchange } from "./pipeline";
 
 /** A multipart upload route: the part named `field` is the file, other parts are plain fields. */
 export type { UploadRoute } from "../request/route-meta";

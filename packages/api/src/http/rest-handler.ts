@@ -1,7 +1,8 @@
+import type { EntryPoint, Exchange } from "../request/exchange";
 import type { Reply } from "../request/reply";
 import { admitRestRequest } from "../trpc/admission";
 import { settleApiVersion } from "../versions";
-import { type EntryPoint, type Exchange, jsonReply } from "./pipeline";
+import { jsonReply } from "./reply";
 import { API_PREFIX, matchRoute, readInput, restTarget } from "./rest-parse";
 import { replyWith } from "./rest-reply";
 import { runProcedure, streamEvents } from "./rest-run";

@@ -1,9 +1,10 @@
 import type { ApiVersion } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
+import type { Exchange } from "../request/exchange";
 import { upgradeRequest } from "../versions";
 import { validateIdempotencyKey } from "./idempotency";
 import { discardUpload, type ReceivedUpload, receiveMultipart } from "./multipart";
-import { DEFAULT_BODY_LIMIT, type Exchange } from "./pipeline";
+import { DEFAULT_BODY_LIMIT } from "./pipeline";
 import type { Route, RouteTable } from "./route-table";
 
 export const API_PREFIX = "/api/v1";

@@ -8,7 +8,7 @@ import {
   redirectReply,
   revalidated,
   serializedOnce,
-} from "./pipeline";
+} from "./reply";
 import type { RestRequest } from "./rest-parse";
 import type { Outcome } from "./rest-run";
 

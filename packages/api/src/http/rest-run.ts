@@ -1,11 +1,12 @@
 import { ApiError, runIdempotently } from "@rubricon/core";
 import { idempotencyReplays } from "../observability/metrics";
 import type { Principal, RequestContext } from "../request/context";
+import type { Exchange } from "../request/exchange";
 import type { Reply, ServerSentEvent } from "../request/reply";
 import { callProcedure } from "../trpc/internals";
 import { requestFingerprint } from "./idempotency";
 import { discardUpload } from "./multipart";
-import { type Exchange, jsonReply, streamReply } from "./pipeline";
+import { jsonReply, streamReply } from "./reply";
 import type { RestInput, RestRequest } from "./rest-parse";
 import type { Route } from "./route-table";
 import { acquireStreamSlot } from "./stream-slots";

@@ -10,9 +10,10 @@ import {
 import { AttemptThrottle } from "../limits/attempts";
 import { type AppServices, limitPolicy } from "../request/context";
 import { assertSameOrigin } from "../request/csrf";
+import type { EntryPoint, Exchange } from "../request/exchange";
 import { httpOnlyCookie, readCookie } from "./cookies";
 import { parseJsonBody } from "./json-body";
-import { type EntryPoint, type Exchange, jsonReply, redirectReply } from "./pipeline";
+import { jsonReply, redirectReply } from "./reply";
 
 export const SHARE_PREFIX = "/api/share";
 const SHARE_FILE_TEMPLATE = `${SHARE_PREFIX}/{token}/files/{fileId}`;

@@ -7,7 +7,8 @@ import {
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
 import type { AppServices } from "../request/context";
-import { type EntryPoint, jsonReply } from "./pipeline";
+import type { EntryPoint } from "../request/exchange";
+import { jsonReply } from "./reply";
 
 function uploadTooLarge(size: number): ApiError {
   return new ApiError(

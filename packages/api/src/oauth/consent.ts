@@ -8,8 +8,9 @@ import {
 import { ApiError, recordGrant, resolveTargetTeam, teamsOfUser } from "@rubricon/core";
 import type Provider from "oidc-provider";
 import { parseJsonBody } from "../http/json-body";
-import { type Exchange, jsonReply } from "../http/pipeline";
+import { jsonReply } from "../http/reply";
 import { assertSameOrigin } from "../request/csrf";
+import type { Exchange } from "../request/exchange";
 import { actorOf } from "../request/principal";
 import type { Reply } from "../request/reply";
 import { oauthResources } from "./provider";

@@ -1,8 +1,9 @@
 import { ApiError, markGrantRevoked } from "@rubricon/core";
 import type Provider from "oidc-provider";
 import type { KoaContextWithOIDC } from "oidc-provider";
-import { type EntryPoint, type Exchange, jsonReply } from "../http/pipeline";
+import { jsonReply } from "../http/reply";
 import { enforceRouteLimit } from "../limits/route-limit";
+import type { EntryPoint, Exchange } from "../request/exchange";
 import type { Reply } from "../request/reply";
 import type { AppServices } from "../request/services";
 import { handleConsent } from "./consent";

@@ -1,5 +1,6 @@
 import { ApiError } from "@rubricon/core";
-import { type EntryPoint, jsonReply } from "../http/pipeline";
+import { jsonReply } from "../http/reply";
+import type { EntryPoint } from "../request/exchange";
 import type { AppServices } from "../request/services";
 import { OAUTH_PREFIX, OAUTH_SCOPES, oauthResources } from "./provider";
 
