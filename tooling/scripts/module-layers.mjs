@@ -3,7 +3,8 @@
 // no two modules import each other and each can be read knowing only those beneath it. Fails, naming the file and
 // the rule, on a module outside the list, an import of another module's internals, an import upward, or a circle
 // between modules. Type-only imports count too. Files directly under DIR (the package's face) may import modules'
-// faces only.
+// faces only. With `--direction-only` (a package whose folders have no faces yet) only the order is held: the listed
+// folders import only folders below them and never in a circle; other folders and the faces rule are left alone.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -51,13 +52,13 @@ function moduleCircles(edges) {
  * The breaches of the layer rules under `dir`, as messages naming files relative to `root`. `layers` lists the
  * modules from the bottom up.
  */
-export function findLayerBreaches(dir, layers, root = process.cwd()) {
+export function findLayerBreaches(dir, layers, root = process.cwd(), { directionOnly = false } = {}) {
   const top = resolve(dir);
   const rank = new Map(layers.map((name, i) => [name, i]));
   const messages = [];
   const show = (file) => relative(root, file);
   for (const name of readdirSync(top)) {
-    if (statSync(join(top, name)).isDirectory() && !rank.has(name)) {
+    if (!directionOnly && statSync(join(top, name)).isDirectory() && !rank.has(name)) {
       messages.push(`${show(join(top, name))}: module "${name}" is in no layer; add it to the layer list.`);
     }
   }
@@ -70,16 +71,17 @@ export function findLayerBreaches(dir, layers, root = process.cwd()) {
       const target = resolveRelative(file, fileName);
       if (!target) continue;
       const tparts = relative(top, target).split(sep);
-      if (tparts[0] === "..") {
+      if (tparts[0] === ".." && !directionOnly) {
         messages.push(`${show(file)}: imports "${fileName}", outside ${show(top)}.`);
         continue;
       }
       const to = tparts.length > 1 ? tparts[0] : null;
-      if (to === from || to === null) continue;
+      if (to === from || to === null || tparts[0] === "..") continue;
+      if (directionOnly && !(rank.has(from) && rank.has(to))) continue;
       if (!edges.has(from)) edges.set(from, new Set());
       edges.get(from).add(to);
       const face = tparts.length === 2 && /^index\.tsx?$/.test(tparts[1]);
-      if (!face) {
+      if (!face && !directionOnly) {
         messages.push(
           `${show(file)}: imports "${fileName}", inside module "${to}"; import "${to}/index.ts" and export what is needed there.`,
         );
@@ -99,12 +101,16 @@ export function findLayerBreaches(dir, layers, root = process.cwd()) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const [dir, ...layers] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const directionOnly = args[0] === "--direction-only";
+  const [dir, ...layers] = directionOnly ? args.slice(1) : args;
   if (!dir || layers.length === 0) {
-    console.error("usage: node tooling/scripts/module-layers.mjs DIR LAYER... (bottom layer first)");
+    console.error(
+      "usage: node tooling/scripts/module-layers.mjs [--direction-only] DIR LAYER... (bottom layer first)",
+    );
     process.exit(2);
   }
-  const found = findLayerBreaches(dir, layers);
+  const found = findLayerBreaches(dir, layers, process.cwd(), { directionOnly });
   for (const message of found) console.error(message);
   if (found.length > 0) {
     console.error(`${found.length} breach(es) of the module layers in ${dir}.`);

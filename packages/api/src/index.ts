@@ -28,14 +28,13 @@ export {
 } from "./config/startup";
 export { openDatabase } from "./database";
 export { createFileStorage } from "./files/storage";
-export type { ApiRequest, ForwardedFor } from "./http/api-message";
+export type { ForwardedFor } from "./http/api-message";
 export { listen } from "./http/node-server";
 export type { Pipeline } from "./http/pipeline";
-export type { Reply, ServerSentEvent } from "./http/reply";
-export { API_PREFIX } from "./http/rest-handler";
+export { API_PREFIX } from "./http/rest-parse";
 export { createDrainableServer, type Served, stopOnSignals } from "./http/serve";
 export { RedisSlidingWindow } from "./limits/redis-sliding-window";
-export { MemorySlidingWindow, type SlidingWindow, type WindowState } from "./limits/sliding-window";
+export { MemorySlidingWindow } from "./limits/sliding-window";
 export {
   databaseCheck,
   fileStoreCheck,
@@ -52,7 +51,10 @@ export { collectProcessMetrics, registry as metricsRegistry } from "./observabil
 export { listenMetrics, registerQueueGauges, registerWorkGauges } from "./observability/metrics-server";
 export { routeConsoleTo } from "./observability/safe-error";
 export { startTracing, stopTracing, tracingOn } from "./observability/tracing";
+export type { ApiRequest } from "./request/api-request";
+export type { Principal, RequestContext } from "./request/context";
+export type { Reply, ServerSentEvent } from "./request/reply";
+export type { SlidingWindow, WindowState } from "./request/services";
 export { type AppRouter, appRouter } from "./routers/index";
 export { type ServerMainOptions, serverMain } from "./server-main";
-export type { Principal, RequestContext } from "./trpc/context";
 export { RedirectTarget, redirectTo } from "./trpc/redirect";

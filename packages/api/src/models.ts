@@ -1,5 +1,5 @@
 import * as core from "@rubricon/core";
-import type { AppServices } from "./services";
+import type { AppServices } from "./request/services";
 
 /** The model of a team: its enabled BYOK setting, else the platform default, else none. */
 function modelOf(services: Pick<AppServices, "db" | "env">, teamId: string) {

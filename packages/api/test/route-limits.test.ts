@@ -5,7 +5,7 @@ import { z } from "zod";
 import { createHttpSurface } from "../src/app";
 import { listen } from "../src/http/node-server";
 import type { Pipeline } from "../src/http/pipeline";
-import type { AppServices, RequestContext } from "../src/trpc/context";
+import type { AppServices, RequestContext } from "../src/request/context";
 import { apiProcedure, createCallerFactory, publicProcedure, router } from "../src/trpc/init";
 import { expectError } from "./helpers/assertions";
 import { bearer, call, errorOf, mintApiKey, readAnswer, signUp, type TestUser } from "./helpers/clients";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { createHttpSurface } from "../src/app";
 import { listen } from "../src/http/node-server";
 import type { Pipeline } from "../src/http/pipeline";
-import type { ServerSentEvent } from "../src/http/reply";
+import type { ServerSentEvent } from "../src/request/reply";
 import { apiProcedure, router } from "../src/trpc/init";
 import { RedirectTarget, redirectTo } from "../src/trpc/redirect";
 import { expectError, UUID_V7 } from "./helpers/assertions";

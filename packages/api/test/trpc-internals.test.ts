@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
-import { initTRPC } from "@trpc/server";
+import { initTRPC, TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appRouter } from "../src/routers/index";
-import { PINNED_TRPC_VERSION, procedureDef, routerProcedures } from "../src/trpc/internals";
+import { callProcedure, PINNED_TRPC_VERSION, procedureDef, routerProcedures } from "../src/trpc/internals";
 
 const require = createRequire(import.meta.url);
 
@@ -47,5 +47,52 @@ describe("tRPC internals (src/trpc/internals.ts)", () => {
       return meta?.openapi !== undefined || meta?.stream !== undefined;
     });
     expect(withRoutes.length).toBeGreaterThanOrEqual(131);
+  });
+
+  it("run a procedure's middleware as tRPC's own caller does", async () => {
+    const t = initTRPC.context<{ base: string; signal?: AbortSignal }>().create();
+    const seen: unknown[] = [];
+    const chain = t.procedure
+      .use(({ ctx, next }) => next({ ctx: { added: `${ctx.base}+1` } }))
+      .use(async ({ ctx, path, type, getRawInput, next }) => {
+        seen.push({ ctx: { ...ctx }, path, type, raw: await getRawInput() });
+        return next();
+      })
+      .input(z.object({ n: z.number() }));
+    const router = t.router({
+      ok: chain.query(({ ctx, input }) => ({ ctx, input })),
+      fails: chain.mutation(() => {
+        throw new Error("boom");
+      }),
+      refused: chain.query(() => {
+        throw new TRPCError({ code: "FORBIDDEN", message: "no" });
+      }),
+      invalid: chain.query(() => 1),
+    });
+    const procedures = Object.fromEntries(routerProcedures(router));
+    const caller = t.createCallerFactory(router)({ base: "b" });
+    const viaCaller = async (name: string, input: unknown) =>
+      (caller[name as "ok"] as (i: unknown) => Promise<unknown>)(input).then(
+        (data) => ({ data }),
+        (error: TRPCError) => ({ error: [error.constructor.name, error.code, error.message] }),
+      );
+    const viaRunner = (name: string, input: unknown) =>
+      callProcedure(procedures[name]!, { ctx: { base: "b" }, input, path: name }).then(
+        (data) => ({ data }),
+        (error: TRPCError) => ({ error: [error.constructor.name, error.code, error.message] }),
+      );
+    for (const [name, input] of [
+      ["ok", { n: 1 }],
+      ["fails", { n: 2 }],
+      ["refused", { n: 3 }],
+      ["invalid", { n: "x" }],
+    ] as const) {
+      seen.length = 0;
+      const expected = await viaCaller(name, input);
+      const fromCaller = [...seen];
+      seen.length = 0;
+      expect(await viaRunner(name, input), name).toEqual(expected);
+      expect(seen, name).toEqual(fromCaller);
+    }
   });
 });

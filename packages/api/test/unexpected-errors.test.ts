@@ -6,8 +6,8 @@ import { z } from "zod";
 import { createHttpSurface, createServices } from "../src/app";
 import { loadEnv } from "../src/config/env";
 import { configureLogging } from "../src/observability/logger";
-import type { RequestContext } from "../src/trpc/context";
-import type { RouteMeta } from "../src/trpc/init";
+import type { RequestContext } from "../src/request/context";
+import type { RouteMeta } from "../src/request/route-meta";
 import { readAnswer } from "./helpers/clients";
 import { TEST_SECRETS } from "./helpers/server";
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
 const CORE = join(dirname(fileURLToPath(import.meta.url)), "..");
+const API = join(CORE, "../api");
 const SCRIPT = join(CORE, "../../tooling/scripts/module-layers.mjs");
 
 /** The layer list the lint task declares, so this test and lint cannot disagree about the order. */
@@ -16,8 +17,17 @@ function declaredLayers(): string[] {
   return args[1].trim().split(" ");
 }
 
-function check(dir: string, layers: string[]) {
-  const run = spawnSync(process.execPath, [SCRIPT, dir, ...layers], { encoding: "utf8", cwd: dir });
+/** The folder order the api package's lint task declares (`--direction-only`: its folders have no faces yet). */
+function apiDeclaredLayers(): string[] {
+  const lint: string = JSON.parse(readFileSync(join(API, "package.json"), "utf8")).scripts.lint;
+  const args = lint.match(/module-layers\.mjs --direction-only src ((?:[a-z-]+ ?)+)/);
+  if (!args?.[1])
+    throw new Error("the api's lint task does not run module-layers.mjs --direction-only on src");
+  return args[1].trim().split(" ");
+}
+
+function check(dir: string, layers: string[], flags: string[] = []) {
+  const run = spawnSync(process.execPath, [SCRIPT, ...flags, dir, ...layers], { encoding: "utf8", cwd: dir });
   return { status: run.status, errors: run.stderr };
 }
 
@@ -99,5 +109,34 @@ describe("module-layers.mjs", { timeout: 120_000 }, () => {
     const run = check(dir, ["low", "high"]);
     expect(run.status).toBe(1);
     expect(run.errors).toContain('module "stray" is in no layer');
+  });
+
+  it("holds the api's folders to the order its lint task declares, request types at the bottom", () => {
+    const layers = apiDeclaredLayers();
+    expect(layers.indexOf("request")).toBeLessThan(layers.indexOf("limits"));
+    expect(layers.indexOf("limits")).toBeLessThan(layers.indexOf("trpc"));
+    expect(layers.indexOf("trpc")).toBeLessThan(layers.indexOf("http"));
+    const run = check(join(API, "src"), layers, ["--direction-only"]);
+    expect(run.errors).toBe("");
+    expect(run.status).toBe(0);
+  });
+
+  it("with --direction-only, leaves faces and unlisted folders alone but fails an import upward", () => {
+    const inside = {
+      ...CLEAN,
+      "high/user.ts": 'import { thing } from "../low/thing";\nexport const user = thing;\n',
+      "stray/index.ts": 'import { user } from "../high/user";\nexport const stray = user;\n',
+    };
+    const dir = fixture(inside);
+    expect(check(dir, ["low", "high"], ["--direction-only"])).toEqual({ status: 0, errors: "" });
+    writeFileSync(
+      join(dir, "low/thing.ts"),
+      'import type { user } from "../high/user";\nexport const thing = 1;\n',
+    );
+    const run = check(dir, ["low", "high"], ["--direction-only"]);
+    expect(run.status).toBe(1);
+    expect(run.errors).toContain(
+      'low/thing.ts: imports "../high/user" of module "high", a layer above "low"',
+    );
   });
 });

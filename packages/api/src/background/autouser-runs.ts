@@ -9,7 +9,7 @@ import {
 import { AutouserRunEngine, type RunEngineOptions } from "@rubricon/core";
 import { createFileStorage } from "../files/storage";
 import { runObserver } from "../observability/work";
-import type { AppServices } from "../services";
+import type { AppServices } from "../request/services";
 import type { BackgroundLoop } from "./background-loop";
 
 /** How soon a queued run is taken, at most, when this process has room (plus the time a busy pass takes). */

@@ -1,5 +1,5 @@
 import { EmailSender } from "@rubricon/core";
-import type { AppServices } from "../services";
+import type { AppServices } from "../request/services";
 import type { BackgroundLoop } from "./background-loop";
 
 /** How soon after it is queued a message goes out, at most. */

@@ -8,7 +8,7 @@ import {
 import { createFileStorage } from "../files/storage";
 import { insightsWriterFor } from "../models";
 import { log } from "../observability/logger";
-import type { AppServices } from "../services";
+import type { AppServices } from "../request/services";
 import { autouserRunLoop } from "./autouser-runs";
 import type { BackgroundLoop } from "./background-loop";
 import { emailLoop } from "./email";

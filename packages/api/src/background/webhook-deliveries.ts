@@ -1,6 +1,6 @@
 import { DeliveryWorker, type DeliveryWorkerOptions } from "@rubricon/core";
 import { deliveryObserver } from "../observability/work";
-import type { AppServices } from "../services";
+import type { AppServices } from "../request/services";
 import { renderEventPayload } from "../versions";
 import type { BackgroundLoop } from "./background-loop";
 

@@ -8,11 +8,12 @@ import {
   SESSION_TTL_MS,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import { type AppServices, newTeamPlan } from "../trpc/context";
+import { type AppServices, newTeamPlan } from "../request/context";
+import { assertSameOrigin } from "../request/csrf";
+import type { EntryPoint } from "../request/exchange";
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./cookies";
-import { assertSameOrigin } from "./csrf";
 import { parseJsonBody } from "./json-body";
-import { type EntryPoint, jsonReply } from "./pipeline";
+import { jsonReply } from "./reply";
 
 export const AUTH_PREFIX = "/api/auth";
 /** An email, a password and a name fit in far less; nothing larger reaches the password hash. */

@@ -1,4 +1,4 @@
-import type { HeaderReader } from "./api-message";
+import type { HeaderReader } from "../request/api-request";
 
 /**
  * The client's address from X-Forwarded-For, trusting only the configured number of reverse proxies.

@@ -1,15 +1,8 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@rubricon/core";
 
-export {
-  CLAIM_LEASE_MS,
-  type Claim,
-  claimIdempotencyKey,
-  IDEMPOTENCY_TTL_MS,
-  releaseIdempotencyKey,
-  type StoredResponse,
-  settleIdempotencyKey,
-} from "@rubricon/core";
+// The store and its transaction are core's (`runIdempotently`); the header's rules and the fingerprint are here.
+export { CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS } from "@rubricon/core";
 
 const MAX_KEY_LENGTH = 255;
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
+import type { Exchange } from "../request/exchange";
+import { assertStorableText } from "../request/text-input";
 import { toApiError } from "./error-envelope";
-import type { Exchange } from "./pipeline";
-import { assertStorableText } from "./text-input";
 
 /**
  * The JSON body of a request outside the tRPC surface (sign-in, share links), validated by `schema` and capped at

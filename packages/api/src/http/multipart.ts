@@ -7,11 +7,11 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ApiError, SNIFF_BYTES, type StagedUpload } from "@rubricon/core";
 import busboy from "busboy";
-import type { UploadRoute } from "../trpc/meta";
-import type { Exchange } from "./pipeline";
+import type { Exchange } from "../request/exchange";
+import type { UploadRoute } from "../request/route-meta";
 
 /** A multipart upload route: the part named `field` is the file, other parts are plain fields. */
-export type { UploadRoute } from "../trpc/meta";
+export type { UploadRoute } from "../request/route-meta";
 
 /** Room for the other parts and the multipart framing around a file of the largest size. */
 const FRAMING_BYTES = 64 * 1024;

@@ -1,30 +1,18 @@
-import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { API_VERSION } from "@rubricon/contracts";
 import { ApiError } from "@rubricon/core";
 import { log } from "../observability/logger";
 import { type ObservedResponse, REQUEST_CONTEXT } from "../observability/request-context";
 import { safeErrorMessage } from "../observability/safe-error";
-import type { AppServices, Principal, RequestContext } from "../trpc/context";
-import {
-  type ApiRequest,
-  discardNodeBody,
-  type ForwardedFor,
-  fromNodeRequest,
-  fromWebRequest,
-} from "./api-message";
+import type { ApiRequest } from "../request/api-request";
+import type { AppServices, Principal, RequestContext } from "../request/context";
+import type { EntryPoint, Exchange } from "../request/exchange";
+import type { Reply } from "../request/reply";
+import { discardNodeBody, type ForwardedFor, fromNodeRequest, fromWebRequest } from "./api-message";
 import { clientIp } from "./client-ip";
 import { toApiError, toErrorEnvelope } from "./error-envelope";
 import { resolvePrincipal } from "./principal";
-import {
-  formatEvent,
-  type Reply,
-  type ServerSentEvent,
-  SSE_HEADERS,
-  toWebResponse,
-  writeNodeReply,
-  writeNodeReplyThenClose,
-} from "./reply";
+import { jsonReply, toWebResponse, writeNodeReply, writeNodeReplyThenClose } from "./reply";
 import { uuidv7 } from "./request-id";
 
 /** Request bodies past this are refused with 413 unless a route sets its own cap. */
@@ -32,134 +20,6 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
-
-/** One request on its way through the pipeline: what every entry point reads and writes. */
-export interface Exchange {
-  readonly req: ApiRequest;
-  readonly url: URL;
-  readonly requestId: string;
-  /** Response headers, merged into whatever the request answers, error or not. */
-  readonly headers: Record<string, string>;
-  readonly cookies: string[];
-  /** The tRPC context of this request; `principal` is set once `principal()` has resolved it. */
-  readonly ctx: RequestContext;
-  /** The caller, resolved once (session cookie, API key, OAuth token, plugin token); null when none is sent. */
-  principal(): Promise<Principal | null>;
-  /** The JSON object body (`{}` when empty), refused past `limit` bytes. */
-  readJson(limit?: number): Promise<Record<string, unknown>>;
-  /** An error as the status and envelope it answers; unexpected ones are logged with the request id. */
-  failure(err: unknown, input?: unknown): { status: number; body: unknown };
-}
-
-export interface EntryPoint {
-  /** Path prefix the entry point owns, e.g. `/api/v1`. */
-  prefix: string;
-  handle(ex: Exchange): Promise<Reply>;
-}
-
-export function jsonReply(
-  ex: Exchange,
-  status: number,
-  body: unknown,
-  extra?: Record<string, string>,
-  /** The body's JSON, as text or UTF-8 bytes, when it is already known (`serializedOnce`). */
-  text?: string | Uint8Array,
-): Reply {
-  const headers: Record<string, string | string[]> = { ...ex.headers, ...extra };
-  if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
-  if (status === 204) return { status, headers, body: null };
-  headers["Content-Type"] = "application/json; charset=utf-8";
-  return { status, headers, body: text ?? JSON.stringify(body) };
-}
-
-/** A body's JSON as UTF-8 bytes, with the entity tag of those bytes. */
-export interface SerializedBody {
-  bytes: Buffer;
-  /** A strong `ETag`: the first 128 bits of the bytes' SHA-256, base64url, quoted. */
-  etag: string;
-}
-
-/** JSON bodies answered again unchanged, as UTF-8 bytes, by the body object: dropped with it. */
-const serializedBodies = new WeakMap<object, SerializedBody>();
-
-/**
- * The JSON of a body a route answers again as the same object (`RouteMeta.reusedBody`), serialized, encoded and
- * tagged on its first answer only: a string body is encoded to UTF-8 again on every write, which for results of
- * thousands of comparisons (megabytes) was a fifth of a cached read. Such a body must never be changed after it
- * was first answered.
- */
-export function serializedOnce(body: object): SerializedBody {
-  let serialized = serializedBodies.get(body);
-  if (serialized === undefined) {
-    const bytes = Buffer.from(JSON.stringify(body), "utf8");
-    const digest = createHash("sha256").update(bytes).digest("base64url").slice(0, 22);
-    serialized = { bytes, etag: `"${digest}"` };
-    serializedBodies.set(body, serialized);
-  }
-  return serialized;
-}
-
-/**
- * Whether an `If-None-Match` header names `etag` (RFC 9110 §13.1.2: `*`, or a list compared weakly, so `W/"x"`
- * matches `"x"`).
- */
-export function noneMatchHits(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  for (const part of header.split(",")) {
-    const tag = part.trim();
-    if ((tag.startsWith("W/") ? tag.slice(2) : tag) === etag) return true;
-  }
-  return false;
-}
-
-/**
- * `304 Not Modified` for a conditional GET whose tag still matches: the validators again, no body. Kept in a
- * client's cache (`private`) and revalidated on every use (`no-cache`).
- */
-export function notModifiedReply(ex: Exchange, etag: string): Reply {
-  const headers: Record<string, string | string[]> = { ...ex.headers, ...revalidated(etag) };
-  if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
-  return { status: 304, headers, body: null };
-}
-
-/** The headers that let a client keep a tagged body and ask again with `If-None-Match`. */
-export function revalidated(etag: string): Record<string, string> {
-  return { ETag: etag, "Cache-Control": "private, no-cache" };
-}
-
-/** 302 to `location`; a redirect to a signed, short-lived URL must never be cached. */
-export function redirectReply(ex: Exchange, location: string): Reply {
-  return {
-    status: 302,
-    headers: { ...ex.headers, Location: location, "Cache-Control": "no-store" },
-    body: null,
-  };
-}
-
-/**
- * An event stream from a producer. The first event is pulled before answering, so an error the producer meets
- * first (no such evaluation, no access) is still a JSON envelope with its real status.
- */
-export async function streamReply(
-  ex: Exchange,
-  events: AsyncIterable<ServerSentEvent>,
-  abort: () => void,
-): Promise<Reply> {
-  const rest = events[Symbol.asyncIterator]();
-  const first = await rest.next();
-  return {
-    status: 200,
-    headers: { ...ex.headers, ...SSE_HEADERS },
-    stream: {
-      first: first.done ? null : first.value,
-      rest,
-      heartbeatMs: ex.ctx.services.env.sseHeartbeatMs,
-      abort,
-      errorFrame: (err) => formatEvent({ event: "error", data: ex.failure(err).body }),
-    },
-  };
-}
 
 /** Deeper than any input of the API needs; far below the depth where a recursive walk of the value overflows. */
 export const MAX_JSON_DEPTH = 64;

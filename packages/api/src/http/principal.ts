@@ -7,8 +7,8 @@ import {
   recordApiKeyUse,
 } from "@rubricon/core";
 import { errors as joseErrors, jwtVerify } from "jose";
-import type { AppServices, Principal } from "../trpc/context";
-import type { ApiRequest } from "./api-message";
+import type { ApiRequest } from "../request/api-request";
+import type { AppServices, Principal } from "../request/context";
 import { clientIp } from "./client-ip";
 import { readCookie, SESSION_COOKIE } from "./cookies";
 

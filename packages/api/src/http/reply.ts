@@ -1,40 +1,8 @@
+import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-
-/** Response headers; `Set-Cookie` may carry several values. */
-export type ResponseHeaders = Record<string, string | string[]>;
-
-/** One server-sent event. `data` is sent as JSON on one line. */
-export interface ServerSentEvent {
-  /** Sent as `id:`; a client that reconnects sends the last one back as `Last-Event-ID`. */
-  id?: string;
-  /** Sent as `event:`; without it the client sees a `message` event. */
-  event?: string;
-  data: unknown;
-}
-
-/** An open event stream: its first event was already pulled (so errors before it were answered as JSON). */
-export interface EventStream {
-  first: ServerSentEvent | null;
-  rest: AsyncIterator<ServerSentEvent>;
-  heartbeatMs: number;
-  /** Stops the producer when the client goes away (aborts the procedure's signal). */
-  abort(): void;
-  /** The frame sent when the producer fails after the stream began: the status line is gone, so it is an event. */
-  errorFrame(err: unknown): string;
-}
-
-/** What an entry point answers: a whole body (or a file streamed from disk), or an event stream. */
-export type Reply =
-  | {
-      status: number;
-      headers: ResponseHeaders;
-      body: string | Uint8Array | Readable | null;
-      stream?: undefined;
-      /** The entry already wrote the whole response on the node response (a protocol library answered). */
-      written?: true;
-    }
-  | { status: 200; headers: ResponseHeaders; body?: undefined; stream: EventStream; written?: undefined };
+import type { Exchange } from "../request/exchange";
+import type { Reply, ServerSentEvent } from "../request/reply";
 
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
@@ -211,4 +179,110 @@ export function toWebResponse(reply: Reply): Response {
     cancel: stop,
   });
   return new Response(body, { status: 200, headers });
+}
+
+// Replies built on the exchange, so the headers the request gathered (its id, version, limits) go into each.
+
+export function jsonReply(
+  ex: Exchange,
+  status: number,
+  body: unknown,
+  extra?: Record<string, string>,
+  /** The body's JSON, as text or UTF-8 bytes, when it is already known (`serializedOnce`). */
+  text?: string | Uint8Array,
+): Reply {
+  const headers: Record<string, string | string[]> = { ...ex.headers, ...extra };
+  if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
+  if (status === 204) return { status, headers, body: null };
+  headers["Content-Type"] = "application/json; charset=utf-8";
+  return { status, headers, body: text ?? JSON.stringify(body) };
+}
+
+/** A body's JSON as UTF-8 bytes, with the entity tag of those bytes. */
+export interface SerializedBody {
+  bytes: Buffer;
+  /** A strong `ETag`: the first 128 bits of the bytes' SHA-256, base64url, quoted. */
+  etag: string;
+}
+
+/** JSON bodies answered again unchanged, as UTF-8 bytes, by the body object: dropped with it. */
+const serializedBodies = new WeakMap<object, SerializedBody>();
+
+/**
+ * The JSON of a body a route answers again as the same object (`RouteMeta.reusedBody`), serialized, encoded and
+ * tagged on its first answer only: a string body is encoded to UTF-8 again on every write, which for results of
+ * thousands of comparisons (megabytes) was a fifth of a cached read. Such a body must never be changed after it
+ * was first answered.
+ */
+export function serializedOnce(body: object): SerializedBody {
+  let serialized = serializedBodies.get(body);
+  if (serialized === undefined) {
+    const bytes = Buffer.from(JSON.stringify(body), "utf8");
+    const digest = createHash("sha256").update(bytes).digest("base64url").slice(0, 22);
+    serialized = { bytes, etag: `"${digest}"` };
+    serializedBodies.set(body, serialized);
+  }
+  return serialized;
+}
+
+/**
+ * Whether an `If-None-Match` header names `etag` (RFC 9110 §13.1.2: `*`, or a list compared weakly, so `W/"x"`
+ * matches `"x"`).
+ */
+export function noneMatchHits(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  for (const part of header.split(",")) {
+    const tag = part.trim();
+    if ((tag.startsWith("W/") ? tag.slice(2) : tag) === etag) return true;
+  }
+  return false;
+}
+
+/**
+ * `304 Not Modified` for a conditional GET whose tag still matches: the validators again, no body. Kept in a
+ * client's cache (`private`) and revalidated on every use (`no-cache`).
+ */
+export function notModifiedReply(ex: Exchange, etag: string): Reply {
+  const headers: Record<string, string | string[]> = { ...ex.headers, ...revalidated(etag) };
+  if (ex.cookies.length > 0) headers["Set-Cookie"] = ex.cookies;
+  return { status: 304, headers, body: null };
+}
+
+/** The headers that let a client keep a tagged body and ask again with `If-None-Match`. */
+export function revalidated(etag: string): Record<string, string> {
+  return { ETag: etag, "Cache-Control": "private, no-cache" };
+}
+
+/** 302 to `location`; a redirect to a signed, short-lived URL must never be cached. */
+export function redirectReply(ex: Exchange, location: string): Reply {
+  return {
+    status: 302,
+    headers: { ...ex.headers, Location: location, "Cache-Control": "no-store" },
+    body: null,
+  };
+}
+
+/**
+ * An event stream from a producer. The first event is pulled before answering, so an error the producer meets
+ * first (no such evaluation, no access) is still a JSON envelope with its real status.
+ */
+export async function streamReply(
+  ex: Exchange,
+  events: AsyncIterable<ServerSentEvent>,
+  abort: () => void,
+): Promise<Reply> {
+  const rest = events[Symbol.asyncIterator]();
+  const first = await rest.next();
+  return {
+    status: 200,
+    headers: { ...ex.headers, ...SSE_HEADERS },
+    stream: {
+      first: first.done ? null : first.value,
+      rest,
+      heartbeatMs: ex.ctx.services.env.sseHeartbeatMs,
+      abort,
+      errorFrame: (err) => formatEvent({ event: "error", data: ex.failure(err).body }),
+    },
+  };
 }

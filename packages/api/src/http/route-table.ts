@@ -1,7 +1,7 @@
 import { ApiError } from "@rubricon/core";
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import { z } from "zod";
-import type { RouteMeta } from "../trpc/init";
+import type { RouteMeta } from "../request/route-meta";
 import { procedureDef, routerProcedures } from "../trpc/internals";
 
 export interface Route {

@@ -8,11 +8,12 @@ import {
   submitShareRating,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import { type AppServices, limitPolicy } from "../trpc/context";
+import { type AppServices, limitPolicy } from "../request/context";
+import { assertSameOrigin } from "../request/csrf";
+import type { EntryPoint, Exchange } from "../request/exchange";
 import { httpOnlyCookie, readCookie } from "./cookies";
-import { assertSameOrigin } from "./csrf";
 import { parseJsonBody } from "./json-body";
-import { type EntryPoint, type Exchange, jsonReply, redirectReply } from "./pipeline";
+import { jsonReply, redirectReply } from "./reply";
 
 export const SHARE_PREFIX = "/api/share";
 const SHARE_FILE_TEMPLATE = `${SHARE_PREFIX}/{token}/files/{fileId}`;

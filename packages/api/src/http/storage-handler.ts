@@ -6,8 +6,9 @@ import {
   LocalFileStorage,
 } from "@rubricon/core";
 import { AttemptThrottle } from "../limits/attempts";
-import type { AppServices } from "../trpc/context";
-import { type EntryPoint, jsonReply } from "./pipeline";
+import type { AppServices } from "../request/context";
+import type { EntryPoint } from "../request/exchange";
+import { jsonReply } from "./reply";
 
 function uploadTooLarge(size: number): ApiError {
   return new ApiError(

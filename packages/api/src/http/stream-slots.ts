@@ -1,5 +1,5 @@
 import { ApiError } from "@rubricon/core";
-import type { Principal } from "../trpc/context";
+import type { Principal } from "../request/context";
 
 /** Event streams one credential may hold open at once, in one process. */
 export const STREAMS_PER_CREDENTIAL = 10;

@@ -1,9 +1,10 @@
 import { ApiError } from "@rubricon/core";
 import type { AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import type { RequestContext } from "../request/context";
+import type { EntryPoint } from "../request/exchange";
 import { admitTrpcBatch } from "../trpc/admission";
-import type { RequestContext } from "../trpc/context";
-import { DEFAULT_BODY_LIMIT, type EntryPoint } from "./pipeline";
+import { DEFAULT_BODY_LIMIT } from "./pipeline";
 
 export const TRPC_PREFIX = "/api/trpc";
 /** Calls the dashboard may batch into one request; each is metered as a request of its own. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { AppServices } from "../trpc/context";
+import type { AppServices } from "../request/context";
+import type { WindowState } from "../request/services";
 import { rateLimitExceeded } from "./headers";
-import type { WindowState } from "./sliding-window";
 
 /**
  * Throttles what an attacker would repeat: password guesses at sign-in and on share links, sign-ups, raters and

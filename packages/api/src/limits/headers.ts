@@ -1,5 +1,6 @@
 import { ApiError } from "@rubricon/core";
-import { retryAfterSeconds, type WindowState } from "./sliding-window";
+import type { WindowState } from "../request/services";
+import { retryAfterSeconds } from "./sliding-window";
 
 const LIMIT = "X-RateLimit-Limit";
 const REMAINING = "X-RateLimit-Remaining";

@@ -1,6 +1,6 @@
 import { BoundedMap, type Clock, type MeteredTeam, meteredTeam } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
-import { actorOf, type Principal } from "../trpc/principal";
+import { actorOf, type Principal } from "../request/principal";
 
 interface Entry {
   value: MeteredTeam | null;

@@ -1,20 +1,11 @@
-import type { Clock, EnforcementMode } from "@rubricon/core";
+import type { Clock } from "@rubricon/core";
 import type { Db } from "@rubricon/db";
 import type { Env } from "../config/env";
 import { log } from "../observability/logger";
+import type { RateLimits, SlidingWindow } from "../request/services";
 import { MeterCache } from "./meter-cache";
 import { RedisSlidingWindow } from "./redis-sliding-window";
-import { MemorySlidingWindow, type SlidingWindow } from "./sliding-window";
-
-/** Everything limits need at run time, built once per app. */
-export interface RateLimits {
-  mode: EnforcementMode;
-  window: SlidingWindow;
-  meters: MeterCache;
-  /** Reports a failing window store at most once a minute, and lets the request through. */
-  storeFailed(err: unknown): void;
-  close(): Promise<void>;
-}
+import { MemorySlidingWindow } from "./sliding-window";
 
 export async function createRateLimits(env: Env, db: Db, clock: Clock): Promise<RateLimits> {
   const window: SlidingWindow = env.redisUrl

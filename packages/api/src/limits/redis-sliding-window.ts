@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { redisRoundTrip } from "../observability/instrument";
 import { log } from "../observability/logger";
-import type { SlidingWindow, WindowRequest, WindowState } from "./sliding-window";
+import type { SlidingWindow, WindowRequest, WindowState } from "../request/services";
 
 /**
  * One atomic step over a sorted set of accepted instants (score = ms): drop what left the window, count, add this

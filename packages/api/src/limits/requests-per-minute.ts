@@ -1,9 +1,9 @@
 import { PLAN_LIMITS } from "@rubricon/contracts";
 import { logOverLimit } from "@rubricon/core";
 import { RATE_LIMIT } from "../observability/metrics";
-import type { Principal, RequestContext } from "../trpc/context";
+import type { Principal, RequestContext } from "../request/context";
+import type { WindowState } from "../request/services";
 import { rateLimitExceeded, setRateLimitHeaders } from "./headers";
-import type { WindowState } from "./sliding-window";
 
 export const RPM_WINDOW_MS = 60_000;
 

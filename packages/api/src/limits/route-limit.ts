@@ -1,10 +1,10 @@
 import { logOverLimit } from "@rubricon/core";
-import type { RequestContext } from "../trpc/context";
-import type { RouteLimit } from "../trpc/meta";
+import type { RequestContext } from "../request/context";
+import type { RouteLimit } from "../request/route-meta";
+import type { WindowState } from "../request/services";
 import { rateLimitExceeded, setTighterRateLimitHeaders } from "./headers";
-import type { WindowState } from "./sliding-window";
 
-export type { RouteLimit } from "../trpc/meta";
+export type { RouteLimit } from "../request/route-meta";
 
 /** Window entries must be unique; one tRPC batch can call the same route twice under one request id. */
 let sequence = 0;

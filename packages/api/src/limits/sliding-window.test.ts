@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { testRedisUrl } from "@rubricon/vitest-config/redis";
 import { afterAll, describe, expect, it } from "vitest";
+import type { SlidingWindow } from "../request/services";
 import { RedisSlidingWindow } from "./redis-sliding-window";
-import { MemorySlidingWindow, retryAfterSeconds, type SlidingWindow } from "./sliding-window";
+import { MemorySlidingWindow, retryAfterSeconds } from "./sliding-window";
 
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 const MINUTE = 60_000;

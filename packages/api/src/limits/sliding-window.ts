@@ -1,34 +1,4 @@
-/**
- * A true sliding window: a request at instant t counts against every window holding t, so at any instant the
- * last `windowMs` hold at most `limit` accepted requests. Kept as a log of accepted instants per key (memory
- * grows with the limit, not the traffic: refused requests are not logged).
- */
-export interface SlidingWindow {
-  /**
-   * Counts one request under `key` at `nowMs` if the window has room (with `consume` false, only looks).
-   * `id` is unique per request, so two requests in the same millisecond are two entries.
-   */
-  hit(request: WindowRequest): Promise<WindowState>;
-  close(): Promise<void>;
-}
-
-export interface WindowRequest {
-  key: string;
-  limit: number;
-  windowMs: number;
-  nowMs: number;
-  id: string;
-  consume?: boolean;
-}
-
-export interface WindowState {
-  allowed: boolean;
-  limit: number;
-  /** Requests still allowed in the window after this one. */
-  remaining: number;
-  /** When the oldest counted request leaves the window (a slot frees); `nowMs + windowMs` for an empty window. */
-  resetMs: number;
-}
+import type { SlidingWindow, WindowRequest, WindowState } from "../request/services";
 
 /** Whole seconds until a slot frees, at least 1: the value of `Retry-After`. */
 export function retryAfterSeconds(state: WindowState, nowMs: number): number {

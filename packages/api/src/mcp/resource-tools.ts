@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import type { RouteMeta } from "../request/route-meta";
 import { appRouter } from "../routers/index";
-import type { RouteMeta } from "../trpc/init";
 import { procedureDef, routerProcedures } from "../trpc/internals";
 import type { McpTool } from "./tools";
 

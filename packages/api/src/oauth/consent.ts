@@ -7,11 +7,12 @@ import {
 } from "@rubricon/contracts";
 import { ApiError, recordGrant, resolveTargetTeam, teamsOfUser } from "@rubricon/core";
 import type Provider from "oidc-provider";
-import { assertSameOrigin } from "../http/csrf";
 import { parseJsonBody } from "../http/json-body";
-import { type Exchange, jsonReply } from "../http/pipeline";
-import type { Reply } from "../http/reply";
-import { actorOf } from "../trpc/principal";
+import { jsonReply } from "../http/reply";
+import { assertSameOrigin } from "../request/csrf";
+import type { Exchange } from "../request/exchange";
+import { actorOf } from "../request/principal";
+import type { Reply } from "../request/reply";
 import { oauthResources } from "./provider";
 
 const DECISION_BODY_LIMIT = 4 * 1024;

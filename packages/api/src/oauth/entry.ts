@@ -1,10 +1,11 @@
 import { ApiError, markGrantRevoked } from "@rubricon/core";
 import type Provider from "oidc-provider";
 import type { KoaContextWithOIDC } from "oidc-provider";
-import { type EntryPoint, type Exchange, jsonReply } from "../http/pipeline";
-import type { Reply } from "../http/reply";
+import { jsonReply } from "../http/reply";
 import { enforceRouteLimit } from "../limits/route-limit";
-import type { AppServices } from "../services";
+import type { EntryPoint, Exchange } from "../request/exchange";
+import type { Reply } from "../request/reply";
+import type { AppServices } from "../request/services";
 import { handleConsent } from "./consent";
 import { createOAuthProvider, OAUTH_PREFIX } from "./provider";
 

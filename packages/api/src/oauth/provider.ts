@@ -8,7 +8,7 @@ import Provider, {
   interactionPolicy,
   type KoaContextWithOIDC,
 } from "oidc-provider";
-import type { AppServices } from "../services";
+import type { AppServices } from "../request/services";
 import { postgresAdapter } from "./adapter";
 
 export const OAUTH_PREFIX = "/api/oauth";

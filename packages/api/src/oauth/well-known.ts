@@ -1,6 +1,7 @@
 import { ApiError } from "@rubricon/core";
-import { type EntryPoint, jsonReply } from "../http/pipeline";
-import type { AppServices } from "../services";
+import { jsonReply } from "../http/reply";
+import type { EntryPoint } from "../request/exchange";
+import type { AppServices } from "../request/services";
 import { OAUTH_PREFIX, OAUTH_SCOPES, oauthResources } from "./provider";
 
 export const WELL_KNOWN_PREFIX = "/.well-known";

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Span } from "@opentelemetry/api";
-import type { RequestContext } from "../trpc/context";
+import type { RequestContext } from "../request/context";
 
 /** Where the pipeline leaves a request's context on its node response, for the request log and metrics. */
 export const REQUEST_CONTEXT = Symbol.for("rubricon.requestContext");

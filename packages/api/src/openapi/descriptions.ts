@@ -1,4 +1,4 @@
-import type { RouteMeta } from "../trpc/init";
+import type { RouteMeta } from "../request/route-meta";
 
 /** What each tag of the API reference groups; every tag an operation uses must be listed here. */
 export const TAGS: Record<string, string> = {

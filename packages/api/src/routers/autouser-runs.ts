@@ -19,7 +19,7 @@ import {
 } from "@rubricon/contracts";
 import * as core from "@rubricon/core";
 import { z } from "zod";
-import type { ServerSentEvent } from "../http/reply";
+import type { ServerSentEvent } from "../request/reply";
 import { apiProcedure, router } from "../trpc/init";
 import { toList } from "./list";
 

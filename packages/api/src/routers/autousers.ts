@@ -16,7 +16,8 @@ import {
 } from "@rubricon/contracts";
 import * as core from "@rubricon/core";
 import { z } from "zod";
-import { apiProcedure, type RouteMeta, router } from "../trpc/init";
+import type { RouteMeta } from "../request/route-meta";
+import { apiProcedure, router } from "../trpc/init";
 import { toList } from "./list";
 import { autouserPromptDraft } from "./prompt-drafts";
 

@@ -8,7 +8,7 @@ import {
   ByokTestResult,
 } from "@rubricon/contracts";
 import * as core from "@rubricon/core";
-import type { RequestContext } from "../trpc/context";
+import type { RequestContext } from "../request/context";
 import { apiProcedure, router } from "../trpc/init";
 
 const tags = ["Settings"];

@@ -15,9 +15,9 @@ import {
 import * as core from "@rubricon/core";
 import { z } from "zod";
 import { toErrorEnvelope } from "../http/error-envelope";
-import type { ServerSentEvent } from "../http/reply";
 import { assistantFor } from "../models";
-import type { RequestContext } from "../trpc/context";
+import type { RequestContext } from "../request/context";
+import type { ServerSentEvent } from "../request/reply";
 import { apiProcedure, router } from "../trpc/init";
 import { toList } from "./list";
 

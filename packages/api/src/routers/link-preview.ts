@@ -1,6 +1,6 @@
 import { LinkPreview, LinkPreviewQuery } from "@rubricon/contracts";
 import { LinkPreviewer } from "@rubricon/core";
-import type { AppServices } from "../trpc/context";
+import type { AppServices } from "../request/context";
 import { apiProcedure, router } from "../trpc/init";
 
 /** One previewer (and its hour-long cache) per app instance. */

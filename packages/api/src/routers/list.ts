@@ -1,4 +1,4 @@
-import type { RequestContext } from "../trpc/context";
+import type { RequestContext } from "../request/context";
 
 export const LEGACY_CURSOR_SUNSET = new Date("2027-04-04T00:00:00Z");
 

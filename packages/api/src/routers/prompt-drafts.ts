@@ -1,10 +1,11 @@
 import { DraftFromPromptInput, type RequiredScope } from "@rubricon/contracts";
 import * as core from "@rubricon/core";
 import { toErrorEnvelope } from "../http/error-envelope";
-import type { ServerSentEvent } from "../http/reply";
 import { promptDrafterFor } from "../models";
-import type { RequestContext } from "../trpc/context";
-import { apiProcedure, type RouteMeta, router } from "../trpc/init";
+import type { RequestContext } from "../request/context";
+import type { ServerSentEvent } from "../request/reply";
+import type { RouteMeta } from "../request/route-meta";
+import { apiProcedure, router } from "../trpc/init";
 
 /** Drafts per user per minute: each may spend a model call on the team's key. */
 export const DRAFT_LIMIT = { key: "user", limit: 20, windowSec: 60, bucket: "prompt-drafts" } as const;

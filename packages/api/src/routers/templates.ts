@@ -12,7 +12,8 @@ import {
 } from "@rubricon/contracts";
 import * as core from "@rubricon/core";
 import { z } from "zod";
-import { apiProcedure, type RouteMeta, router } from "../trpc/init";
+import type { RouteMeta } from "../request/route-meta";
+import { apiProcedure, router } from "../trpc/init";
 import { toList } from "./list";
 
 /** `/dimensions` is the legacy name of `/templates`; it answers the same until its sunset, then 410. */

@@ -1,7 +1,7 @@
 import type { WebhooksContext } from "@rubricon/core";
-import type { RequestContext } from "../trpc/context";
-import { coreContext } from "../trpc/context";
-import type { RouteMeta } from "../trpc/init";
+import type { RequestContext } from "../request/context";
+import { coreContext } from "../request/context";
+import type { RouteMeta } from "../request/route-meta";
 
 /** Webhooks and the event log are a beta feature behind `WEBHOOKS_ENABLED`, for Pro and Enterprise teams, and
  * every team of a deployment that does not bill. */

@@ -17,8 +17,8 @@ import {
 } from "@rubricon/contracts";
 import * as core from "@rubricon/core";
 import { z } from "zod";
+import type { RouteLimit } from "../request/route-meta";
 import { apiProcedure, router } from "../trpc/init";
-import type { RouteLimit } from "../trpc/meta";
 import { toList } from "./list";
 import { WEBHOOK_ROUTE_GATES as gates, webhooksContext } from "./webhook-gates";
 

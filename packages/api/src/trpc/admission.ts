@@ -1,13 +1,13 @@
 import { type RequiredScope, scopeGrants } from "@rubricon/contracts";
 import { type Actor, ApiError } from "@rubricon/core";
-import type { ApiRequest } from "../http/api-message";
-import { assertSameOrigin } from "../http/csrf";
-import { assertStorableText } from "../http/text-input";
 import { meterRequest } from "../limits/requests-per-minute";
 import { enforceRouteLimit } from "../limits/route-limit";
-import { actorOf, type Principal, type RequestContext } from "./context";
+import type { ApiRequest } from "../request/api-request";
+import { actorOf, type Principal, type RequestContext } from "../request/context";
+import { assertSameOrigin } from "../request/csrf";
+import type { RouteMeta } from "../request/route-meta";
+import { assertStorableText } from "../request/text-input";
 import { assertFeatureEnabled, assertPlanAllows } from "./gates";
-import type { RouteMeta } from "./meta";
 
 /**
  * Admission: the one place that decides whether a request may reach a procedure, whichever way it came: credentials,

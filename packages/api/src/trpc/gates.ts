@@ -1,11 +1,11 @@
 import type { Plan } from "@rubricon/contracts";
 import { type Actor, ApiError, resolveRequestTeam } from "@rubricon/core";
 import type { Env } from "../config/env";
-import type { AppServices } from "./context";
-import type { Feature } from "./meta";
+import type { AppServices } from "../request/context";
+import type { Feature } from "../request/route-meta";
 
 /** Deployment-level feature flags a route can belong to (route meta `feature`). */
-export type { Feature } from "./meta";
+export type { Feature } from "../request/route-meta";
 
 const FEATURE_FLAGS: Record<Feature, { enabled: (env: Env) => boolean; name: string; setting: string }> = {
   webhooks: {

@@ -1,11 +1,9 @@
 import { ApiError } from "@rubricon/core";
 import { initTRPC } from "@trpc/server";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import { coreContext, type RequestContext } from "../request/context";
+import type { RouteMeta } from "../request/route-meta";
 import { authorizeCall } from "./admission";
-import { coreContext, type RequestContext } from "./context";
-import type { RouteMeta } from "./meta";
-
-export type { Deprecation, RouteMeta, StreamRoute, UploadRoute } from "./meta";
 
 const t = initTRPC
   .context<RequestContext>()

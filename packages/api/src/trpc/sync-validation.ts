@@ -1,19 +1,9 @@
 import { type AnyRouter, TRPCError } from "@trpc/server";
-import { type MiddlewareResult, type ProcedureDef, procedureDef, routerProcedures } from "./internals";
+import { type ProcedureDef, type ProcedureMiddleware, procedureDef, routerProcedures } from "./internals";
 
 interface SyncParser {
   parse(value: unknown): unknown;
 }
-
-interface MiddlewareOptions {
-  input: unknown;
-  getRawInput(): Promise<unknown>;
-  next(opts?: { input: unknown }): Promise<MiddlewareResult>;
-}
-type Middleware = ((opts: MiddlewareOptions) => Promise<MiddlewareResult>) & {
-  _type?: string;
-  synchronous?: true;
-};
 
 function isSyncParser(value: unknown): value is SyncParser {
   return typeof value === "object" && value !== null && typeof (value as SyncParser).parse === "function";
@@ -24,8 +14,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** As tRPC's input validator (400 on failure, inputs of several `.input()` calls merged), parsing synchronously. */
-function synchronousInputValidator(schema: SyncParser): Middleware {
-  const validate: Middleware = async (opts) => {
+function synchronousInputValidator(schema: SyncParser): ProcedureMiddleware {
+  const validate: ProcedureMiddleware = async (opts) => {
     const raw = await opts.getRawInput();
     let parsed: unknown;
     try {
@@ -42,8 +32,8 @@ function synchronousInputValidator(schema: SyncParser): Middleware {
 }
 
 /** As tRPC's output validator (500 "Output validation failed"), parsing synchronously. */
-function synchronousOutputValidator(schema: SyncParser): Middleware {
-  const validate: Middleware = async ({ next }) => {
+function synchronousOutputValidator(schema: SyncParser): ProcedureMiddleware {
+  const validate: ProcedureMiddleware = async ({ next }) => {
     const result = await next();
     if (!result.ok) return result;
     let data: unknown;

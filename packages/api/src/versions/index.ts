@@ -1,6 +1,6 @@
 import { API_VERSIONS, type ApiVersion, isApiVersion, LATEST_API_VERSION } from "@rubricon/contracts";
 import { ApiError, teamApiVersion } from "@rubricon/core";
-import type { Principal, RequestContext } from "../trpc/context";
+import type { Principal, RequestContext } from "../request/context";
 import { changesAfter, VERSION_CHANGES, type VersionChange } from "./registry";
 
 export { VERSION_CHANGES, type VersionChange } from "./registry";

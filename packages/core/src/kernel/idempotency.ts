@@ -1,11 +1,11 @@
-import { type Db, type DbOrTx, idempotencyRecords } from "@rubricon/db";
+import { type Db, type DbOrTx, idempotencyRecords, type Tx } from "@rubricon/db";
 import { and, eq, lt } from "drizzle-orm";
 import { ApiError } from "./errors";
 
 /*
  * The store behind the `Idempotency-Key` header: one row per (scope, key), claimed before the work, settled with
- * the answer in the work's transaction, released when the work fails. The header's checks and the request's
- * fingerprint are the REST layer's.
+ * the answer in the work's transaction, released when the work fails (`runIdempotently` does all three). The
+ * header's checks and the request's fingerprint are the REST layer's.
  */
 
 /** Idempotency keys are honoured for 24 hours; after that a retry is a new request. */
@@ -143,4 +143,55 @@ export async function settleIdempotencyKey(
       responseBody: response.body ?? null,
     })
     .where(where);
+}
+
+/** One request under an `Idempotency-Key`: whose key it is, the key, and what the request was. */
+export interface IdempotentRequest {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  now: Date;
+}
+
+/** An idempotent request's answer: its own work's, or the stored one of an identical earlier request. */
+export interface IdempotentAnswer {
+  replayed: boolean;
+  response: StoredResponse;
+}
+
+/** Carries a failed answer out of the transaction it rolls back. */
+class Unsettled {
+  constructor(readonly response: StoredResponse) {}
+}
+
+/**
+ * Runs `work` at most once per (scope, key): claims the key, then runs the work in a transaction that also
+ * settles the key with its answer, as `keep` stores it (without a secret shown once, say). The work and the key's
+ * outcome commit together, so a process that dies mid-request leaves neither, and the claim's lease can pass to a
+ * retry without any risk of doing the work twice. An answer of 300 or more is a failure: its transaction rolls
+ * back and the key is released, so a corrected retry runs afresh. An identical earlier request's stored answer is
+ * returned instead of running the work (`replayed`).
+ */
+export async function runIdempotently(
+  db: Db,
+  request: IdempotentRequest,
+  work: (tx: Tx) => Promise<StoredResponse>,
+  keep: (response: StoredResponse) => StoredResponse = (response) => response,
+): Promise<IdempotentAnswer> {
+  const { scope, key } = request;
+  const claim = await claimIdempotencyKey(db, scope, key, request.fingerprint, request.now);
+  if (claim.kind === "replay") return { replayed: true, response: claim.response };
+  const response = await db
+    .transaction(async (tx) => {
+      const outcome = await work(tx);
+      if (outcome.status >= 300) throw new Unsettled(outcome);
+      await settleIdempotencyKey(tx, scope, key, keep(outcome));
+      return outcome;
+    })
+    .catch(async (err: unknown) => {
+      if (!(err instanceof Unsettled)) throw err;
+      await releaseIdempotencyKey(db, scope, key);
+      return err.response;
+    });
+  return { replayed: false, response };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { appRouter } from "../routers/index";
-import { RouteTable } from "./route-table";
+import { RouteTable } from "../src/http/route-table";
+import { appRouter } from "../src/routers/index";
 
 const table = new RouteTable(appRouter);
 

@@ -1,12 +1,14 @@
 import type { CoreContext, LimitPolicy, StagedUpload } from "@rubricon/core";
-import type { AppServices } from "../services";
-import type { RouteMeta } from "./meta";
 import type { Principal } from "./principal";
+import type { RouteMeta } from "./route-meta";
+import type { AppServices } from "./services";
 
-// Who is calling and the shared services have modules of their own, which the limits and background loops
-// import without reaching back into the request context.
-export type { AppServices } from "../services";
+// The bottom of the request path: what a request is (its context, caller, route rules, services, reply), named by
+// every layer above and importing none of them, so `limits/`, `trpc/` and `http/` import downward only (the lint
+// task's `module-layers.mjs --direction-only` holds them to it). Who is calling and the shared services have files
+// of their own, which the limits and background loops import without the request context.
 export { actorOf, type Principal } from "./principal";
+export type { AppServices } from "./services";
 
 /** Per-request bag the transport merges into the response, error or not. */
 export interface ResponseState {

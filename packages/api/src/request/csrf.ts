@@ -1,5 +1,5 @@
 import { ApiError } from "@rubricon/core";
-import type { ApiRequest } from "./api-message";
+import type { ApiRequest } from "./api-request";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
