@@ -38,11 +38,10 @@ const ENGINE_SUITES = [
 ];
 const pglitePass = process.env.TEST_PASS === "pglite";
 /**
- * Files mostly wait on HTTP, Postgres and the processes they start: two per core keep the cores busy. The embedded
- * database computes in the test's own process, and its pass runs beside the whole suite (`npm test`): one file at a
- * time, which still ends well before the suite's longest part.
+ * Files mostly wait on HTTP, Postgres and the processes they start: one per core keeps the cores busy beside the
+ * end-to-end suite. The embedded database computes in the test's own process, so its pass runs one file at a time.
  */
-const maxWorkers = pglitePass ? 1 : testWorkers(2);
+const maxWorkers = pglitePass ? 1 : testWorkers(1);
 
 export default defineConfig({
   test: {

@@ -178,7 +178,6 @@ if (!env.TEST_SKIP_BUILD) {
 const LONGEST_FIRST = [
   "@rubricon/api",
   "@rubricon/web",
-  "@rubricon/api (PGlite)",
   "@rubricon/agents",
   "@rubricon/core",
   "@rubricon/db",
@@ -188,7 +187,7 @@ const LONGEST_FIRST = [
   "@rubricon/bench",
 ];
 
-/** Every workspace package with a `test` script, plus the API's engine pass on PGlite when the run has Postgres. */
+/** Every workspace package with a `test` script. */
 function suiteParts() {
   const parts = [];
   for (const group of ["apps", "packages", "tooling"]) {
@@ -200,17 +199,6 @@ function suiteParts() {
       const pkg = JSON.parse(readFileSync(manifest, "utf8"));
       if (!pkg.scripts?.test) continue;
       parts.push({ name: pkg.name, folder, dir: join(base, folder), script: "test", env: {} });
-      // With Postgres under test, what depends on the database engine runs once more on the embedded default.
-      if (pkg.name === "@rubricon/api" && env.DATABASE_URL && pkg.scripts["test:pglite"]) {
-        const pglite = { DATABASE_URL: undefined, TEST_TARGET: undefined };
-        parts.push({
-          name: `${pkg.name} (PGlite)`,
-          folder,
-          dir: join(base, folder),
-          script: "test:pglite",
-          env: pglite,
-        });
-      }
     }
   }
   const rank = (p) => {
@@ -223,21 +211,19 @@ function suiteParts() {
 // `npm test -- <package> …` runs those packages' tests only (`api`, `@rubricon/web`, `web`, …).
 const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 const wanted = (part) => {
-  const pkg = part.name.replace(/ \(.*\)$/, "");
+  const pkg = part.name;
   return only.length === 0 || only.some((n) => n === pkg || n === part.folder || `@rubricon/${n}` === pkg);
 };
 const parts = suiteParts().filter(wanted);
 if (parts.length === 0) finish(1, `no package matches ${only.join(", ")}`);
 
 /**
- * Runs one part with its output prefixed line by line; resolves with its exit code and time. A part's own test
- * files already run several at a time (tooling/vitest), so three parts at once keep two cores busy while most of
- * them wait on sockets and databases.
+ * Runs one part with its output prefixed line by line; resolves with its exit code and time. Two parts at once (a
+ * part's own files may run side by side too): on two cores more starves the suites that compute in-process.
  */
 function runPart(part, pnpm) {
   const started = Date.now();
   const partEnv = { ...env, ...part.env };
-  for (const [k, v] of Object.entries(part.env)) if (v === undefined) delete partEnv[k];
   const child = spawn(pnpm.command, [...pnpm.prefix, "run", "--silent", part.script], {
     cwd: part.dir,
     env: partEnv,
@@ -269,7 +255,7 @@ function runPart(part, pnpm) {
 
 async function runAll() {
   const pnpm = findPnpm();
-  const concurrency = Math.max(1, Number(env.TEST_CONCURRENCY) || 3);
+  const concurrency = Math.max(1, Number(env.TEST_CONCURRENCY) || 2);
   const database = env.DATABASE_URL ? "Postgres from DATABASE_URL" : "embedded PGlite";
   log(`running ${parts.length} parts, ${concurrency} at a time (database: ${database})`);
   const queue = [...parts];

@@ -4,22 +4,20 @@ import { defineConfig } from "vitest/config";
 import { UnhandledErrorsReporter } from "./unhandled-reporter.mjs";
 
 /**
- * How many test files run at once: `TEST_WORKERS`, else `perCore` per core. Most files wait on sockets, databases
- * and child processes far more than they compute, so a suite of them wants more files than cores (vitest's default
- * is one fewer than the cores: a single file at a time on a 2-core machine).
+ * How many test files run at once: `TEST_WORKERS`, else `perCore` per core, else vitest's default (one fewer than
+ * the cores: a single file at a time on a 2-core machine). Files that start browsers or compute in the embedded
+ * database keep that default; `npm test` already runs two packages side by side.
  */
-export function testWorkers(perCore = 1) {
+export function testWorkers(perCore) {
   const given = Number(process.env.TEST_WORKERS);
   if (Number.isInteger(given) && given > 0) return given;
+  if (perCore === undefined) return undefined;
   return Math.max(1, Math.round(availableParallelism() * perCore));
 }
 
 const passSuffix = process.env.TEST_PASS ? `-${process.env.TEST_PASS}` : "";
 
-/**
- * Shared vitest settings: every test file gets its own process-level module graph and database, so files run side
- * by side.
- */
+/** Shared vitest settings: every test file gets its own process-level module graph and database. */
 export const baseTestConfig = defineConfig({
   test: {
     maxWorkers: testWorkers(),
