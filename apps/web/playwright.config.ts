@@ -5,9 +5,9 @@ const BASE_URL = `http://127.0.0.1:${PORT}`;
 
 export default defineConfig({
   testDir: "./e2e",
-  // Spec files run side by side on the one server (each test signs up users of its own); a file's tests in order.
+  // One spec file at a time beside the API suite (`E2E_WORKERS` runs more: each test signs up users of its own).
   fullyParallel: false,
-  workers: Number(process.env.E2E_WORKERS ?? 2),
+  workers: Number(process.env.E2E_WORKERS ?? 1),
   forbidOnly: Boolean(process.env.CI),
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,

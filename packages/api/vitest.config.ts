@@ -38,10 +38,10 @@ const ENGINE_SUITES = [
 ];
 const pglitePass = process.env.TEST_PASS === "pglite";
 /**
- * Files mostly wait on HTTP, Postgres and the processes they start: one per core keeps the cores busy beside the
- * end-to-end suite. The embedded database computes in the test's own process, so its pass runs one file at a time.
+ * One file at a time (vitest's default on two cores; `TEST_WORKERS` raises it). Two at once beside the end-to-end
+ * suite was tried: the files that drive a browser in-process against a page budget then missed it.
  */
-const maxWorkers = pglitePass ? 1 : testWorkers(1);
+const maxWorkers = pglitePass ? 1 : testWorkers();
 
 export default defineConfig({
   test: {
