@@ -24,6 +24,9 @@ export const baseTestConfig = defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // As the end-to-end suite does on CI: a test that measures time (readiness within a second, a page budget) may
+    // meet a busy moment of the 2-core machine once; failing twice in a row fails the run.
+    retry: process.env.CI ? 1 : 0,
     pool: "forks",
     // The JSON report lets `pnpm test` list every failure last, where a CI log's tail shows it.
     reporters: ["default", "json", new UnhandledErrorsReporter()],
