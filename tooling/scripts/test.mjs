@@ -198,7 +198,7 @@ function suiteParts() {
       if (!existsSync(manifest)) continue;
       const pkg = JSON.parse(readFileSync(manifest, "utf8"));
       if (!pkg.scripts?.test) continue;
-      parts.push({ name: pkg.name, folder, dir: join(base, folder), script: "test", env: {} });
+      parts.push({ name: pkg.name, folder, dir: join(base, folder), script: "test" });
     }
   }
   const rank = (p) => {
@@ -218,15 +218,14 @@ const parts = suiteParts().filter(wanted);
 if (parts.length === 0) finish(1, `no package matches ${only.join(", ")}`);
 
 /**
- * Runs one part with its output prefixed line by line; resolves with its exit code and time. Two parts at once (a
- * part's own files may run side by side too): on two cores more starves the suites that compute in-process.
+ * Runs one part with its output prefixed line by line; resolves with its exit code and time. Two parts at once: on
+ * two cores more starves the suites that compute in their own process.
  */
 function runPart(part, pnpm) {
   const started = Date.now();
-  const partEnv = { ...env, ...part.env };
   const child = spawn(pnpm.command, [...pnpm.prefix, "run", "--silent", part.script], {
     cwd: part.dir,
-    env: partEnv,
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   const prefix = `${part.name.replace("@rubricon/", "")}: `;
