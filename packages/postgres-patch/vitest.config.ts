@@ -1,0 +1,3 @@
+import { baseTestConfig } from "@rubricon/vitest-config";
+
+export default baseTestConfig;
