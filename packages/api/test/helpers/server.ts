@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { Plan } from "@rubricon/contracts";
-import { type Clock, setTeamPlan, systemClock } from "@rubricon/core";
+import type { Clock } from "@rubricon/core";
 import { createDatabase } from "@rubricon/db";
 import { createTestDatabase, type TestDatabase } from "@rubricon/db/testing";
 import { testRedisUrl } from "@rubricon/vitest-config/redis";
@@ -86,6 +86,8 @@ function sharedDistServer(dist: NonNullable<typeof shared>): TestServer {
     },
     database,
     async setPlan(teamId, plan) {
+      // Loaded when a test sets a plan: the domain's modules cost about a second per file to import.
+      const { setTeamPlan, systemClock } = await import("@rubricon/core");
       await setTeamPlan({ db: database.db, clock: systemClock, baseUrl: dist.url }, teamId, plan);
     },
     async close() {},
@@ -109,12 +111,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   }
   // Loaded here, not at the top: a file whose tests all run on the suite's server from dist/ then never compiles
   // the app's sources (seconds per file, in every worker).
-  const [{ createRubricon }, { loadEnv }, { forwardedForOf }, { listen }] = await Promise.all([
-    import("../../src/app"),
-    import("../../src/config/env"),
-    import("../../src/http/api-message"),
-    import("../../src/http/node-server"),
-  ]);
+  const [{ setTeamPlan, systemClock }, { createRubricon }, { loadEnv }, { forwardedForOf }, { listen }] =
+    await Promise.all([
+      import("@rubricon/core"),
+      import("../../src/app"),
+      import("../../src/config/env"),
+      import("../../src/http/api-message"),
+      import("../../src/http/node-server"),
+    ]);
   const redisUrl = testRateLimitWindow === "redis" ? await testRedisUrl() : undefined;
   const database = opts.database ?? (await createTestDatabase());
   let app: Rubricon | undefined;
