@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -6,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { changeDriver, UPSTREAM } from "./change";
+import { git } from "./git";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -22,12 +22,6 @@ export function installedDriver(): { dir: string; version: string } {
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-
-function git(cwd: string, args: string[]): { status: number; stdout: string; stderr: string } {
-  const result = spawnSync("git", ["-c", "core.quotePath=false", ...args], { cwd, encoding: "utf8" });
-  if (result.error) throw result.error;
-  return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
-}
 
 function readAll(dir: string): Map<string, string> {
   return new Map(Object.keys(UPSTREAM.files).map((path) => [path, readFileSync(join(dir, path), "utf8")]));

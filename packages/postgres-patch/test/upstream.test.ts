@@ -31,10 +31,10 @@ describe("postgres.js as the change was made for it", () => {
     for (const [path, text] of changed) expect(readFileSync(join(dir, path), "utf8"), path).toBe(text);
   });
 
-  it("refuses to change a file whose text moved: each edit must find its place exactly once", () => {
+  it("refuses to change a file whose text moved: the diff must apply to each build as it stands", () => {
     const files = upstreamFiles();
     const moved = new Map(files);
     moved.set("src/index.js", files.get("src/index.js")!.replace("await sql`commit`", "await sql`commit;`"));
-    expect(() => changeDriver(moved)).toThrow(/src\/index\.js: expected exactly one/);
+    expect(() => changeDriver(moved)).toThrow(/does not apply to src:/);
   });
 });

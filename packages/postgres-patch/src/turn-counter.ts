@@ -1,0 +1,44 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
+
+/**
+ * A TCP proxy to Postgres that counts the client's turns: data from the client after an answer from the server.
+ * Each turn is one round trip, which is what the driver's transaction changes save (tests only).
+ */
+export class TurnCounter {
+  turns = 0;
+  private serverSpoke = true;
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(target: URL) {
+    this.server = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on("error", () => {});
+      }
+      client.on("data", (chunk) => {
+        if (this.serverSpoke) this.turns++;
+        this.serverSpoke = false;
+        upstream.write(chunk);
+      });
+      upstream.on("data", (chunk) => {
+        this.serverSpoke = true;
+        client.write(chunk);
+      });
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+  }
+
+  /** Listens on a free loopback port; answers the port. */
+  async listen(): Promise<number> {
+    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
+    return (this.server.address() as { port: number }).port;
+  }
+
+  close(): void {
+    for (const s of this.sockets) s.destroy();
+    this.server.close();
+  }
+}
