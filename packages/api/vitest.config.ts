@@ -42,6 +42,13 @@ const pglitePass = process.env.TEST_PASS === "pglite";
  * suite was tried: the files that drive a browser in-process against a page budget then missed it.
  */
 const maxWorkers = pglitePass ? 1 : testWorkers();
+/**
+ * The files of a worker share its module graph instead of importing the app, the domain and the contracts again
+ * each (every file already makes its own servers, databases, key prefixes and users, and restores what it
+ * stubs): the suite took 337 s alone this way, where a sample of 30 files took 160 s isolated and 117 s shared.
+ * The PGlite pass stays isolated: it was not measured shared, and each file's embedded databases are large.
+ */
+const isolate = pglitePass;
 
 export default defineConfig({
   test: {
@@ -54,6 +61,7 @@ export default defineConfig({
           ...baseTestConfig.test,
           name: "redis window",
           maxWorkers,
+          isolate,
           // With `TEST_TARGET=dist`, one deployment from dist/ for the suite (test/global-dist.ts).
           globalSetup: [redisGlobalSetup, "./test/global-dist.ts"],
           ...(pglitePass ? { include: ENGINE_SUITES } : {}),
