@@ -1,6 +1,5 @@
-import { TurnCounter } from "@rubricon/postgres-patch/testing";
+import { type CountedClient, countedClient } from "@rubricon/postgres-patch/testing";
 import { sql as drizzleSql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, type DbOrTx } from "./client";
 import { commitWithLast, violatedUniqueIndex } from "./transaction";
@@ -12,33 +11,15 @@ import { commitWithLast, violatedUniqueIndex } from "./transaction";
  */
 const PG = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
 
-let proxy: TurnCounter;
-let sql: postgres.Sql;
-let proxyPort = 0;
+let client: CountedClient;
 
 beforeAll(async () => {
-  proxy = new TurnCounter(PG);
-  const port = await proxy.listen();
-  proxyPort = port;
-  const url = new URL(PG);
-  url.hostname = "127.0.0.1";
-  url.port = String(port);
-  sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  await sql`select 1`;
+  client = await countedClient(PG);
 });
 
 afterAll(async () => {
-  await sql?.end({ timeout: 1 });
-  proxy?.close();
+  await client?.close();
 });
-
-/** Round trips a piece of work takes, after the connection is up. */
-async function turnsOf(work: () => Promise<unknown>): Promise<number> {
-  await sql`select 1`;
-  const before = proxy.turns;
-  await work();
-  return proxy.turns - before;
-}
 
 describe("commitWithLast", () => {
   // The app's own client (every statement prepared), through the proxy, on one connection; a table all see.
@@ -55,7 +36,7 @@ describe("commitWithLast", () => {
 
   beforeAll(async () => {
     app = createDatabase({
-      url: `postgres://postgres@127.0.0.1:${proxyPort}/${PG.pathname.slice(1)}`,
+      url: `postgres://postgres@127.0.0.1:${client.port}/${PG.pathname.slice(1)}`,
       maxConnections: 1,
     });
     await app.db.execute(drizzleSql`create table ${drizzleSql.identifier(table)} (n int primary key)`);
@@ -74,7 +55,7 @@ describe("commitWithLast", () => {
     // The first time, the insert is prepared (described, then run): a round trip of its own.
     await transaction(12, 13);
     let value = "";
-    const turns = await turnsOf(async () => {
+    const turns = await client.turnsOf(async () => {
       value = await transaction(10, 11);
     });
     expect(value).toBe("committed");

@@ -3,7 +3,7 @@ import { sql as drizzleSql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TurnCounter } from "../src/turn-counter";
+import { type CountedClient, countedClient } from "../src/turn-counter";
 
 /*
  * The driver's transactions and writes as changed (driver/driver.diff): a transaction's `begin` and its first
@@ -12,31 +12,20 @@ import { TurnCounter } from "../src/turn-counter";
  * socket.
  */
 const PG = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
-let proxy: TurnCounter;
+let client: CountedClient;
 let sql: postgres.Sql;
 
 beforeAll(async () => {
-  proxy = new TurnCounter(PG);
-  const url = new URL(PG);
-  url.hostname = "127.0.0.1";
-  url.port = String(await proxy.listen());
-  sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  await sql`select 1`;
+  client = await countedClient(PG);
+  sql = client.sql;
   await sql`create temporary table if not exists begin_probe (n int primary key)`;
 });
 
 afterAll(async () => {
-  await sql?.end({ timeout: 1 });
-  proxy?.close();
+  await client?.close();
 });
 
-/** Round trips a piece of work takes, after the connection is up. */
-async function turnsOf(work: () => Promise<unknown>): Promise<number> {
-  await sql`select 1`;
-  const before = proxy.turns;
-  await work();
-  return proxy.turns - before;
-}
+const turnsOf = (work: () => Promise<unknown>) => client.turnsOf(work);
 
 describe("postgres.js transactions (patched)", () => {
   it("sends `begin` with the first statements: begin + select, then commit, in two round trips", async () => {

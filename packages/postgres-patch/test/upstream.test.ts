@@ -13,9 +13,9 @@ describe("postgres.js as the change was made for it", () => {
   it("is the pinned version", () => {
     expect(installedDriver().version).toBe(UPSTREAM.version);
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-      devDependencies: Record<string, string>;
+      dependencies: Record<string, string>;
     };
-    expect(manifest.devDependencies.postgres).toBe(UPSTREAM.version);
+    expect(manifest.dependencies.postgres).toBe(UPSTREAM.version);
   });
 
   it("has, under the applied patch, the upstream files the change was made for", () => {
