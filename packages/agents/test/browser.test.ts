@@ -7,7 +7,7 @@ import {
   PageError,
   type PersonaDevice,
 } from "../src";
-import { type FixtureSite, startFixtureSite } from "../src/testing";
+import { type FixtureSite, judgeTemplate, startFixtureSite } from "../src/testing";
 
 const desktop: PersonaDevice = { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" };
 const phone: PersonaDevice = { kind: "mobile", viewport: { width: 390, height: 844 }, network: "fast" };
@@ -177,19 +177,7 @@ describe("address guard, timeouts and cancellation", () => {
         },
         instructions: null,
         scenario: null,
-        templates: [
-          {
-            id: "overall",
-            name: "Overall",
-            description: "",
-            question: "",
-            guidelines: "",
-            scaleMin: 1,
-            scaleMax: 7,
-            scaleLabels: {},
-            sourceBuiltInId: "overall",
-          },
-        ],
+        templates: [judgeTemplate("overall", { id: "overall", name: "Overall" })],
         task: { type: "SSE", capture: shot },
       });
       expect(rated.ratings.overall).toBeGreaterThanOrEqual(1);

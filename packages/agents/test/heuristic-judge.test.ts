@@ -3,7 +3,6 @@ import {
   type AgentBrowser,
   createHeuristicJudge,
   HEURISTIC_MODEL_V1,
-  type JudgeTemplate,
   launchAgentBrowser,
   type PageCapture,
   type PageSignals,
@@ -12,24 +11,13 @@ import {
   quality,
   sxsScore,
 } from "../src";
-import { type FixtureSite, startFixtureSite } from "../src/testing";
+import { type FixtureSite, judgeTemplate, startFixtureSite } from "../src/testing";
 
-const template = (id: string, scaleMax = 7, sourceBuiltInId: string | null = id): JudgeTemplate => ({
-  id: `tpl_${id}`,
-  name: id,
-  description: "",
-  question: "",
-  guidelines: "",
-  scaleMin: 1,
-  scaleMax,
-  scaleLabels: {},
-  sourceBuiltInId,
-});
-const OVERALL = template("overall");
-const USABILITY = template("usability");
-const ACCESSIBILITY = template("accessibility", 5);
-const CONTENT = template("content");
-const CUSTOM = template("checkout-clarity", 7, null);
+const OVERALL = judgeTemplate("overall");
+const USABILITY = judgeTemplate("usability");
+const ACCESSIBILITY = judgeTemplate("accessibility", { scaleMax: 5 });
+const CONTENT = judgeTemplate("content");
+const CUSTOM = judgeTemplate("checkout-clarity", { sourceBuiltInId: null });
 const TEMPLATES = [OVERALL, USABILITY, ACCESSIBILITY, CONTENT, CUSTOM];
 
 const desktop: PersonaDevice = { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" };

@@ -13,7 +13,6 @@ import {
   ghostSeverity,
   HEURISTIC_MODEL,
   isPicture,
-  type JudgeTemplate,
   launchAgentBrowser,
   namesSeverity,
   obscuredSeverity,
@@ -30,6 +29,7 @@ import {
   visualAppeal,
   visualSignals,
 } from "../src";
+import { judgeTemplate } from "../src/testing";
 
 /**
  * An intact, realistic page (a shop's landing page: navigation, hero image, product cards, a sign-up form,
@@ -332,18 +332,9 @@ function startShop(): Promise<{ origin: string; server: Server }> {
   );
 }
 
-const template = (id: string): JudgeTemplate => ({
-  id: `tpl_${id}`,
-  name: id,
-  description: "",
-  question: "",
-  guidelines: "",
-  scaleMin: 1,
-  scaleMax: 7,
-  scaleLabels: {},
-  sourceBuiltInId: id,
-});
-const TEMPLATES = ["overall", "usability", "accessibility", "visual-design", "content"].map(template);
+const TEMPLATES = ["overall", "usability", "accessibility", "visual-design", "content"].map((id) =>
+  judgeTemplate(id),
+);
 
 const desktop: PersonaDevice = { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" };
 const phone: PersonaDevice = { kind: "mobile", viewport: { width: 390, height: 844 }, network: "fast" };

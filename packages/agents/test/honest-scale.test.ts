@@ -5,7 +5,6 @@ import {
   crossValidate,
   featureValues,
   fitRidge,
-  type JudgeTemplate,
   type PageCapture,
   type PageSignals,
   type Persona,
@@ -15,6 +14,7 @@ import {
   type VisualSignals,
 } from "../src";
 import FITTED from "../src/judge/appeal/appeal-fit.json";
+import { judgeTemplate } from "../src/testing";
 
 const desktop: PersonaDevice = { kind: "desktop", viewport: { width: 1280, height: 800 }, network: "fast" };
 const phone: PersonaDevice = { kind: "mobile", viewport: { width: 390, height: 844 }, network: "slow-3g" };
@@ -44,17 +44,7 @@ const PERSONAS: Persona[] = [
     accessibilityNeeds: ["screen-reader", "low-vision", "color-blindness", "keyboard-only"],
   }),
 ];
-const OVERALL: JudgeTemplate = {
-  id: "tpl_overall",
-  name: "Overall",
-  description: "",
-  question: "How good is this page overall?",
-  guidelines: "",
-  scaleMin: 1,
-  scaleMax: 7,
-  scaleLabels: {},
-  sourceBuiltInId: "overall",
-};
+const OVERALL = judgeTemplate("overall", { name: "Overall", question: "How good is this page overall?" });
 
 /** A plainly designed page's screenshot: moderate colour and complexity, room around things, readable text. */
 const DESIGNED: VisualSignals = {

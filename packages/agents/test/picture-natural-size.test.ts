@@ -5,7 +5,6 @@ import {
   type AgentBrowser,
   createHeuristicJudge,
   isPicture,
-  type JudgeTemplate,
   launchAgentBrowser,
   type PageCapture,
   type Persona,
@@ -16,6 +15,7 @@ import {
   visualAppeal,
   visualSignals,
 } from "../src";
+import { judgeTemplate } from "../src/testing";
 
 /**
  * v15: a page that is one picture has its look measured on the picture at its natural size, so a phone, which shows
@@ -68,17 +68,11 @@ const persona = (name: string, device: PersonaDevice): Persona => ({
   device,
   systemPrompt: null,
 });
-const OVERALL: JudgeTemplate = {
+const OVERALL = judgeTemplate("overall", {
   id: "overall",
   name: "Overall",
-  description: "",
   question: "How good is this page overall?",
-  guidelines: "",
-  scaleMin: 1,
-  scaleMax: 7,
-  scaleLabels: {},
-  sourceBuiltInId: "overall",
-};
+});
 
 /** The appeal model's measures, and how far two readings of the same picture may differ. */
 const MEASURES: [keyof VisualSignals, number][] = [

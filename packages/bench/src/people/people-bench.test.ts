@@ -1,5 +1,5 @@
 import { type AgentBrowser, createLlmJudge, launchAgentBrowser, type ModelConfig } from "@rubricon/agents";
-import { type ProviderServer, startOpenAIServer } from "@rubricon/agents/testing";
+import { judgeTemplate, type ProviderServer, startOpenAIServer } from "@rubricon/agents/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SystemPersona } from "../judge/personas";
 import { clearPairs, peopleFigures } from "./figures";
@@ -26,17 +26,11 @@ const POWER_USER: SystemPersona = {
     device: { kind: "desktop", viewport: { width: 1024, height: 768 }, network: "fast" },
     systemPrompt: null,
   },
-  template: {
+  template: judgeTemplate("overall", {
     id: "overall",
     name: "Overall",
-    description: "",
     question: "How good is this page overall?",
-    guidelines: "",
-    scaleMin: 1,
-    scaleMax: 7,
-    scaleLabels: {},
-    sourceBuiltInId: "overall",
-  },
+  }),
 };
 
 describe("pnpm bench people", () => {
